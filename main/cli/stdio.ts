@@ -1,0 +1,37 @@
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { createRuntime } from '../mcp/runtime.js';
+import { createPincerServer } from '../mcp/server.js';
+import { configureLogging, logger } from '../core/log.js';
+import { pincerPaths } from '../core/paths.js';
+import { GuardedStdioTransport } from '../mcp/stdio-transport.js';
+
+const log = logger('stdio');
+
+/**
+ * `pincer stdio --standalone`: the whole server in this process. stdout carries
+ * protocol messages only; everything else goes to stderr and the log file.
+ */
+export async function runStandaloneStdio(home: string): Promise<void> {
+  configureLogging({ logsDir: pincerPaths(home).logsDir, fileName: 'stdio.log', stderr: true });
+  const runtime = createRuntime({ home });
+  const handle = serveStdio(
+    () => createPincerServer({ services: runtime.services, registry: runtime.registry, events: runtime.events, transport: 'stdio' }),
+    { transport: new GuardedStdioTransport(), onerror: (err) => log.debug(`protocol: ${err.message.slice(0, 300)}`) },
+  );
+  let closing = false;
+  const shutdown = async (why: string) => {
+    if (closing) return;
+    closing = true;
+    log.info(`shutting down (${why})`);
+    await handle.close().catch(() => undefined);
+    runtime.close();
+    // Background jobs are detached; they keep running.
+    process.exit(0);
+  };
+  process.stdin.on('end', () => void shutdown('stdin closed'));
+  process.stdin.on('close', () => void shutdown('stdin closed'));
+  process.stdin.resume();
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.stdout.on('error', () => void shutdown('stdout closed'));
+}

@@ -1,0 +1,14 @@
+/**
+ * A failure the user or model can fix. Its message is shown as-is in a tool
+ * result with `isError: true`, so it must name the input and what to do.
+ */
+export class UserError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UserError';
+  }
+}
+
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

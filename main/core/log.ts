@@ -1,0 +1,61 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+export interface Logger {
+  debug(msg: string, extra?: Record<string, unknown>): void;
+  info(msg: string, extra?: Record<string, unknown>): void;
+  warn(msg: string, extra?: Record<string, unknown>): void;
+  error(msg: string, extra?: Record<string, unknown>): void;
+  child(scope: string): Logger;
+}
+
+interface Sink {
+  level: LogLevel;
+  stderr: boolean;
+  file?: fs.WriteStream;
+}
+
+const sink: Sink = { level: (process.env.PINCER_LOG_LEVEL as LogLevel) in ORDER ? (process.env.PINCER_LOG_LEVEL as LogLevel) : 'info', stderr: true };
+
+/**
+ * Logs go to stderr and to a file in the data directory — never stdout, which
+ * belongs to the protocol when Pincer speaks stdio.
+ */
+export function configureLogging(opts: { logsDir?: string; fileName?: string; stderr?: boolean; level?: LogLevel }): void {
+  if (opts.level) sink.level = opts.level;
+  if (opts.stderr !== undefined) sink.stderr = opts.stderr;
+  if (opts.logsDir) {
+    fs.mkdirSync(opts.logsDir, { recursive: true });
+    sink.file?.end();
+    sink.file = fs.createWriteStream(path.join(opts.logsDir, opts.fileName ?? 'pincer.log'), { flags: 'a', mode: 0o600 });
+    sink.file.on('error', () => { sink.file = undefined; });
+  }
+}
+
+function write(level: LogLevel, scope: string, msg: string, extra?: Record<string, unknown>): void {
+  if (ORDER[level] < ORDER[sink.level]) return;
+  const line = `${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} [${scope}] ${msg}${extra ? ' ' + safeJson(extra) : ''}\n`;
+  if (sink.stderr) process.stderr.write(line);
+  sink.file?.write(line);
+}
+
+function safeJson(v: unknown): string {
+  try {
+    return JSON.stringify(v, (_k, val) => (val instanceof Error ? val.message : val));
+  } catch {
+    return String(v);
+  }
+}
+
+export function logger(scope: string): Logger {
+  return {
+    debug: (m, e) => write('debug', scope, m, e),
+    info: (m, e) => write('info', scope, m, e),
+    warn: (m, e) => write('warn', scope, m, e),
+    error: (m, e) => write('error', scope, m, e),
+    child: (s) => logger(`${scope}:${s}`),
+  };
+}

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+
+/**
+ * Every setting Pincer reads, declared once: its type (which also parses the
+ * text from the file), default and description. The dashboard's Settings page
+ * and the README's table are generated from this list.
+ */
+const bool = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .transform((v, ctx) => {
+    if (['true', '1', 'yes', 'on'].includes(v)) return true;
+    if (['false', '0', 'no', 'off'].includes(v)) return false;
+    ctx.addIssue({ code: 'custom', message: `expected true or false, got "${v}"` });
+    return z.NEVER;
+  });
+
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^-?\d+$/, 'expected a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+
+const text = z.string();
+
+export interface SettingSpec<T> {
+  schema: z.ZodType<T, string>;
+  default: string;
+  description: string;
+  /** Shown in the dashboard as a password field and never logged. */
+  secret?: boolean;
+  group: 'serving' | 'shell' | 'http' | 'workflow' | 'web' | 'general';
+}
+
+function spec<T>(s: SettingSpec<T>): SettingSpec<T> {
+  return s;
+}
+
+export const SETTINGS = {
+  TOOLS: spec({ schema: bool, default: 'true', group: 'serving', description: 'Serve MCP tools. false pauses serving: tools/list is empty and calls answer "serving is paused" (the tray toggle sets this).' }),
+  STREAMING: spec({ schema: bool, default: 'true', group: 'serving', description: 'Stream Bash output as progress notifications while a command runs, when the client asked for progress.' }),
+  MODEL: spec({ schema: text, default: 'sonnet', group: 'general', description: 'Model name kept for compatibility with scorpiox-env files; Pincer itself does not call a model.' }),
+  HTTP_HOST: spec({ schema: z.string().trim().min(1, 'must not be empty'), default: '127.0.0.1', group: 'http', description: 'Address the hub listens on. Anything but a loopback address also needs HTTP_ALLOW_REMOTE=true.' }),
+  HTTP_PORT: spec({
+    schema: z.string().trim().transform((v, ctx) => {
+      if (v === 'auto') return 'auto' as const;
+      if (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 65535) return Number(v);
+      ctx.addIssue({ code: 'custom', message: `expected a port number 1-65535 or "auto", got "${v}"` });
+      return z.NEVER;
+    }),
+    default: '7717',
+    group: 'http',
+    description: 'Port of the hub. "auto" takes the next free port when the default is taken.',
+  }),
+  HTTP_ALLOW_REMOTE: spec({ schema: bool, default: 'false', group: 'http', description: 'Allow HTTP_HOST to be a non-loopback address. Bash is remote code execution: only on networks you trust.' }),
+  AUTH_TOKEN: spec({ schema: text, default: '', secret: true, group: 'http', description: 'Bearer token every HTTP client must send. Generated at first start; rotate with `pincer token rotate`.' }),
+  SESSION_IDLE_S: spec({ schema: int(10, 86400), default: '1800', group: 'http', description: 'Seconds after which an idle HTTP session is closed.' }),
+  MAX_SESSIONS: spec({ schema: int(1, 10000), default: '256', group: 'http', description: 'Most concurrent MCP sessions (HTTP, SSE and WebSocket together).' }),
+  MAX_BODY_BYTES: spec({ schema: int(1024, 1073741824), default: '4194304', group: 'http', description: 'Largest request body the hub accepts (413 beyond).' }),
+  BASH_SHELL: spec({ schema: z.enum(['bash', 'powershell']), default: 'bash', group: 'shell', description: 'Shell for Bash and BackgroundBash: bash (Git Bash on Windows) or powershell.' }),
+  BASH_CWD: spec({ schema: text, default: '', group: 'shell', description: "Working directory of shell commands. Empty means the user's home directory." }),
+  BASH_TIMEOUT_MS: spec({ schema: int(100, 600000), default: '30000', group: 'shell', description: 'Default timeout of a Bash call in milliseconds (a call may ask for up to BASH_MAX_TIMEOUT_MS).' }),
+  BASH_MAX_TIMEOUT_MS: spec({ schema: int(1000, 86400000), default: '600000', group: 'shell', description: 'Longest timeout a Bash call may ask for, in milliseconds.' }),
+  BASH_OUTPUT_LIMIT: spec({ schema: int(1000, 10000000), default: '30000', group: 'shell', description: 'Characters of Bash output returned; longer output is cut in the middle with a note.' }),
+  JOB_MAX_CONCURRENT: spec({ schema: int(1, 1000), default: '16', group: 'shell', description: 'Most background jobs running at once.' }),
+  JOB_LOG_MAX_BYTES: spec({ schema: int(1024, 1099511627776), default: '268435456', group: 'shell', description: 'Bytes of output kept per background job; output beyond is dropped with a note.' }),
+  JOB_READ_MAX_BYTES: spec({ schema: int(1024, 10485760), default: '65536', group: 'shell', description: 'Default bytes returned by one ReadBgOutput call.' }),
+  JOB_WAIT_MAX_MS: spec({ schema: int(0, 55000), default: '25000', group: 'shell', description: 'Longest wait_ms a ReadBgOutput call may use (kept below common client timeouts of 60 s).' }),
+} as const;
+
+export type SettingKey = keyof typeof SETTINGS;
+export type SettingValues = { [K in SettingKey]: z.output<(typeof SETTINGS)[K]['schema']> };
+
+/** Families of keys declared by pattern: one per tool, one per skill. */
+export const PATTERN_SETTINGS = [
+  { pattern: /^TOOL_[A-Z0-9_]+$/, schema: bool, default: 'true', description: 'Enable (true) or disable (false) one tool, named upper-cased, e.g. TOOL_BASH.' },
+  { pattern: /^SKILL_[A-Z0-9_]+$/, schema: bool, default: 'true', description: 'Enable or disable one skill, named upper-cased with - as _, e.g. SKILL_CODE_REVIEW.' },
+] as const;
+
+export function isKnownKey(key: string): boolean {
+  return key in SETTINGS || PATTERN_SETTINGS.some((p) => p.pattern.test(key));
+}
+
+/** `TOOL_<NAME>`: the tool's name upper-cased. */
+export function toolKey(toolName: string): string {
+  return `TOOL_${toolName.toUpperCase()}`;
+}
+
+export function skillKey(skillName: string): string {
+  return `SKILL_${skillName.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import type { Tool } from '@modelcontextprotocol/server';
+import type { AnyTool, Services, ToolGroup } from '../tools/types.js';
+import { toolKey } from '../core/settings/schema.js';
+
+/**
+ * The tool catalogue as clients see it: which tools are on (TOOLS and
+ * TOOL_<NAME>), and their published JSON Schemas, generated once from zod.
+ */
+export class ToolRegistry {
+  private schemaCache = new Map<string, { input: Tool['inputSchema']; output?: Tool['outputSchema'] }>();
+  readonly byName: Map<string, AnyTool>;
+
+  constructor(readonly tools: AnyTool[], private services: Services) {
+    this.byName = new Map(tools.map((t) => [t.name, t]));
+  }
+
+  servingPaused(): boolean {
+    return !this.services.settings.get('TOOLS');
+  }
+
+  isEnabled(name: string): boolean {
+    return this.services.settings.flag(toolKey(name));
+  }
+
+  /** Tools a client may see now, optionally limited to one group. */
+  visible(group?: ToolGroup): AnyTool[] {
+    if (this.servingPaused()) return [];
+    return this.tools.filter((t) => this.isEnabled(t.name) && (!group || t.group === group));
+  }
+
+  describe(tool: AnyTool): Tool {
+    const schemas = this.schemas(tool);
+    const def: Tool = {
+      name: tool.name,
+      title: tool.title,
+      description: typeof tool.description === 'function' ? tool.description(this.services) : tool.description,
+      inputSchema: schemas.input,
+      annotations: tool.annotations,
+    };
+    if (schemas.output) def.outputSchema = schemas.output;
+    return def;
+  }
+
+  schemas(tool: AnyTool): { input: Tool['inputSchema']; output?: Tool['outputSchema'] } {
+    let s = this.schemaCache.get(tool.name);
+    if (!s) {
+      s = { input: toJsonSchema(tool.inputSchema, 'input') as Tool['inputSchema'] };
+      if (tool.outputSchema) s.output = toJsonSchema(tool.outputSchema, 'output') as Tool['outputSchema'];
+      this.schemaCache.set(tool.name, s);
+    }
+    return s;
+  }
+}
+
+function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  // Older clients choke on a draft they do not know; the shape is plain JSON Schema either way.
+  delete json.$schema;
+  if (json.type !== 'object') return { type: 'object', properties: {} };
+  json.properties ??= {};
+  return json;
+}
+
+/** "command: expected string, received number" — one line per problem, named by path. */
+export function formatZodError(err: z.ZodError): string {
+  return err.issues
+    .map((i) => {
+      const where = i.path.length ? i.path.join('.') : 'arguments';
+      return `${where}: ${i.message}`;
+    })
+    .join('; ');
+}

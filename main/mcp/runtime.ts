@@ -1,0 +1,62 @@
+import path from 'node:path';
+import fs from 'node:fs';
+import { pincerPaths, ensureHome, type PincerPaths } from '../core/paths.js';
+import { Settings, formatDiagnostic } from '../core/settings/settings.js';
+import { openStore } from '../store/db.js';
+import { JobManager } from '../tools/shell/jobs.js';
+import { allTools } from '../tools/catalogue.js';
+import { ToolRegistry } from './registry.js';
+import { EventBus } from './events.js';
+import type { Services } from '../tools/types.js';
+import { logger } from '../core/log.js';
+
+const log = logger('runtime');
+
+export interface Runtime {
+  paths: PincerPaths;
+  services: Services;
+  registry: ToolRegistry;
+  events: EventBus;
+  warnings: string[];
+  close(): void;
+}
+
+/** Builds everything a Pincer process serves from: settings, database, jobs, tools. */
+export function createRuntime(opts: { home: string; cwd?: string; env?: NodeJS.ProcessEnv; watch?: boolean }): Runtime {
+  const paths = pincerPaths(opts.home);
+  ensureHome(paths);
+  const cwd = opts.cwd ?? process.cwd();
+  const projectFile = path.join(cwd, '.pincer', 'pincer-env.txt');
+  const settings = new Settings({ userFile: paths.settingsFile, projectFile: fs.existsSync(path.dirname(projectFile)) ? projectFile : undefined, env: opts.env });
+  const warnings: string[] = settings.diagnostics().map(formatDiagnostic);
+  for (const w of warnings) log.warn(w);
+  const store = openStore(paths.database);
+  if (store.warning) warnings.push(store.warning);
+  const jobs = new JobManager(store.db, settings, paths.jobsDir, store.readOnly);
+  const services: Services = { paths, settings, db: store.db, readOnly: store.readOnly, jobs };
+  const registry = new ToolRegistry(allTools(), services);
+  const events = new EventBus();
+  jobs.on('event', (e) => events.publish({ type: e.type, job: { id: e.job.id, command: e.job.command, status: e.job.status, exit_code: e.job.exit_code }, at: Date.now() }));
+  settings.on('change', (c) => {
+    for (const d of settings.diagnostics()) log.warn(formatDiagnostic(d));
+    events.publish({ type: 'settings_changed', keys: c.changed, at: Date.now() });
+    if (c.changed.some((k) => k === 'TOOLS' || k.startsWith('TOOL_'))) events.publish({ type: 'tools_changed', at: Date.now() });
+  });
+  if (opts.watch !== false) settings.watch();
+  jobs.startWatching();
+  let closed = false;
+  return {
+    paths,
+    services,
+    registry,
+    events,
+    warnings,
+    close() {
+      if (closed) return;
+      closed = true;
+      settings.close();
+      jobs.stopWatching();
+      store.db.close();
+    },
+  };
+}

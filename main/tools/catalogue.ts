@@ -1,0 +1,7 @@
+import type { AnyTool } from './types.js';
+import { shellTools } from './shell/index.js';
+
+/** Every tool Pincer serves, in catalogue order. */
+export function allTools(): AnyTool[] {
+  return [...shellTools];
+}

@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { defineTool, textResult } from '../types.js';
+import { formatBytes, formatDuration } from '../../core/format.js';
+import type { JobRow } from '../../store/jobs.js';
+import { isActive } from './jobs.js';
+
+const taskId = (what: string) => z.number().int().positive('task_id must be a positive task id from BackgroundBash').describe(what);
+
+const jobShape = z.object({
+  task_id: z.number().int(),
+  command: z.string(),
+  status: z.string().describe('running, exited, killed or lost'),
+  exit_code: z.number().int().nullable(),
+  pid: z.number().int().nullable(),
+  started_at: z.string(),
+  runtime_ms: z.number(),
+});
+
+function describeStatus(job: JobRow): string {
+  if (job.status === 'exited') return `exited ${job.exit_code}`;
+  return job.status === 'starting' ? 'running' : job.status;
+}
+
+function jobData(job: JobRow): z.infer<typeof jobShape> {
+  return {
+    task_id: job.id,
+    command: job.command,
+    status: describeStatus(job),
+    exit_code: job.exit_code,
+    pid: job.pid,
+    started_at: new Date(job.started_at).toISOString(),
+    runtime_ms: (job.ended_at ?? Date.now()) - job.started_at,
+  };
+}
+
+export const backgroundBashTool = defineTool({
+  name: 'BackgroundBash',
+  title: 'Start a background command',
+  group: 'shell',
+  description:
+    'Execute a bash command in the background and return its task id immediately. Use for servers, watchers, long builds and anything ' +
+    'that outlives a single call. The job keeps running even if the client or Pincer restarts. Read its output with ReadBgOutput, ' +
+    'see all jobs with ListBgTasks, stop it with KillBgTask.',
+  inputSchema: z.object({ command: z.string().describe('The bash command to execute') }),
+  outputSchema: z.object({ task_id: z.number().int(), pid: z.number().int().nullable(), log_file: z.string() }),
+  annotations: { title: 'Start a background command', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  async handler(args, ctx) {
+    const job = ctx.services.jobs.start(args.command, ctx.sessionId);
+    return textResult(
+      `Started background task ${job.id} (pid ${job.pid}). Read its output with ReadBgOutput {"task_id": ${job.id}}; stop it with KillBgTask.`,
+      { task_id: job.id, pid: job.pid, log_file: job.log_path },
+    );
+  },
+});
+
+export const readBgOutputTool = defineTool({
+  name: 'ReadBgOutput',
+  title: 'Read new output of a background task',
+  group: 'shell',
+  description:
+    'Read the output a background task produced since the previous ReadBgOutput of that task, with its status and exit code. ' +
+    'Pass wait_ms to wait for new output or for the task to end instead of polling (capped at 25 s).',
+  inputSchema: z.object({
+    task_id: taskId('The task ID returned by BackgroundBash'),
+    wait_ms: z.number().int().min(0).optional().describe('Wait up to this many ms for new output or exit (capped at 25000)'),
+    max_bytes: z.number().int().min(1).optional().describe('Most bytes to return (default 65536); call again for the rest'),
+  }),
+  outputSchema: jobShape.extend({ output: z.string(), bytes: z.number().int(), remaining_bytes: z.number().int() }),
+  annotations: { title: 'Read new output of a background task', readOnlyHint: true, idempotentHint: false, openWorldHint: false },
+  async handler(args, ctx) {
+    const s = ctx.services.settings;
+    const waitMs = Math.min(args.wait_ms ?? 0, s.get('JOB_WAIT_MAX_MS'));
+    const maxBytes = Math.min(args.max_bytes ?? s.get('JOB_READ_MAX_BYTES'), 10 * 1024 * 1024);
+    const r = await ctx.services.jobs.read(args.task_id, { waitMs, maxBytes, signal: ctx.signal });
+    const data = jobData(r.job);
+    const head = `Task ${r.job.id} [${data.status}] ${r.bytes === 0 ? 'no new output' : `${formatBytes(r.bytes)} new output`}` +
+      (isActive(r.job) ? ` — running for ${formatDuration(data.runtime_ms)}` : '');
+    const parts = [head];
+    if (r.output) parts.push(r.output.replace(/\n$/, ''));
+    if (r.remaining > 0) parts.push(`[${formatBytes(r.remaining)} more output waiting; call ReadBgOutput again]`);
+    if (r.job.note && !isActive(r.job)) parts.push(`[${r.job.note}]`);
+    return textResult(parts.join('\n'), { ...data, output: r.output, bytes: r.bytes, remaining_bytes: r.remaining });
+  },
+});
+
+export const listBgTasksTool = defineTool({
+  name: 'ListBgTasks',
+  title: 'List background tasks',
+  group: 'shell',
+  description: 'List all background tasks with id, command, status (running / exited N / killed / lost), pid, start time and runtime.',
+  inputSchema: z.object({}),
+  outputSchema: z.object({ tasks: z.array(jobShape) }),
+  annotations: { title: 'List background tasks', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  async handler(_args, ctx) {
+    const jobs = ctx.services.jobs.list().map(jobData);
+    if (jobs.length === 0) return textResult('No background tasks. Start one with BackgroundBash.', { tasks: [] });
+    const lines = jobs.map(
+      (j) => `${String(j.task_id).padStart(4)}  ${j.status.padEnd(10)} pid ${String(j.pid ?? '-').padEnd(7)} ${j.started_at}  ${formatDuration(j.runtime_ms).padStart(8)}  ${oneLine(j.command)}`,
+    );
+    return textResult(`${jobs.length} background task(s):\n  id  status     pid         started                   runtime  command\n${lines.join('\n')}`, { tasks: jobs });
+  },
+});
+
+export const killBgTaskTool = defineTool({
+  name: 'KillBgTask',
+  title: 'Kill a background task',
+  group: 'shell',
+  description: 'Kill a running background task by id: its whole process group gets SIGTERM, then SIGKILL after a grace period.',
+  inputSchema: z.object({ task_id: taskId('The task ID to kill') }),
+  outputSchema: jobShape.extend({ forced: z.boolean() }),
+  annotations: { title: 'Kill a background task', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  async handler(args, ctx) {
+    const r = await ctx.services.jobs.kill(args.task_id);
+    const how = r.forced ? 'it ignored SIGTERM and was killed with SIGKILL' : 'it stopped on SIGTERM';
+    return textResult(`Killed task ${r.job.id} (${oneLine(r.job.command)}): ${how} after ${formatDuration(r.waitedMs)}.`, { ...jobData(r.job), forced: r.forced });
+  },
+});
+
+function oneLine(s: string): string {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > 80 ? flat.slice(0, 77) + '...' : flat;
+}

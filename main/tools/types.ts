@@ -1,0 +1,59 @@
+import type { z } from 'zod';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/server';
+import type { Settings } from '../core/settings/settings.js';
+import type { PincerPaths } from '../core/paths.js';
+import type { Db } from '../store/db.js';
+import type { JobManager } from './shell/jobs.js';
+
+export type ToolResult = CallToolResult;
+
+/** The groups of the hub's per-group endpoints (`/api/mcp/jsonrpc/:group`). */
+export const TOOL_GROUPS = ['shell', 'filesystem', 'web', 'search', 'workflow', 'interaction'] as const;
+export type ToolGroup = (typeof TOOL_GROUPS)[number];
+
+/** Everything long-lived a tool may use; built once per process. */
+export interface Services {
+  paths: PincerPaths;
+  settings: Settings;
+  db: Db;
+  readOnly: boolean;
+  jobs: JobManager;
+}
+
+/** What one tool call gets: services plus the per-call channel back to the client. */
+export interface ToolContext {
+  services: Services;
+  signal: AbortSignal;
+  /** Sends a progress notification when the client asked for progress; a no-op otherwise. */
+  progress(message: string, progress?: number, total?: number): Promise<void>;
+  /** True when the client passed a progress token. */
+  wantsProgress: boolean;
+  sessionId?: string;
+}
+
+export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  group: ToolGroup;
+  description: string | ((services: Services) => string);
+  inputSchema: S;
+  outputSchema?: z.ZodObject;
+  annotations: ToolAnnotations;
+  handler(args: z.output<S>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** Keeps each tool's argument type tied to its own schema. */
+export function defineTool<S extends z.ZodObject>(def: ToolDefinition<S>): ToolDefinition<S> {
+  return def;
+}
+
+/** A type-erased tool, as the registry holds them. */
+export type AnyTool = ToolDefinition<z.ZodObject>;
+
+export function textResult(text: string, structured?: Record<string, unknown>): ToolResult {
+  return structured ? { content: [{ type: 'text', text }], structuredContent: structured } : { content: [{ type: 'text', text }] };
+}
+
+export function errorResult(text: string): ToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}

@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const PINCER_BIN = path.join(ROOT, 'dist', 'main', 'cli', 'pincer.js');
+
+/** A fresh PINCER_HOME for one test; removed afterwards. */
+export function tempHome(prefix = 'pincer-test-'): { home: string; cleanup(): void } {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return { home, cleanup: () => fs.rmSync(home, { recursive: true, force: true }) };
+}
+
+/** Environment for a spawned pincer: its own home, a known working directory, quiet logs. */
+export function pincerEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !/^(TOOL_|TOOLS$|AUTH_TOKEN$|HTTP_|BASH_|JOB_|STREAMING$)/.test(k)) env[k] = v;
+  }
+  return { ...env, PINCER_HOME: home, BASH_CWD: home, PINCER_LOG_LEVEL: 'warn', ...extra };
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Polls until `check` returns a truthy value or the time runs out (then throws with `what`). */
+export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,56 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { connectV2, connectV1, textOf } from './helpers/clients.js';
+import { tempHome, waitFor } from './helpers/env.js';
+
+test('TOOL_BASH=false in the settings file removes Bash and sends tools/list_changed (v2 client)', async () => {
+  const h = tempHome();
+  const file = path.join(h.home, 'pincer-env.txt');
+  fs.writeFileSync(file, '# my settings\nSTREAMING=true\n');
+  const { client } = await connectV2({ home: h.home });
+  try {
+    let changed = 0;
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
+      changed++;
+    });
+    assert.ok((await client.listTools()).tools.some((t) => t.name === 'Bash'));
+    fs.appendFileSync(file, 'TOOL_BASH=false\n');
+    await waitFor(() => changed > 0, 'notifications/tools/list_changed');
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    assert.ok(!names.includes('Bash'));
+    assert.equal(names.length, 4);
+    const off = await client.callTool({ name: 'Bash', arguments: { command: 'true' } });
+    assert.equal(off.isError, true);
+    assert.match(textOf(off), /Bash is turned off in Pincer \(TOOL_BASH=false\)/);
+
+    fs.writeFileSync(file, '# my settings\nSTREAMING=true\nTOOL_BASH=true\nTOOLS=false\n');
+    await waitFor(() => changed > 1, 'a second list_changed');
+    assert.deepEqual((await client.listTools()).tools, []);
+    const paused = await client.callTool({ name: 'ListBgTasks', arguments: {} });
+    assert.match(textOf(paused), /serving is paused \(TOOLS=false\)/);
+  } finally {
+    await client.close();
+    h.cleanup();
+  }
+});
+
+test('the v1 client also receives tools/list_changed', async () => {
+  const h = tempHome();
+  const file = path.join(h.home, 'pincer-env.txt');
+  const { client } = await connectV1({ home: h.home });
+  try {
+    const { ToolListChangedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed++;
+    });
+    fs.writeFileSync(file, 'TOOL_KILLBGTASK=false\n');
+    await waitFor(() => changed > 0, 'notifications/tools/list_changed');
+    assert.ok(!(await client.listTools()).tools.some((t) => t.name === 'KillBgTask'));
+  } finally {
+    await client.close();
+    h.cleanup();
+  }
+});
