@@ -1,13 +1,25 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { resolveHome } from '../core/paths.js';
+import { resolveHome, pincerPaths } from '../core/paths.js';
 import { VERSION } from '../core/version.js';
 import { runStandaloneStdio } from './stdio.js';
+import { runBridge } from './bridge.js';
+import { runServe } from './serve.js';
+import { readHubInfo } from '../http/lock.js';
+import { readToken, hubHealthy } from './hub-client.js';
+import { Settings } from '../core/settings/settings.js';
+import { generateToken } from '../http/security.js';
 
 const HELP = `pincer ${VERSION} — local tools for AI clients over MCP
 
 Usage:
+  pincer stdio                serve MCP over stdio through the hub (starts one if none runs)
   pincer stdio --standalone   serve MCP over stdio, the whole server in this process
+  pincer serve [--quiet]      run the hub: Streamable HTTP, SSE, JSON-RPC, REST, WebSocket
+  pincer status               is a hub running, where, with how many sessions
+  pincer stop                 stop the running hub (background jobs keep running)
+  pincer token                print the hub's bearer token
+  pincer token rotate         replace the token (clients must use the new one)
   pincer --version            print the version
 
 Data directory: $PINCER_HOME (default ~/.pincer)`;
@@ -23,12 +35,68 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const home = resolveHome();
+  const paths = pincerPaths(home);
   switch (command) {
     case 'stdio': {
       const { values } = parseArgs({ args: rest, options: { standalone: { type: 'boolean', default: false } }, strict: true });
-      await runStandaloneStdio(home);
-      void values;
+      if (values.standalone) await runStandaloneStdio(home);
+      else await runBridge(home);
       return -1;
+    }
+    case 'serve': {
+      const { values } = parseArgs({ args: rest, options: { quiet: { type: 'boolean', default: false } }, strict: true });
+      return runServe(home, { quiet: values.quiet });
+    }
+    case 'status': {
+      const info = readHubInfo(paths);
+      if (!info) {
+        process.stdout.write(`No Pincer hub runs for ${home}. Start one with "pincer serve".\n`);
+        return 1;
+      }
+      const healthy = await hubHealthy(info);
+      let detail = '';
+      if (healthy) {
+        const h = (await (await fetch(`${info.url}/api/mcp/health`)).json()) as { sessions: number; toolsCount: number; paused: boolean };
+        detail = `, ${h.sessions} session(s), ${h.toolsCount} tool(s)${h.paused ? ', serving PAUSED' : ''}`;
+      }
+      process.stdout.write(`Pincer hub ${info.version} at ${info.url} (pid ${info.pid}, since ${info.started})${healthy ? detail : ' — not answering'}\n`);
+      return healthy ? 0 : 1;
+    }
+    case 'stop': {
+      const info = readHubInfo(paths);
+      if (!info) {
+        process.stdout.write('No Pincer hub is running.\n');
+        return 0;
+      }
+      process.kill(info.pid, 'SIGTERM');
+      for (let i = 0; i < 100 && readHubInfo(paths); i++) await new Promise((r) => setTimeout(r, 100));
+      process.stdout.write(`Stopped the Pincer hub (pid ${info.pid}).\n`);
+      return 0;
+    }
+    case 'token': {
+      const sub = rest[0];
+      if (sub === undefined) {
+        let token = readToken(home);
+        if (!token) {
+          token = generateToken();
+          new Settings({ userFile: paths.settingsFile }).set('AUTH_TOKEN', token);
+        }
+        process.stdout.write(token + '\n');
+        return 0;
+      }
+      if (sub === 'rotate') {
+        const settings = new Settings({ userFile: paths.settingsFile });
+        if (settings.source('AUTH_TOKEN') === 'env') {
+          process.stderr.write('pincer token rotate: AUTH_TOKEN comes from the environment here; change it there.\n');
+          return 1;
+        }
+        const token = generateToken();
+        settings.set('AUTH_TOKEN', token);
+        process.stdout.write(`${token}\nThe hub uses the new token at once; update your clients' configs.\n`);
+        return 0;
+      }
+      process.stderr.write(`pincer token: unknown subcommand "${sub}". Use "pincer token" or "pincer token rotate".\n`);
+      return 2;
     }
     default:
       process.stderr.write(`pincer: unknown command "${command}". Run "pincer --help" for the commands.\n`);
@@ -38,10 +106,10 @@ async function main(argv: string[]): Promise<number> {
 
 main(process.argv.slice(2)).then(
   (code) => {
-    if (code >= 0) process.exitCode = code;
+    if (code >= 0) process.exit(code);
   },
   (err: unknown) => {
     process.stderr.write(`pincer: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 1;
+    process.exit(1);
   },
 );

@@ -1,6 +1,6 @@
 import { McpServer, ProtocolError, ProtocolErrorCode, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
-import type { Services, ToolContext } from '../tools/types.js';
+import type { Services, ToolContext, ToolGroup } from '../tools/types.js';
 import { ToolRegistry, formatZodError } from './registry.js';
 import { UserError, errorMessage } from '../core/errors.js';
 import { VERSION } from '../core/version.js';
@@ -20,6 +20,8 @@ export interface ServerOptions {
   events?: EventBus;
   /** Which transport serves this instance, for activity records. */
   transport: string;
+  /** Serve only one group's tools (the hub's per-group endpoints). */
+  group?: ToolGroup;
 }
 
 /**
@@ -36,13 +38,14 @@ export function createPincerServer(opts: ServerOptions): McpServer {
   );
   const server = mcp.server;
 
-  server.setRequestHandler('tools/list', () => ({ tools: registry.visible().map((t) => registry.describe(t)) }));
+  server.setRequestHandler('tools/list', () => ({ tools: registry.visible(opts.group).map((t) => registry.describe(t)) }));
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name } = request.params;
     const tool = registry.byName.get(name);
-    if (!tool) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}. tools/list shows the available tools.`);
+    if (!tool || (opts.group && tool.group !== opts.group)) {
+      const where = opts.group ? ` in the ${opts.group} group` : '';
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}${where}. tools/list shows the available tools.`);
     }
     if (registry.servingPaused()) {
       return failure(`Pincer: serving is paused (TOOLS=false). Ask the user to resume serving from the Pincer tray menu or dashboard.`);

@@ -1,0 +1,139 @@
+import express, { type Request, type Response, type NextFunction } from 'express';
+import type { McpServer } from '@modelcontextprotocol/server';
+import { hostAndOriginGuard, requireToken, jsonRpcErrorBody, type GuardOptions } from './security.js';
+import { streamableRoutes } from './streamable.js';
+import { compatRouter } from './compat-routes.js';
+import { eventsRoute } from './events-route.js';
+import { LegacySseTransport } from '../mcp/legacy-sse.js';
+import type { SessionTable } from './sessions.js';
+import type { Dispatcher } from './dispatch.js';
+import type { Runtime } from '../mcp/runtime.js';
+import { VERSION } from '../core/version.js';
+
+export interface AppDeps {
+  runtime: Runtime;
+  sessions: SessionTable;
+  dispatcher: Dispatcher;
+  guard: GuardOptions;
+  newServer: (era: 'legacy' | 'modern', transport: string) => McpServer;
+  startedAt: number;
+  /** Extra routers mounted behind the token (the dashboard API). */
+  extraRoutes?: express.Router[];
+}
+
+/** Reads a body as bytes, whatever its content type, within MAX_BODY_BYTES (413 beyond). */
+export function parseBody(req: Request): { ok: true; value: unknown } | { ok: false } {
+  const b = req.body as unknown;
+  if (!Buffer.isBuffer(b) || b.length === 0) return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: JSON.parse(b.toString('utf8')) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+export function buildApp(deps: AppDeps) {
+  const { runtime, sessions, dispatcher } = deps;
+  const settings = runtime.services.settings;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  app.use(hostAndOriginGuard(deps.guard));
+
+  // Health says nothing secret, so it is the one route without the token.
+  app.get('/api/mcp/health', (_req, res) => {
+    res.json({
+      success: true,
+      status: 'healthy',
+      name: 'pincer',
+      version: VERSION,
+      uptime: Math.round((Date.now() - deps.startedAt) / 1000),
+      toolsCount: runtime.registry.visible().length,
+      paused: runtime.registry.servingPaused(),
+      sessions: sessions.size,
+    });
+  });
+
+  app.use(requireToken(settings));
+  app.use((req, res, next) => {
+    const limit = settings.get('MAX_BODY_BYTES');
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > limit) {
+      // Refuse before reading a byte of it.
+      res.set('Connection', 'close');
+      res.status(413).json(jsonRpcErrorBody(-32600, `Request body of ${declared} bytes is larger than MAX_BODY_BYTES (${limit}).`));
+      return;
+    }
+    express.raw({ type: () => true, limit })(req, res, next);
+  });
+
+  const streamable = streamableRoutes({ sessions, newServer: (era) => deps.newServer(era, 'streamable-http'), parseBody });
+  app.all('/mcp', (req, res, next) => {
+    streamable.handle(req, res).catch(next);
+  });
+
+  // 2024-11-05 HTTP+SSE.
+  const legacy = new Map<string, LegacySseTransport>();
+  app.get('/sse', (req, res) => {
+    if (!sessions.hasRoom() || !sessions.hasStreamRoom()) {
+      res.status(503).json(jsonRpcErrorBody(-32000, 'Too many sessions: the hub is at MAX_SESSIONS or MAX_STREAMS.'));
+      return;
+    }
+    const server = deps.newServer('legacy', 'sse');
+    const transport = new LegacySseTransport(res, '/messages');
+    legacy.set(transport.sessionId, transport);
+    sessions.add({
+      id: transport.sessionId,
+      transport: 'sse',
+      server,
+      created: Date.now(),
+      lastSeen: Date.now(),
+      streams: 0,
+      close: async () => {
+        await transport.close();
+        await server.close().catch(() => undefined);
+      },
+    });
+    const done = sessions.openStream(transport.sessionId);
+    transport.onclose = () => {
+      done();
+      legacy.delete(transport.sessionId);
+      sessions.remove(transport.sessionId);
+      void server.close().catch(() => undefined);
+    };
+    void server.connect(transport);
+    void req;
+  });
+  app.post('/messages', (req, res) => {
+    const id = String(req.query.sessionId ?? '');
+    const transport = legacy.get(id);
+    if (!transport) {
+      res.status(404).json(jsonRpcErrorBody(-32001, `Session ${id || '(none)'} not found: open GET /sse first and POST to the endpoint it announces.`));
+      return;
+    }
+    sessions.touch(id);
+    const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+    transport.receive(body);
+    res.status(202).json({ accepted: true });
+  });
+
+  app.get('/api/mcp/connect', eventsRoute(runtime.events, sessions));
+  app.use(compatRouter({ dispatcher, registry: runtime.registry, parseBody }));
+  for (const r of deps.extraRoutes ?? []) app.use(r);
+
+  app.use((req, res) => {
+    res.status(404).json({ success: false, error: { code: 'NOT_FOUND', message: `No route ${req.method} ${req.path}. GET /api/mcp/health, POST /mcp, GET /sse, POST /api/mcp/jsonrpc, GET /api/mcp/tools.` } });
+  });
+  app.use((err: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: NextFunction) => {
+    const status = err.status ?? 500;
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    const message = err.type === 'entity.too.large' ? `Request body is larger than MAX_BODY_BYTES (${settings.get('MAX_BODY_BYTES')}).` : status >= 500 ? `Internal error: ${err.message}` : err.message;
+    res.status(status).json(jsonRpcErrorBody(status === 413 ? -32600 : -32603, message));
+  });
+
+  return { app, streamable, closeLegacy: async () => Promise.all([...legacy.values()].map((t) => t.close())) };
+}

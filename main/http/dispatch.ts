@@ -1,0 +1,75 @@
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type McpServer } from '@modelcontextprotocol/server';
+import { VERSION } from '../core/version.js';
+import { SERVER_INSTRUCTIONS } from '../mcp/server.js';
+import { directSession, type DirectTransport } from '../mcp/direct.js';
+import { classifyLine, rpcError } from '../mcp/stdio-transport.js';
+import type { ToolGroup } from '../tools/types.js';
+
+export const PAUSED_MESSAGE = 'Pincer: serving is paused (TOOLS=false). Resume it from the Pincer tray menu or dashboard, or set TOOLS=true.';
+
+/**
+ * Session-less JSON-RPC for scripts and the compatibility routes: one
+ * long-lived server instance per tool group, shared by all callers.
+ */
+export class Dispatcher {
+  private sessions = new Map<string, Promise<DirectTransport>>();
+  private servers = new Map<string, McpServer>();
+
+  constructor(private newServer: (group?: ToolGroup) => McpServer, private paused: () => boolean) {}
+
+  private session(group?: ToolGroup): Promise<DirectTransport> {
+    const key = group ?? '*';
+    let s = this.sessions.get(key);
+    if (!s) {
+      const server = this.newServer(group);
+      this.servers.set(key, server);
+      s = directSession(server);
+      s.catch(() => this.sessions.delete(key));
+      this.sessions.set(key, s);
+    }
+    return s;
+  }
+
+  /** Answers one parsed JSON-RPC value; undefined for notifications. */
+  async handle(value: unknown, group?: ToolGroup, signal?: AbortSignal): Promise<JSONRPCMessage | undefined> {
+    const r = classifyLine(JSON.stringify(value));
+    if ('reply' in r) return r.reply;
+    if ('ignore' in r) return undefined;
+    const m = r.message as { id?: string | number; method?: string; params?: unknown };
+    if (m.method === undefined) return undefined; // a stray response: nothing to answer
+    if (m.id === undefined) {
+      (await this.session(group)).notify({ method: m.method, params: m.params });
+      return undefined;
+    }
+    if (m.method === 'initialize') {
+      // The shared session is initialized once; each caller gets the answer a fresh session would give.
+      await this.session(group);
+      return { jsonrpc: '2.0', id: m.id, result: this.initializeResult(m.params, group) } as JSONRPCMessage;
+    }
+    if (m.method === 'tools/call' && this.paused()) return rpcError(m.id, -32000, PAUSED_MESSAGE);
+    return (await this.session(group)).request({ id: m.id, method: m.method, params: m.params }, signal);
+  }
+
+  /** A JSON-RPC batch: answers in order, leaving out notifications. */
+  async handleBatch(values: unknown[], group?: ToolGroup, signal?: AbortSignal): Promise<JSONRPCMessage[]> {
+    if (values.length === 0) return [rpcError(null, -32600, 'Invalid Request: empty batch')];
+    const answers = await Promise.all(values.map((v) => this.handle(v, group, signal)));
+    return answers.filter((a): a is JSONRPCMessage => a !== undefined);
+  }
+
+  private initializeResult(params: unknown, group?: ToolGroup): Record<string, unknown> {
+    const requested = (params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+    const server = this.servers.get(group ?? '*')!.server;
+    return {
+      protocolVersion: typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
+      capabilities: server.getCapabilities(),
+      serverInfo: { name: 'pincer', title: 'Pincer', version: VERSION },
+      instructions: SERVER_INSTRUCTIONS,
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sessions.values()) await (await s.catch(() => undefined))?.close();
+    this.sessions.clear();
+  }
+}

@@ -1,0 +1,40 @@
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+
+interface EventStore {
+  storeEvent(streamId: string, message: JSONRPCMessage): Promise<string>;
+  getStreamIdForEventId?(eventId: string): Promise<string | undefined>;
+  replayEventsAfter(lastEventId: string, opts: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> }): Promise<string>;
+}
+
+/**
+ * Remembers the last events of one session's SSE streams so a client that
+ * reconnects with Last-Event-ID gets what it missed. Bounded: the oldest
+ * events fall off, and the store dies with its session.
+ */
+export class SessionEventStore implements EventStore {
+  private events: { id: string; stream: string; message: JSONRPCMessage }[] = [];
+  private seq = 0;
+
+  constructor(private max = 1000) {}
+
+  async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
+    const id = `${streamId}::${++this.seq}`;
+    this.events.push({ id, stream: streamId, message });
+    if (this.events.length > this.max) this.events.splice(0, this.events.length - this.max);
+    return id;
+  }
+
+  async getStreamIdForEventId(eventId: string): Promise<string | undefined> {
+    const i = eventId.lastIndexOf('::');
+    return i > 0 ? eventId.slice(0, i) : undefined;
+  }
+
+  async replayEventsAfter(lastEventId: string, { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> }): Promise<string> {
+    const stream = (await this.getStreamIdForEventId(lastEventId)) ?? '';
+    const after = Number(lastEventId.slice(lastEventId.lastIndexOf('::') + 2));
+    for (const e of this.events) {
+      if (e.stream === stream && Number(e.id.slice(e.id.lastIndexOf('::') + 2)) > after) await send(e.id, e.message);
+    }
+    return stream;
+  }
+}

@@ -1,0 +1,148 @@
+import http from 'node:http';
+import { pincerPaths, ensureHome } from '../core/paths.js';
+import { createRuntime, type Runtime } from '../mcp/runtime.js';
+import { createPincerServer } from '../mcp/server.js';
+import { acquireHubLock, writeHubInfo, type HubInfo } from './lock.js';
+import { listen } from './ports.js';
+import { generateToken, isLoopbackAddress, hostOriginProblem, tokenProblem, type GuardOptions } from './security.js';
+import { SessionTable } from './sessions.js';
+import { Dispatcher } from './dispatch.js';
+import { buildApp } from './app.js';
+import { attachWebSocket } from './websocket.js';
+import { VERSION } from '../core/version.js';
+import { logger } from '../core/log.js';
+import { SETTINGS } from '../core/settings/schema.js';
+import type express from 'express';
+
+const log = logger('hub');
+
+export class HubAlreadyRunning extends Error {
+  constructor(readonly pid: number, readonly info?: HubInfo) {
+    super(`a Pincer hub already runs for this data directory${info ? ` at ${info.url}` : ''} (pid ${pid}). Use it, or stop it first (pincer stop).`);
+  }
+}
+
+export interface Hub {
+  url: string;
+  port: number;
+  runtime: Runtime;
+  sessions: SessionTable;
+  warnings: string[];
+  close(): Promise<void>;
+}
+
+export interface HubOptions {
+  home: string;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Extra origins allowed to call the hub (the desktop window). */
+  extraOrigins?: string[];
+  extraRoutes?: (ctx: { runtime: Runtime; sessions: SessionTable }) => express.Router[];
+}
+
+/** Starts the hub: one per data directory, listening on HTTP_HOST:HTTP_PORT. */
+export async function startHub(opts: HubOptions): Promise<Hub> {
+  const paths = pincerPaths(opts.home);
+  ensureHome(paths);
+  const lock = acquireHubLock(paths);
+  if (!lock.acquired) throw new HubAlreadyRunning(lock.pid, lock.info);
+  let runtime: Runtime | undefined;
+  try {
+    runtime = createRuntime({ home: opts.home, cwd: opts.cwd, env: opts.env });
+    const settings = runtime.services.settings;
+    const warnings = [...runtime.warnings];
+    if (settings.get('AUTH_TOKEN') === '') settings.set('AUTH_TOKEN', generateToken());
+
+    const host = settings.get('HTTP_HOST');
+    if (!isLoopbackAddress(host)) {
+      if (!settings.get('HTTP_ALLOW_REMOTE')) {
+        throw new Error(`HTTP_HOST=${host} would expose Bash (remote code execution) to the network. Set HTTP_ALLOW_REMOTE=true as well if you really mean it, or use HTTP_HOST=127.0.0.1.`);
+      }
+      warnings.push(`WARNING: the hub listens on ${host}, reachable from other machines. Anyone with the token can run commands as you.`);
+    }
+
+    const rt = runtime;
+    let port = 0;
+    const guard: GuardOptions = { settings, port: () => port, extraOrigins: opts.extraOrigins };
+    const sessions = new SessionTable(rt.events, {
+      maxSessions: () => settings.get('MAX_SESSIONS'),
+      maxStreams: () => settings.get('MAX_STREAMS'),
+      idleMs: () => settings.get('SESSION_IDLE_S') * 1000,
+    });
+    const newServer = (transport: string, group?: Parameters<typeof createPincerServer>[0]['group']) =>
+      createPincerServer({ services: rt.services, registry: rt.registry, events: rt.events, transport, group });
+    const dispatcher = new Dispatcher((group) => newServer('jsonrpc', group), () => rt.registry.servingPaused());
+    const startedAt = Date.now();
+    const { app, streamable, closeLegacy } = buildApp({
+      runtime: rt,
+      sessions,
+      dispatcher,
+      guard,
+      newServer: (_era, transport) => newServer(transport),
+      startedAt,
+      extraRoutes: opts.extraRoutes?.({ runtime: rt, sessions }),
+    });
+
+    const server = http.createServer({ maxHeaderSize: 16 * 1024 }, app);
+    // Slow or half-open clients must not hold the hub: bounded header and body time.
+    server.headersTimeout = 15_000;
+    server.requestTimeout = 60_000;
+    server.keepAliveTimeout = 5_000;
+    server.maxConnections = settings.get('MAX_SESSIONS') + settings.get('MAX_STREAMS') + 64;
+    // Refuse an oversized upload before inviting the client to send it.
+    server.on('checkContinue', (req, res) => {
+      const declared = Number(req.headers['content-length'] ?? 0);
+      if (declared > settings.get('MAX_BODY_BYTES')) {
+        res.writeHead(413, { 'Content-Type': 'application/json', Connection: 'close' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Request body of ${declared} bytes is larger than MAX_BODY_BYTES (${settings.get('MAX_BODY_BYTES')}).` } }));
+        return;
+      }
+      res.writeContinue();
+      server.emit('request', req, res);
+    });
+    const wss = attachWebSocket(server, {
+      sessions,
+      dispatcher,
+      newServer: () => newServer('websocket'),
+      paused: () => rt.registry.servingPaused(),
+      authorize: (req) => hostOriginProblem(req.headers, guard) ?? tokenProblem(req.headers, settings),
+      maxPayload: () => settings.get('MAX_BODY_BYTES'),
+    });
+
+    const onSettings = (c: { changed: string[] }) => {
+      if (c.changed.some((k) => k === 'TOOLS' || k.startsWith('TOOL_'))) streamable.notifyToolsChanged();
+    };
+    settings.on('change', onSettings);
+
+    const defaultPort = Number(SETTINGS.HTTP_PORT.default);
+    port = await listen(server, host, settings.get('HTTP_PORT'), defaultPort);
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    writeHubInfo(paths, { url, port, pid: process.pid, started: new Date(startedAt).toISOString(), version: VERSION });
+    sessions.startSweeping(Math.min(15_000, Math.max(250, (settings.get('SESSION_IDLE_S') * 1000) / 2)));
+    log.info(`hub listening on ${url}`);
+
+    let closing: Promise<void> | undefined;
+    const close = () =>
+      (closing ??= (async () => {
+        log.info('hub shutting down');
+        settings.off('change', onSettings);
+        server.close();
+        wss.close();
+        for (const c of wss.clients) c.close(1001, 'hub shutting down');
+        await closeLegacy();
+        await sessions.closeAll();
+        await streamable.close().catch(() => undefined);
+        await dispatcher.close();
+        // Give open requests a moment to finish, then cut what is left.
+        await new Promise((r) => setTimeout(r, 200));
+        server.closeAllConnections();
+        rt.close();
+        lock.release();
+      })());
+    return { url, port, runtime: rt, sessions, warnings, close };
+  } catch (err) {
+    runtime?.close();
+    lock.release();
+    throw err;
+  }
+}

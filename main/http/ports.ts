@@ -1,0 +1,69 @@
+import http from 'node:http';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** Listens on host:port; with `auto`, walks up from the default to the next free port. */
+export async function listen(server: http.Server, host: string, port: number | 'auto', defaultPort: number): Promise<number> {
+  const first = port === 'auto' ? defaultPort : port;
+  const last = port === 'auto' ? defaultPort + 100 : port;
+  for (let p = first; p <= last; p++) {
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const onError = (err: Error) => {
+          server.off('listening', onListening);
+          reject(err);
+        };
+        const onListening = () => {
+          server.off('error', onError);
+          resolve();
+        };
+        server.once('error', onError);
+        server.once('listening', onListening);
+        server.listen(p, host);
+      });
+      const addr = server.address();
+      return typeof addr === 'object' && addr ? addr.port : p;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'EADDRINUSE' || p === last) {
+        if (code === 'EADDRINUSE') {
+          const holder = await portHolder(p);
+          throw new Error(
+            `port ${p} on ${host} is already in use${holder ? ` by ${holder}` : ''}. Stop that program, set HTTP_PORT to a free port, or set HTTP_PORT=auto in pincer-env.txt.`,
+          );
+        }
+        if (code === 'EADDRNOTAVAIL') throw new Error(`cannot listen on ${host}: no such address on this machine. Check HTTP_HOST in pincer-env.txt.`);
+        if (code === 'EACCES') throw new Error(`not allowed to listen on ${host}:${p}. Pick a port above 1024 with HTTP_PORT.`);
+        throw err;
+      }
+    }
+  }
+  throw new Error('no free port found');
+}
+
+/** Best effort: "node (pid 1234)". Tries the tools each OS has. */
+export async function portHolder(port: number): Promise<string | undefined> {
+  try {
+    if (process.platform === 'win32') {
+      const { stdout } = await run('netstat', ['-ano', '-p', 'tcp'], { timeout: 3000 });
+      const line = stdout.split(/\r?\n/).find((l) => new RegExp(`:${port}\\s+\\S+\\s+LISTENING`, 'i').test(l));
+      const pid = line?.trim().split(/\s+/).pop();
+      return pid ? `pid ${pid}` : undefined;
+    }
+    try {
+      const { stdout } = await run('lsof', ['-nP', `-iTCP:${port}`, '-sTCP:LISTEN', '-Fpc'], { timeout: 3000 });
+      const pid = /^p(\d+)/m.exec(stdout)?.[1];
+      const name = /^c(.+)$/m.exec(stdout)?.[1];
+      if (pid) return `${name ?? 'a process'} (pid ${pid})`;
+    } catch {
+      // lsof missing: try ss.
+    }
+    const { stdout } = await run('ss', ['-ltnpH', `sport = :${port}`], { timeout: 3000 });
+    const m = /users:\(\("([^"]+)",pid=(\d+)/.exec(stdout);
+    return m ? `${m[1]} (pid ${m[2]})` : undefined;
+  } catch {
+    return undefined;
+  }
+}

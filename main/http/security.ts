@@ -1,0 +1,132 @@
+import crypto from 'node:crypto';
+import type { Request, Response, NextFunction } from 'express';
+import type { Settings } from '../core/settings/settings.js';
+
+/** 256 bits of randomness, URL-safe so it pastes into headers and configs as-is. */
+export function generateToken(): string {
+  return crypto.randomBytes(32).toString('base64url');
+}
+
+/** Constant-time comparison; hashing first makes unequal lengths take the same time too. */
+export function tokensEqual(given: string, expected: string): boolean {
+  if (!expected) return false;
+  const a = crypto.createHash('sha256').update(given).digest();
+  const b = crypto.createHash('sha256').update(expected).digest();
+  return crypto.timingSafeEqual(a, b);
+}
+
+export function jsonRpcErrorBody(code: number, message: string): object {
+  return { jsonrpc: '2.0', id: null, error: { code, message } };
+}
+
+export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]', '::1'];
+
+export function isLoopbackAddress(host: string): boolean {
+  return LOOPBACK_HOSTS.includes(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** `Host: name:port` → `name` (IPv6 keeps its brackets). */
+export function hostnameOf(hostHeader: string): string {
+  const h = hostHeader.trim().toLowerCase();
+  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
+  const colon = h.lastIndexOf(':');
+  return colon > 0 ? h.slice(0, colon) : h;
+}
+
+export interface GuardOptions {
+  settings: Settings;
+  port: () => number;
+  /** Extra origins allowed besides the hub's own (the desktop app's window). */
+  extraOrigins?: string[];
+}
+
+export interface Refusal {
+  status: number;
+  message: string;
+  code: number;
+}
+
+type Headers = Record<string, string | string[] | undefined>;
+
+function header(h: Headers, name: string): string | undefined {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * DNS-rebinding defence: a request must name this machine in Host, and a
+ * browser request must come from the hub's own origin. A page on any other
+ * origin cannot talk to the hub, whatever it knows.
+ */
+export function hostOriginProblem(headers: Headers, opts: GuardOptions): Refusal | undefined {
+  const allowedHosts = new Set(LOOPBACK_HOSTS);
+  const bind = opts.settings.get('HTTP_HOST').toLowerCase();
+  const remote = opts.settings.get('HTTP_ALLOW_REMOTE');
+  const remoteAny = remote && (bind === '0.0.0.0' || bind === '::');
+  if (remote && !remoteAny) allowedHosts.add(bind);
+  const port = opts.port();
+  const host = header(headers, 'host');
+  if (!host || (!remoteAny && !allowedHosts.has(hostnameOf(host)))) {
+    return { status: 421, code: -32000, message: `Misdirected request: Host "${host ?? ''}" is not this Pincer hub. Connect to http://127.0.0.1:${port}.` };
+  }
+  const origin = header(headers, 'origin');
+  if (origin !== undefined) {
+    const own = new Set([...allowedHosts].map((h) => `http://${h === '::1' ? '[::1]' : h}:${port}`));
+    for (const o of opts.extraOrigins ?? []) own.add(o);
+    if (remoteAny) own.add(`http://${hostnameOf(host)}:${port}`);
+    if (!own.has(origin.toLowerCase())) {
+      return { status: 403, code: -32000, message: `Forbidden: requests from the web origin ${origin} are not allowed. Only the Pincer dashboard may call the hub from a browser.` };
+    }
+  }
+  return undefined;
+}
+
+export function hostAndOriginGuard(opts: GuardOptions) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const problem = hostOriginProblem(req.headers, opts);
+    if (problem) {
+      res.status(problem.status).json(jsonRpcErrorBody(problem.code, problem.message));
+      return;
+    }
+    next();
+  };
+}
+
+export const SESSION_COOKIE = 'pincer_token';
+
+/** The token from `Authorization: Bearer …`, or the dashboard's cookie. */
+export function presentedToken(headers: Headers): string | undefined {
+  const auth = header(headers, 'authorization');
+  if (auth && /^bearer\s+/i.test(auth)) return auth.replace(/^bearer\s+/i, '').trim();
+  const cookie = header(headers, 'cookie');
+  if (cookie) {
+    for (const part of cookie.split(';')) {
+      const [k, ...v] = part.trim().split('=');
+      if (k === SESSION_COOKIE) return decodeURIComponent(v.join('='));
+    }
+  }
+  return undefined;
+}
+
+export function tokenProblem(headers: Headers, settings: Settings): Refusal | undefined {
+  const token = presentedToken(headers);
+  if (token !== undefined && tokensEqual(token, settings.get('AUTH_TOKEN'))) return undefined;
+  return {
+    status: 401,
+    code: -32001,
+    message: token === undefined
+      ? 'Unauthorized: send the header "Authorization: Bearer <token>". `pincer token` prints the token (AUTH_TOKEN in pincer-env.txt).'
+      : 'Unauthorized: the token is wrong. `pincer token` prints the current one (it changes when rotated).',
+  };
+}
+
+export function requireToken(settings: Settings) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const problem = tokenProblem(req.headers, settings);
+    if (!problem) {
+      next();
+      return;
+    }
+    res.status(401).set('WWW-Authenticate', 'Bearer realm="pincer"').json(jsonRpcErrorBody(problem.code, problem.message));
+  };
+}

@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, isLegacyRequest, type McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { SessionEventStore } from './event-store.js';
+import type { SessionTable } from './sessions.js';
+import { jsonRpcErrorBody } from './security.js';
+import { logger } from '../core/log.js';
+
+const log = logger('mcp-http');
+
+export interface StreamableDeps {
+  sessions: SessionTable;
+  newServer: (era: 'legacy' | 'modern') => McpServer;
+  parseBody: (req: Request) => { ok: true; value: unknown } | { ok: false };
+}
+
+/**
+ * `/mcp`: Streamable HTTP. 2025-era clients get stateful sessions
+ * (Mcp-Session-Id, SSE, Last-Event-ID resumption); 2026-07-28 requests, which
+ * carry their protocol envelope on every request, go to the SDK's stateless
+ * per-request handler built from the same factory.
+ */
+export function streamableRoutes(deps: StreamableDeps) {
+  const modern: McpHttpHandler = createMcpHandler(() => deps.newServer('modern'), { legacy: 'reject' });
+  const modernNode = toNodeHandler(modern, { onerror: (e) => log.warn(`modern handler: ${e.message}`) });
+
+  async function handle(req: Request, res: Response): Promise<void> {
+    const sid = req.header('mcp-session-id');
+    const parsed = req.method === 'POST' ? deps.parseBody(req) : { ok: true as const, value: undefined };
+    if (!parsed.ok) {
+      res.status(400).json(jsonRpcErrorBody(-32700, 'Parse error: the request body is not valid JSON'));
+      return;
+    }
+    const body = parsed.value;
+
+    if (sid) {
+      const s = deps.sessions.get(sid);
+      if (!s || s.transport !== 'streamable-http') {
+        res.status(404).json(jsonRpcErrorBody(-32001, `Session ${sid} not found (it expired or the hub restarted). Start a new session with initialize.`));
+        return;
+      }
+      deps.sessions.touch(sid);
+      const done = req.method === 'GET' ? deps.sessions.openStream(sid) : undefined;
+      if (done) res.on('close', done);
+      await (s as unknown as { http: NodeStreamableHTTPServerTransport }).http.handleRequest(req, res, body);
+      return;
+    }
+
+    const webReq = new globalThis.Request(`http://localhost${req.originalUrl}`, { method: req.method, headers: toHeaders(req) });
+    if (!(await isLegacyRequest(webReq, body))) {
+      await modernNode(req, res, body);
+      return;
+    }
+    if (req.method !== 'POST') {
+      res.status(400).json(jsonRpcErrorBody(-32000, 'Bad Request: no Mcp-Session-Id. Start a session by POSTing initialize.'));
+      return;
+    }
+    if (!isInitialize(body)) {
+      res.status(400).json(jsonRpcErrorBody(-32000, 'Bad Request: no Mcp-Session-Id header. Send initialize first and pass the Mcp-Session-Id it returns on every request.'));
+      return;
+    }
+    if (!deps.sessions.hasRoom()) {
+      res.status(503).json(jsonRpcErrorBody(-32000, 'Too many sessions: the hub is at MAX_SESSIONS. Close unused clients or raise MAX_SESSIONS.'));
+      return;
+    }
+    const server = deps.newServer('legacy');
+    const http = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      eventStore: new SessionEventStore(),
+      onsessioninitialized: (id) => {
+        const record = {
+          id,
+          transport: 'streamable-http' as const,
+          server,
+          created: Date.now(),
+          lastSeen: Date.now(),
+          streams: 0,
+          http,
+          close: async () => {
+            await http.close().catch(() => undefined);
+            await server.close().catch(() => undefined);
+          },
+        };
+        deps.sessions.add(record);
+      },
+      onsessionclosed: (id) => deps.sessions.remove(id),
+    });
+    http.onclose = () => {
+      if (http.sessionId) deps.sessions.remove(http.sessionId);
+    };
+    await server.connect(http);
+    await http.handleRequest(req, res, body);
+  }
+
+  return { handle, close: () => modern.close(), notifyToolsChanged: () => modern.notify.toolsChanged(), notifyPromptsChanged: () => modern.notify.promptsChanged() };
+}
+
+function isInitialize(body: unknown): boolean {
+  const one = (m: unknown) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize';
+  return Array.isArray(body) ? body.some(one) : one(body);
+}
+
+function toHeaders(req: Request): Headers {
+  const h = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v === undefined) continue;
+    h.set(k, Array.isArray(v) ? v.join(', ') : v);
+  }
+  return h;
+}

@@ -1,0 +1,114 @@
+import type http from 'node:http';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { McpServer, JSONRPCMessage } from '@modelcontextprotocol/server';
+import { randomUUID } from 'node:crypto';
+import { WebSocketServerTransport } from '../mcp/websocket-transport.js';
+import type { SessionTable } from './sessions.js';
+import type { Dispatcher } from './dispatch.js';
+import { PAUSED_MESSAGE } from './dispatch.js';
+
+export interface WsDeps {
+  sessions: SessionTable;
+  dispatcher: Dispatcher;
+  newServer: () => McpServer;
+  paused: () => boolean;
+  /** Runs the same Host/Origin/token checks as HTTP; returns an HTTP status to refuse with, or 0. */
+  authorize: (req: http.IncomingMessage) => { status: number; message: string } | undefined;
+  maxPayload: () => number;
+}
+
+/**
+ * `/mcp/ws`: JSON-RPC over WebSocket (one session per connection), plus the
+ * simple `{type: "list_tools"}` / `{type: "call_tool"}` messages of older platforms.
+ */
+export function attachWebSocket(server: http.Server, deps: WsDeps): WebSocketServer {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: deps.maxPayload() });
+  server.on('upgrade', (req, socket, head) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname !== '/mcp/ws') {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    const refused = deps.authorize(req) ?? (!deps.sessions.hasRoom() || !deps.sessions.hasStreamRoom() ? { status: 503, message: 'Too many sessions: the hub is at MAX_SESSIONS or MAX_STREAMS.' } : undefined);
+    if (refused) {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: refused.status === 401 ? -32001 : -32000, message: refused.message } });
+      socket.end(`HTTP/1.1 ${refused.status} ${refused.status === 401 ? 'Unauthorized' : refused.status === 403 ? 'Forbidden' : refused.status === 421 ? 'Misdirected Request' : 'Service Unavailable'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, deps));
+  });
+  return wss;
+}
+
+function onConnection(ws: WebSocket, deps: WsDeps): void {
+  const id = randomUUID();
+  const server = deps.newServer();
+  const transport = new WebSocketServerTransport(ws);
+  const done = deps.sessions.openStream();
+  deps.sessions.add({
+    id,
+    transport: 'websocket',
+    server,
+    created: Date.now(),
+    lastSeen: Date.now(),
+    streams: 1,
+    close: async () => {
+      await transport.close();
+      await server.close().catch(() => undefined);
+    },
+  });
+  const alive = setInterval(() => ws.ping(), 30_000);
+  alive.unref();
+  ws.on('close', () => {
+    clearInterval(alive);
+    done();
+    deps.sessions.remove(id);
+    void server.close().catch(() => undefined);
+  });
+  void server.connect(transport);
+  ws.on('message', (data, isBinary) => {
+    deps.sessions.touch(id);
+    const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      transport.receive(text);
+      return;
+    }
+    if (value && typeof value === 'object' && !Array.isArray(value) && typeof (value as { type?: unknown }).type === 'string' && !('jsonrpc' in value)) {
+      void simpleMessage(ws, value as SimpleMessage, deps);
+      return;
+    }
+    transport.receive(text);
+  });
+}
+
+type SimpleMessage = { type: string; requestId?: unknown; name?: unknown; arguments?: unknown };
+
+async function simpleMessage(ws: WebSocket, msg: SimpleMessage, deps: WsDeps): Promise<void> {
+  const send = (v: object) => {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(v));
+  };
+  const answer = (m: JSONRPCMessage | undefined) => (m ?? {}) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+  if (msg.type === 'list_tools') {
+    const { result } = answer(await deps.dispatcher.handle({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
+    send({ type: 'tools_list', tools: result?.tools ?? [] });
+  } else if (msg.type === 'call_tool') {
+    if (typeof msg.name !== 'string') {
+      send({ type: 'error', requestId: msg.requestId ?? null, error: { code: 'INVALID_REQUEST', message: 'call_tool needs "name" (the tool) and optional "arguments".' } });
+      return;
+    }
+    if (deps.paused()) {
+      send({ type: 'tool_result', requestId: msg.requestId ?? null, result: { content: [{ type: 'text', text: PAUSED_MESSAGE }], isError: true } });
+      return;
+    }
+    const r = answer(await deps.dispatcher.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: msg.name, arguments: msg.arguments ?? {} } }));
+    const result = r.error ? { content: [{ type: 'text', text: r.error.message }], isError: true } : r.result;
+    send({ type: 'tool_result', requestId: msg.requestId ?? null, result });
+  } else if (msg.type === 'ping') {
+    send({ type: 'pong', timestamp: Date.now() });
+  } else {
+    send({ type: 'error', requestId: msg.requestId ?? null, error: { code: 'UNKNOWN_TYPE', message: `Unknown message type "${msg.type}". Use list_tools, call_tool or JSON-RPC 2.0.` } });
+  }
+}

@@ -1,0 +1,63 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { PINCER_BIN, pincerEnv, waitFor, pidAlive } from './env.js';
+
+export interface HubProcess {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  token: string;
+  home: string;
+  stderr(): string;
+  headers(extra?: Record<string, string>): Record<string, string>;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export function readHubJson(home: string): { url: string; port: number; pid: number } | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(home, 'hub.json'), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+export function tokenOf(home: string): string {
+  const text = fs.readFileSync(path.join(home, 'pincer-env.txt'), 'utf8');
+  return /^AUTH_TOKEN=(.*)$/m.exec(text)![1]!.trim();
+}
+
+/** Starts the real `pincer serve` on a free port and waits until it answers. */
+export async function startHubProcess(home: string, env: Record<string, string> = {}): Promise<HubProcess> {
+  const child = spawn(process.execPath, [PINCER_BIN, 'serve', '--quiet'], { env: pincerEnv(home, { HTTP_PORT: 'auto', ...env }), cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  child.stdout!.resume();
+  const info = await waitFor(() => {
+    if (child.exitCode !== null) throw new Error(`pincer serve exited ${child.exitCode}: ${err}`);
+    const j = readHubJson(home);
+    return j && j.pid === child.pid ? j : undefined;
+  }, 'the hub to write hub.json', 20_000);
+  await waitFor(async () => (await fetch(`${info.url}/api/mcp/health`).catch(() => undefined))?.ok, 'the hub to answer');
+  const token = tokenOf(home);
+  return {
+    child,
+    url: info.url,
+    port: info.port,
+    token,
+    home,
+    stderr: () => err,
+    headers: (extra = {}) => ({ Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...extra }),
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null || !child.pid) return;
+      child.kill(signal);
+      await waitFor(() => child.exitCode !== null || !pidAlive(child.pid!), 'the hub to exit', 15_000);
+    },
+  };
+}
+
+/** VmRSS of a process in bytes (Linux). */
+export function rssOf(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)![1]) * 1024;
+}
