@@ -71,7 +71,7 @@ export async function runBridge(home: string): Promise<void> {
     }
   };
 
-  const ensureConnected = () => (connecting ??= connect().finally(() => (connecting = undefined)));
+  const ensureConnected = (): Promise<void> => (http ? Promise.resolve() : (connecting ??= connect().finally(() => (connecting = undefined))));
 
   const hubLost = (why: string) => {
     if (!http) return;

@@ -37,6 +37,7 @@ export async function waitFor<T>(check: () => T | Promise<T>, what: string, time
 }
 
 export function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;

@@ -1,0 +1,117 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { connectV2, connectV1, textOf } from './helpers/clients.js';
+import { readHubJson } from './helpers/hub.js';
+import { tempHome, waitFor, pidAlive, sleep } from './helpers/env.js';
+
+const BRIDGE = ['stdio'];
+
+async function stopHub(home: string): Promise<void> {
+  const info = readHubJson(home);
+  if (info && pidAlive(info.pid)) {
+    process.kill(info.pid, 'SIGTERM');
+    await waitFor(() => !pidAlive(info.pid), 'the hub to stop', 15_000);
+  }
+}
+
+test('pincer stdio starts a hub; a job started by one client is visible to another and outlives the first', async () => {
+  const h = tempHome();
+  try {
+    const a = await connectV2({ home: h.home, args: BRIDGE, env: { HTTP_PORT: 'auto' } });
+    const hub = await waitFor(() => readHubJson(h.home), 'hub.json');
+    assert.ok(pidAlive(hub.pid));
+    assert.notEqual(hub.pid, a.transport.pid, 'the hub is its own process');
+    const started = await a.client.callTool({ name: 'BackgroundBash', arguments: { command: 'echo shared; sleep 300' } });
+    const id = (started.structuredContent as { task_id: number }).task_id;
+    const bridgePid = a.transport.pid!;
+    await a.client.close();
+    await waitFor(() => !pidAlive(bridgePid), 'the first bridge to exit');
+
+    const b = await connectV1({ home: h.home, args: BRIDGE, env: { HTTP_PORT: 'auto' } });
+    try {
+      assert.equal(readHubJson(h.home)!.pid, hub.pid, 'the second client reuses the running hub');
+      const list = await b.client.callTool({ name: 'ListBgTasks', arguments: {} });
+      const row = (list.structuredContent as { tasks: { task_id: number; status: string }[] }).tasks.find((t) => t.task_id === id);
+      assert.equal(row?.status, 'running');
+      const out = await b.client.callTool({ name: 'ReadBgOutput', arguments: { task_id: id, wait_ms: 3000 } });
+      assert.match(textOf(out), /shared/);
+      await b.client.callTool({ name: 'KillBgTask', arguments: { task_id: id } });
+    } finally {
+      await b.client.close();
+    }
+  } finally {
+    await stopHub(h.home);
+    h.cleanup();
+  }
+});
+
+test('progress, cancellation and list_changed cross the bridge', async () => {
+  const h = tempHome();
+  try {
+    const { client } = await connectV2({ home: h.home, args: BRIDGE, env: { HTTP_PORT: 'auto' } });
+    try {
+      const progress: string[] = [];
+      const r = await client.callTool({ name: 'Bash', arguments: { command: 'echo p1; sleep 0.4; echo p2' } }, { onprogress: (p) => progress.push(p.message ?? '') });
+      assert.equal(textOf(r), 'p1\np2');
+      assert.ok(progress.length >= 1 && progress.join('').includes('p1'));
+
+      const pidFile = path.join(h.home, 'cancel-pid');
+      const ac = new AbortController();
+      const call = client.callTool({ name: 'Bash', arguments: { command: `echo $$ > ${pidFile}; sleep 300` } }, { signal: ac.signal });
+      const pid = await waitFor(() => (fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8')) : 0), 'the command to start');
+      ac.abort();
+      await assert.rejects(call);
+      await waitFor(() => !pidAlive(pid), 'the cancelled command to be killed');
+
+      let changed = 0;
+      client.setNotificationHandler('notifications/tools/list_changed', () => {
+        changed++;
+      });
+      fs.appendFileSync(path.join(h.home, 'pincer-env.txt'), 'TOOL_LISTBGTASKS=false\n');
+      await waitFor(() => changed > 0, 'tools/list_changed through the bridge');
+      assert.ok(!(await client.listTools()).tools.some((t) => t.name === 'ListBgTasks'));
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await stopHub(h.home);
+    h.cleanup();
+  }
+});
+
+test('when the hub dies mid-session the client gets clear errors, then the bridge carries on with a new hub', async () => {
+  const h = tempHome();
+  try {
+    const { client } = await connectV2({ home: h.home, args: BRIDGE, env: { HTTP_PORT: 'auto' } });
+    try {
+      const job = await client.callTool({ name: 'BackgroundBash', arguments: { command: 'sleep 300' } });
+      const id = (job.structuredContent as { task_id: number }).task_id;
+      const first = readHubJson(h.home)!;
+      const slow = client.callTool({ name: 'Bash', arguments: { command: 'sleep 20; echo late' } }).then(
+        (r) => ({ ok: true as const, text: textOf(r) }),
+        (e: Error) => ({ ok: false as const, text: e.message }),
+      );
+      await sleep(300);
+      process.kill(first.pid, 'SIGKILL');
+      const outcome = await slow;
+      assert.equal(outcome.ok, false, 'the call in flight fails instead of hanging');
+      assert.match(outcome.text, /hub went away/);
+      const next = await waitFor(async () => {
+        const r = await client.callTool({ name: 'ListBgTasks', arguments: {} }).catch(() => undefined);
+        return r && !r.isError ? r : undefined;
+      }, 'the bridge to reach a new hub', 30_000);
+      const second = readHubJson(h.home)!;
+      assert.notEqual(second.pid, first.pid);
+      const row = (next.structuredContent as { tasks: { task_id: number; status: string }[] }).tasks.find((t) => t.task_id === id);
+      assert.equal(row?.status, 'running', 'the job survived the hub');
+      await client.callTool({ name: 'KillBgTask', arguments: { task_id: id } });
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await stopHub(h.home);
+    h.cleanup();
+  }
+});

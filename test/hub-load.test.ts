@@ -1,0 +1,84 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startHubProcess, rssOf } from './helpers/hub.js';
+import { tempHome, waitFor, sleep, pidAlive } from './helpers/env.js';
+import { textOf } from './helpers/clients.js';
+
+async function health(url: string): Promise<{ sessions: number }> {
+  return (await fetch(`${url}/api/mcp/health`)).json() as Promise<{ sessions: number }>;
+}
+
+async function session(url: string, token: string, i: number): Promise<string> {
+  const client = new Client({ name: `load-${i}`, version: '1' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  await client.connect(transport);
+  const r = await client.callTool({ name: 'Bash', arguments: { command: `echo session-${i}` } });
+  const list = await client.callTool({ name: 'ListBgTasks', arguments: {} });
+  assert.notEqual(list.isError, true);
+  await transport.terminateSession();
+  await client.close();
+  return textOf(r);
+}
+
+test('50 concurrent sessions all get their own answers; afterwards sessions and memory return to where they were', async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home);
+  try {
+    // Warm up once so the baseline includes lazily loaded code.
+    await session(hub.url, hub.token, -1);
+    await sleep(300);
+    const before = { sessions: (await health(hub.url)).sessions, rss: rssOf(hub.child.pid!) };
+    for (let round = 0; round < 2; round++) {
+      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => session(hub.url, hub.token, i)));
+      answers.forEach((a, i) => assert.equal(a, `session-${i}`));
+    }
+    await waitFor(async () => (await health(hub.url)).sessions === before.sessions, 'the session count to return to its baseline');
+    await sleep(500);
+    const after = rssOf(hub.child.pid!);
+    const growth = after - before.rss;
+    assert.ok(growth < 48 * 1024 * 1024, `hub RSS grew by ${(growth / 1048576).toFixed(1)} MB after 100 sessions`);
+  } finally {
+    await hub.stop();
+    h.cleanup();
+  }
+});
+
+test('idle sessions are expired after SESSION_IDLE_S', async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home, { SESSION_IDLE_S: '1' });
+  try {
+    const client = new Client({ name: 'idle', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } });
+    await client.connect(transport);
+    const sid = transport.sessionId!;
+    // Close the standalone GET stream so the session has nothing open.
+    await transport.close();
+    await waitFor(async () => (await health(hub.url)).sessions === 0, 'the idle session to be closed', 10_000);
+    const res = await fetch(`${hub.url}/mcp`, { method: 'POST', headers: hub.headers({ 'Mcp-Session-Id': sid, Accept: 'application/json, text/event-stream' }), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    assert.equal(res.status, 404);
+    assert.match((await res.json()).error.message, /expired or the hub restarted/);
+  } finally {
+    await hub.stop();
+    h.cleanup();
+  }
+});
+
+test('SIGTERM shuts the hub down cleanly: lock and hub.json removed, background jobs keep running', async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home);
+  const started = await (await fetch(`${hub.url}/api/mcp/tools/call`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ name: 'BackgroundBash', arguments: { command: 'sleep 300' } }) })).json();
+  const pid = started.structuredContent.pid as number;
+  const inflight = fetch(`${hub.url}/api/mcp/jsonrpc`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'sleep 30' } } }) }).then((r) => r.status, () => -1);
+  await sleep(300);
+  await hub.stop('SIGTERM');
+  assert.equal(hub.child.exitCode, 0);
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  assert.equal(fs.existsSync(path.join(h.home, 'hub.json')), false);
+  assert.equal(fs.existsSync(path.join(h.home, 'hub.lock')), false);
+  assert.ok(pidAlive(pid), 'the background job outlived the hub');
+  await inflight;
+  process.kill(-pid, 'SIGKILL');
+  h.cleanup();
+});
