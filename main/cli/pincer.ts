@@ -2,13 +2,7 @@
 import { parseArgs } from 'node:util';
 import { resolveHome, pincerPaths } from '../core/paths.js';
 import { VERSION } from '../core/version.js';
-import { runStandaloneStdio } from './stdio.js';
-import { runBridge } from './bridge.js';
-import { runServe } from './serve.js';
 import { readHubInfo } from '../http/lock.js';
-import { readToken, hubHealthy } from './hub-client.js';
-import { Settings } from '../core/settings/settings.js';
-import { generateToken } from '../http/security.js';
 
 const HELP = `pincer ${VERSION} — local tools for AI clients over MCP
 
@@ -39,13 +33,14 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'stdio': {
       const { values } = parseArgs({ args: rest, options: { standalone: { type: 'boolean', default: false } }, strict: true });
-      if (values.standalone) await runStandaloneStdio(home);
-      else await runBridge(home);
+      // Each command loads only what it needs: a client waits for the bridge's start.
+      if (values.standalone) await (await import('./stdio.js')).runStandaloneStdio(home);
+      else await (await import('./bridge.js')).runBridge(home);
       return -1;
     }
     case 'serve': {
       const { values } = parseArgs({ args: rest, options: { quiet: { type: 'boolean', default: false } }, strict: true });
-      return runServe(home, { quiet: values.quiet });
+      return (await import('./serve.js')).runServe(home, { quiet: values.quiet });
     }
     case 'status': {
       const info = readHubInfo(paths);
@@ -53,6 +48,7 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(`No Pincer hub runs for ${home}. Start one with "pincer serve".\n`);
         return 1;
       }
+      const { hubHealthy } = await import('./hub-client.js');
       const healthy = await hubHealthy(info);
       let detail = '';
       if (healthy) {
@@ -75,6 +71,9 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'token': {
       const sub = rest[0];
+      const { readToken } = await import('./hub-client.js');
+      const { Settings } = await import('../core/settings/settings.js');
+      const { generateToken } = await import('../http/security.js');
       if (sub === undefined) {
         let token = readToken(home);
         if (!token) {
