@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RawStdio } from './helpers/raw-stdio.js';
+import { TOOL_COUNT } from './helpers/catalogue.js';
 import { tempHome, waitFor } from './helpers/env.js';
 
 /** A deterministic generator of bad messages: every kind the issue names, cycled. */
@@ -39,7 +40,7 @@ test('1000 malformed or hostile messages, then a 50 MB line, leave pincer answer
     for (let i = 0; i < 1000; i++) raw.send(hostile(i));
     raw.send({ jsonrpc: '2.0', id: 'after-batch', method: 'tools/list' });
     const afterBatch = await raw.response('after-batch');
-    assert.equal(((afterBatch.result as { tools: unknown[] }).tools).length, 5);
+    assert.equal(((afterBatch.result as { tools: unknown[] }).tools).length, TOOL_COUNT);
 
     // Unknown methods are answered with -32601; wrong arguments are tool errors, not crashes.
     const unknown = raw.messages.find((m) => m.id === 5) as { error?: { code: number } } | undefined;

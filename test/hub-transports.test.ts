@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextp
 import { SSEClientTransport as V1SseTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import WebSocket from 'ws';
 import { startHubProcess, type HubProcess } from './helpers/hub.js';
+import { TOOL_COUNT } from './helpers/catalogue.js';
 import { tempHome, waitFor } from './helpers/env.js';
 import { textOf } from './helpers/clients.js';
 
@@ -34,7 +35,7 @@ describe('the hub over every transport', () => {
     await client.connect(transport);
     assert.ok(transport.sessionId, 'the hub issued an Mcp-Session-Id');
     const { tools } = await client.listTools();
-    assert.equal(tools.length, 5);
+    assert.equal(tools.length, TOOL_COUNT);
     const progress: string[] = [];
     const r = await client.callTool({ name: 'Bash', arguments: { command: 'echo a; sleep 0.3; echo b' } }, { onprogress: (p) => progress.push(p.message ?? '') });
     assert.equal(textOf(r), 'a\nb');
@@ -48,7 +49,7 @@ describe('the hub over every transport', () => {
     const transport = new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } });
     await client.connect(transport);
     assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
-    assert.equal((await client.listTools()).tools.length, 5);
+    assert.equal((await client.listTools()).tools.length, TOOL_COUNT);
     assert.equal(textOf(await client.callTool({ name: 'Bash', arguments: { command: 'echo modern' } })), 'modern');
     await client.close();
   });
@@ -56,7 +57,7 @@ describe('the hub over every transport', () => {
   test('v1 client over Streamable HTTP', async () => {
     const client = new V1Client({ name: 'v1-http', version: '1' });
     await client.connect(new V1HttpTransport(new URL(`${hub.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
-    assert.equal((await client.listTools()).tools.length, 5);
+    assert.equal((await client.listTools()).tools.length, TOOL_COUNT);
     assert.equal(textOf(await client.callTool({ name: 'Bash', arguments: { command: 'echo v1' } })), 'v1');
     await client.close();
   });
@@ -64,7 +65,7 @@ describe('the hub over every transport', () => {
   test('v1 and v2 clients over HTTP+SSE (2024-11-05)', async () => {
     const v1 = new V1Client({ name: 'v1-sse', version: '1' });
     await v1.connect(new V1SseTransport(new URL(`${hub.url}/sse`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } }, eventSourceInit: { fetch: authFetch(hub.token) } }));
-    assert.equal((await v1.listTools()).tools.length, 5);
+    assert.equal((await v1.listTools()).tools.length, TOOL_COUNT);
     assert.equal(textOf(await v1.callTool({ name: 'Bash', arguments: { command: 'echo sse' } })), 'sse');
     await v1.close();
 
@@ -85,11 +86,11 @@ describe('the hub over every transport', () => {
     const next = (pred: (m: Record<string, unknown>) => boolean) => waitFor(() => inbox.find(pred), 'a websocket message');
     ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
     const list = await next((m) => m.id === 1);
-    assert.equal(((list.result as { tools: unknown[] }).tools).length, 5);
+    assert.equal(((list.result as { tools: unknown[] }).tools).length, TOOL_COUNT);
     ws.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'echo ws' } } }));
     assert.equal(textOf((await next((m) => m.id === 2)).result), 'ws');
     ws.send(JSON.stringify({ type: 'list_tools' }));
-    assert.equal(((await next((m) => m.type === 'tools_list')).tools as unknown[]).length, 5);
+    assert.equal(((await next((m) => m.type === 'tools_list')).tools as unknown[]).length, TOOL_COUNT);
     ws.send(JSON.stringify({ type: 'call_tool', requestId: 'req_1', name: 'Bash', arguments: { command: 'echo simple' } }));
     const res = await next((m) => m.type === 'tool_result' && m.requestId === 'req_1');
     assert.equal(textOf(res.result), 'simple');
@@ -133,7 +134,7 @@ describe('the hub over every transport', () => {
     const get = async (path: string) => (await fetch(`${hub.url}${path}`, { headers: hub.headers() })).json();
     const tools = await get('/api/mcp/tools');
     assert.equal(tools.success, true);
-    assert.equal(tools.count, 5);
+    assert.equal(tools.count, TOOL_COUNT);
     assert.equal((await get('/api/mcp/tools?group=shell')).count, 5);
     assert.equal((await get('/api/mcp/tools?group=search')).count, 0);
     const groups = await get('/api/mcp/tools/groups');
@@ -157,7 +158,7 @@ describe('the hub over every transport', () => {
     assert.equal((await get('/api/mcp/prompts')).success, true);
     const health = await (await fetch(`${hub.url}/api/mcp/health`)).json();
     assert.equal(health.status, 'healthy');
-    assert.equal(health.toolsCount, 5);
+    assert.equal(health.toolsCount, TOOL_COUNT);
     assert.equal(typeof health.uptime, 'number');
     assert.equal(typeof health.sessions, 'number');
     assert.ok(!JSON.stringify(health).includes(hub.token), 'health leaks nothing secret');

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { connectV2, connectV1, textOf } from './helpers/clients.js';
+import { TOOL_COUNT } from './helpers/catalogue.js';
 import { tempHome, waitFor } from './helpers/env.js';
 
 test('TOOL_BASH=false in the settings file removes Bash and sends tools/list_changed (v2 client)', async () => {
@@ -20,7 +21,7 @@ test('TOOL_BASH=false in the settings file removes Bash and sends tools/list_cha
     await waitFor(() => changed > 0, 'notifications/tools/list_changed');
     const names = (await client.listTools()).tools.map((t) => t.name);
     assert.ok(!names.includes('Bash'));
-    assert.equal(names.length, 4);
+    assert.equal(names.length, TOOL_COUNT - 1);
     const off = await client.callTool({ name: 'Bash', arguments: { command: 'true' } });
     assert.equal(off.isError, true);
     assert.match(textOf(off), /Bash is turned off in Pincer \(TOOL_BASH=false\)/);

@@ -3,28 +3,7 @@ import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/client';
 import { connectV1, connectV2, textOf } from './helpers/clients.js';
 import { tempHome, waitFor, pidAlive, sleep } from './helpers/env.js';
-
-const EXPECTED: Record<string, { params: string[]; required: string[] }> = {
-  Bash: { params: ['command', 'timeout'], required: ['command'] },
-  BackgroundBash: { params: ['command'], required: ['command'] },
-  ReadBgOutput: { params: ['task_id', 'wait_ms', 'max_bytes'], required: ['task_id'] },
-  ListBgTasks: { params: [], required: [] },
-  KillBgTask: { params: ['task_id'], required: ['task_id'] },
-};
-
-type Listed = { name: string; title?: string; description?: string; inputSchema: { properties?: Record<string, unknown>; required?: string[] }; annotations?: Record<string, unknown>; outputSchema?: unknown };
-
-function checkCatalogue(tools: Listed[]): void {
-  assert.deepEqual(tools.map((t) => t.name).sort(), Object.keys(EXPECTED).sort());
-  for (const t of tools) {
-    const want = EXPECTED[t.name]!;
-    assert.deepEqual(Object.keys(t.inputSchema.properties ?? {}).sort(), [...want.params].sort(), `${t.name} parameters`);
-    assert.deepEqual([...(t.inputSchema.required ?? [])].sort(), [...want.required].sort(), `${t.name} required`);
-    assert.ok(t.title && t.description && t.description.length > 40, `${t.name} has a title and a useful description`);
-    assert.equal(typeof t.annotations?.readOnlyHint, 'boolean', `${t.name} annotations`);
-    assert.ok(t.outputSchema, `${t.name} has an outputSchema`);
-  }
-}
+import { checkCatalogue } from './helpers/catalogue.js';
 
 describe('pincer stdio --standalone with the v2 client', () => {
   const h = tempHome();
@@ -37,11 +16,11 @@ describe('pincer stdio --standalone with the v2 client', () => {
     h.cleanup();
   });
 
-  test('handshake and exactly the five shell tools with the catalogue parameters', async () => {
+  test('handshake and exactly the catalogue tools with their parameters', async () => {
     assert.equal(client.getServerVersion()?.name, 'pincer');
     assert.ok(client.getServerCapabilities()?.tools?.listChanged);
     const { tools } = await client.listTools();
-    checkCatalogue(tools as Listed[]);
+    checkCatalogue(tools);
   });
 
   test('Bash returns combined output in order and the exit code', async () => {
@@ -157,7 +136,7 @@ describe('the v1 client and the 2026-07-28 era', () => {
     const { client } = await connectV1({ home: h.home });
     try {
       const { tools } = await client.listTools();
-      checkCatalogue(tools as Listed[]);
+      checkCatalogue(tools);
       const r = await client.callTool({ name: 'Bash', arguments: { command: 'echo v1' } });
       assert.equal(textOf(r), 'v1');
     } finally {
@@ -172,7 +151,7 @@ describe('the v1 client and the 2026-07-28 era', () => {
     try {
       assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
       const { tools } = await client.listTools();
-      checkCatalogue(tools as Listed[]);
+      checkCatalogue(tools);
       const r = await client.callTool({ name: 'Bash', arguments: { command: 'echo modern' } });
       assert.equal(textOf(r), 'modern');
     } finally {

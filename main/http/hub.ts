@@ -13,6 +13,8 @@ import { VERSION } from '../core/version.js';
 import { logger } from '../core/log.js';
 import { SETTINGS } from '../core/settings/schema.js';
 import type express from 'express';
+import { hubApi } from './api.js';
+import type { HubEvent } from '../mcp/events.js';
 
 const log = logger('hub');
 
@@ -80,7 +82,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       guard,
       newServer: (_era, transport) => newServer(transport),
       startedAt,
-      extraRoutes: opts.extraRoutes?.({ runtime: rt, sessions }),
+      extraRoutes: [hubApi(rt, sessions), ...(opts.extraRoutes?.({ runtime: rt, sessions }) ?? [])],
     });
 
     const server = http.createServer({ maxHeaderSize: 16 * 1024 }, app);
@@ -113,6 +115,13 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       if (c.changed.some((k) => k === 'TOOLS' || k.startsWith('TOOL_'))) streamable.notifyToolsChanged();
     };
     settings.on('change', onSettings);
+    const onEvent = (e: HubEvent) => {
+      if (e.type === 'skills_changed') {
+        streamable.notifyToolsChanged();
+        streamable.notifyPromptsChanged();
+      }
+    };
+    rt.events.on('event', onEvent);
 
     const defaultPort = Number(SETTINGS.HTTP_PORT.default);
     port = await listen(server, host, settings.get('HTTP_PORT'), defaultPort);
@@ -126,6 +135,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       (closing ??= (async () => {
         log.info('hub shutting down');
         settings.off('change', onSettings);
+        rt.events.off('event', onEvent);
         server.close();
         wss.close();
         for (const c of wss.clients) c.close(1001, 'hub shutting down');

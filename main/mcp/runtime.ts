@@ -9,6 +9,13 @@ import { ToolRegistry } from './registry.js';
 import { EventBus } from './events.js';
 import type { Services } from '../tools/types.js';
 import { logger } from '../core/log.js';
+import { TasksRepo } from '../store/tasks.js';
+import { PlansRepo } from '../store/plans.js';
+import { CallbacksRepo } from '../store/callbacks.js';
+import { QuestionsRepo } from '../store/questions.js';
+import { CallbackScheduler } from '../tools/workflow/scheduler.js';
+import { SkillCatalog } from '../tools/workflow/skills.js';
+import { Asker } from '../tools/interaction/asker.js';
 
 const log = logger('runtime');
 
@@ -33,17 +40,47 @@ export function createRuntime(opts: { home: string; cwd?: string; env?: NodeJS.P
   const store = openStore(paths.database);
   if (store.warning) warnings.push(store.warning);
   const jobs = new JobManager(store.db, settings, paths.jobsDir, store.readOnly);
-  const services: Services = { paths, settings, db: store.db, readOnly: store.readOnly, jobs };
-  const registry = new ToolRegistry(allTools(), services);
   const events = new EventBus();
+  const callbacks = new CallbacksRepo(store.db);
+  const questions = new QuestionsRepo(store.db);
+  const skills = new SkillCatalog(settings, paths.skillsDir, cwd);
+  for (const p of skills.diagnostics()) log.warn(`skill ${p.file}:${p.line}: ${p.message}`);
+  const services: Services = {
+    paths,
+    settings,
+    db: store.db,
+    readOnly: store.readOnly,
+    jobs,
+    events,
+    tasks: new TasksRepo(store.db),
+    plans: new PlansRepo(store.db),
+    callbacks,
+    scheduler: new CallbackScheduler(callbacks, events, store.readOnly),
+    questions,
+    asker: new Asker(questions, events, settings),
+    skills,
+  };
+  const registry = new ToolRegistry(allTools(), services);
+  skills.on('change', () => {
+    for (const p of skills.diagnostics()) log.warn(`skill ${p.file}:${p.line}: ${p.message}`);
+    events.publish({ type: 'skills_changed', at: Date.now() });
+  });
   jobs.on('event', (e) => events.publish({ type: e.type, job: { id: e.job.id, command: e.job.command, status: e.job.status, exit_code: e.job.exit_code }, at: Date.now() }));
   settings.on('change', (c) => {
     for (const d of settings.diagnostics()) log.warn(formatDiagnostic(d));
     events.publish({ type: 'settings_changed', keys: c.changed, at: Date.now() });
     if (c.changed.some((k) => k === 'TOOLS' || k.startsWith('TOOL_'))) events.publish({ type: 'tools_changed', at: Date.now() });
+    if (c.changed.some((k) => k.startsWith('SKILL_') || k === 'ADDITIONAL_SKILLS')) {
+      skills.rescan();
+      events.publish({ type: 'skills_changed', at: Date.now() });
+    }
   });
-  if (opts.watch !== false) settings.watch();
+  if (opts.watch !== false) {
+    settings.watch();
+    skills.watch();
+  }
   jobs.startWatching();
+  services.scheduler.start();
   let closed = false;
   return {
     paths,
@@ -55,6 +92,8 @@ export function createRuntime(opts: { home: string; cwd?: string; env?: NodeJS.P
       if (closed) return;
       closed = true;
       settings.close();
+      skills.close();
+      services.scheduler.stop();
       jobs.stopWatching();
       store.db.close();
     },

@@ -7,12 +7,16 @@ import { VERSION } from '../core/version.js';
 import { logger } from '../core/log.js';
 import type { EventBus } from './events.js';
 import type { SettingsChange } from '../core/settings/settings.js';
+import type { HubEvent } from './events.js';
+import { fireText } from '../tools/workflow/scheduler.js';
+import { registerResources, registerPrompts, TASKS_URI, PLAN_URI } from './surfaces.js';
 
 const log = logger('mcp');
 
 export const SERVER_INSTRUCTIONS =
   'Pincer gives you local tools: Bash for quick shell commands; BackgroundBash, ReadBgOutput, ListBgTasks and KillBgTask for ' +
-  'long-running jobs that survive restarts. Prefer ReadBgOutput with wait_ms over polling.';
+  'long-running jobs that survive restarts (prefer ReadBgOutput with wait_ms over polling); TaskManager and PlanMode to keep a ' +
+  'checklist and a plan; SetCallback to be reminded later; InvokeSkill for reusable skills; AskUserQuestion to ask the person.';
 
 export interface ServerOptions {
   services: Services;
@@ -34,9 +38,18 @@ export function createPincerServer(opts: ServerOptions): McpServer {
   const { services, registry } = opts;
   const mcp = new McpServer(
     { name: 'pincer', title: 'Pincer', version: VERSION },
-    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: SERVER_INSTRUCTIONS },
+    {
+      capabilities: { tools: { listChanged: true }, logging: {}, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true } },
+      instructions: SERVER_INSTRUCTIONS,
+    },
   );
   const server = mcp.server;
+  // Pincer's own id for this session: callbacks and questions are addressed to it, on every transport.
+  const session = randomUUID();
+  let hasCallbacks = false;
+  const subscriptions = new Set<string>();
+  registerResources(mcp, services, subscriptions);
+  registerPrompts(mcp, services);
 
   server.setRequestHandler('tools/list', () => ({ tools: registry.visible(opts.group).map((t) => registry.describe(t)) }));
 
@@ -59,12 +72,13 @@ export function createPincerServer(opts: ServerOptions): McpServer {
     }
     const callId = randomUUID();
     const started = Date.now();
-    const session = ctx.sessionId;
+    const transportSession = ctx.sessionId ?? session;
     const client = server.getClientVersion()?.name;
-    opts.events?.publish({ type: 'tool_call_started', id: callId, tool: name, session, client, args: summarize(parsed.data), at: started });
+    opts.events?.publish({ type: 'tool_call_started', id: callId, tool: name, session: transportSession, client, args: summarize(parsed.data), at: started });
     let result: CallToolResult;
     try {
-      result = await tool.handler(parsed.data, toolContext(services, ctx));
+      if (name === 'SetCallback') hasCallbacks = true;
+      result = await tool.handler(parsed.data, toolContext(services, ctx, session, client, server));
     } catch (err) {
       if (!(err instanceof UserError)) log.error(`${name} failed`, { err });
       result = failure(err instanceof UserError ? err.message : `${name} failed: ${errorMessage(err)}`);
@@ -73,16 +87,38 @@ export function createPincerServer(opts: ServerOptions): McpServer {
       type: 'tool_call_finished',
       id: callId,
       tool: name,
-      session,
+      session: transportSession,
       client,
       ms: Date.now() - started,
       isError: Boolean(result.isError),
       summary: summarizeResult(result),
       at: Date.now(),
     });
+    if (hasCallbacks) result = prependFires(services, session, result);
     const schemas = registry.schemas(tool);
     return server.projectCallToolResult(result, result.isError ? undefined : schemas.output);
   });
+
+  const deliverNotifications = () => {
+    if (!hasCallbacks || !mcp.isConnected()) return;
+    for (const f of services.callbacks.claimNotifications(session)) {
+      void server.sendLoggingMessage({ level: 'info', logger: 'pincer.callback', data: fireText(f) }).catch(() => undefined);
+    }
+  };
+  // Fires claimed by another Pincer process reach this session through the database.
+  const poll = setInterval(deliverNotifications, 1000);
+  poll.unref();
+  const onEvent = (e: HubEvent) => {
+    if (!mcp.isConnected()) return;
+    if (e.type === 'callback_fired') deliverNotifications();
+    else if (e.type === 'tasks_changed' && subscriptions.has(TASKS_URI)) void server.sendResourceUpdated({ uri: TASKS_URI }).catch(() => undefined);
+    else if (e.type === 'plan_changed' && subscriptions.has(PLAN_URI)) void server.sendResourceUpdated({ uri: PLAN_URI }).catch(() => undefined);
+    else if (e.type === 'skills_changed') {
+      mcp.sendToolListChanged();
+      mcp.sendPromptListChanged();
+    }
+  };
+  services.events.on('event', onEvent);
 
   const onSettings = (change: SettingsChange) => {
     if (change.changed.some((k) => k === 'TOOLS' || k.startsWith('TOOL_'))) {
@@ -93,6 +129,8 @@ export function createPincerServer(opts: ServerOptions): McpServer {
   const previous = server.onclose;
   server.onclose = () => {
     services.settings.off('change', onSettings);
+    services.events.off('event', onEvent);
+    clearInterval(poll);
     previous?.();
   };
   return mcp;
@@ -102,13 +140,16 @@ function failure(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-function toolContext(services: Services, ctx: ServerContext): ToolContext {
+function toolContext(services: Services, ctx: ServerContext, session: string, clientName: string | undefined, server: McpServer['server']): ToolContext {
   const token = ctx.mcpReq._meta?.progressToken;
   let step = 0;
+  const modern = (server.getNegotiatedProtocolVersion() ?? '') >= '2026-07-28';
+  const canElicit = !modern && Boolean(server.getClientCapabilities()?.elicitation);
   return {
     services,
     signal: ctx.mcpReq.signal,
-    sessionId: ctx.sessionId,
+    sessionId: session,
+    clientName,
     wantsProgress: token !== undefined,
     async progress(message, progress, total) {
       if (token === undefined) return;
@@ -116,7 +157,16 @@ function toolContext(services: Services, ctx: ServerContext): ToolContext {
       step = Math.max(step + 1, progress ?? 0);
       await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: step, ...(total ? { total } : {}), message } });
     },
+    // No timeout of our own: the person may take minutes; the client's cancel or ASK_TIMEOUT_S ends it.
+    elicit: canElicit ? (params) => ctx.mcpReq.elicitInput(params, { timeout: services.settings.get('ASK_TIMEOUT_S') * 1000 }) : undefined,
   };
+}
+
+/** Fired callbacks waiting for this session go in front of the result the model reads next. */
+function prependFires(services: Services, session: string, result: CallToolResult): CallToolResult {
+  const fires = services.callbacks.claimUndelivered(session);
+  if (fires.length === 0) return result;
+  return { ...result, content: [{ type: 'text', text: fires.map(fireText).join('\n') }, ...result.content] };
 }
 
 function summarize(args: unknown): string {

@@ -32,6 +32,80 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX jobs_status ON jobs(status);
     `,
   },
+  {
+    version: 2,
+    name: 'tasks, plans, callbacks, questions',
+    sql: `
+      CREATE TABLE tasks (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        name         TEXT    NOT NULL,
+        created_at   INTEGER NOT NULL,
+        completed_at INTEGER
+      );
+      CREATE TABLE task_steps (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        task_id      INTEGER NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,
+        text         TEXT    NOT NULL,
+        created_at   INTEGER NOT NULL,
+        done_at      INTEGER
+      );
+      CREATE INDEX task_steps_task ON task_steps(task_id);
+      CREATE TABLE kv (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+      CREATE TABLE plans (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        goal        TEXT    NOT NULL,
+        status      TEXT    NOT NULL CHECK (status IN ('active','submitted','approved','rejected','reset')),
+        started_at  INTEGER NOT NULL,
+        exited_at   INTEGER,
+        plan_file   TEXT,
+        plan_text   TEXT,
+        comment     TEXT
+      );
+      CREATE TABLE callbacks (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        slot         INTEGER NOT NULL,
+        session      TEXT,
+        message      TEXT    NOT NULL,
+        delay_s      INTEGER NOT NULL,
+        repeat_total INTEGER NOT NULL,
+        fires_done   INTEGER NOT NULL DEFAULT 0,
+        next_fire_at INTEGER NOT NULL,
+        status       TEXT    NOT NULL CHECK (status IN ('active','done','cancelled')),
+        created_at   INTEGER NOT NULL,
+        ended_at     INTEGER
+      );
+      CREATE UNIQUE INDEX callbacks_active_slot ON callbacks(slot) WHERE status = 'active';
+      CREATE TABLE callback_fires (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        callback_id  INTEGER NOT NULL REFERENCES callbacks(id) ON DELETE CASCADE,
+        session      TEXT,
+        message      TEXT    NOT NULL,
+        fire_number  INTEGER NOT NULL,
+        scheduled_at INTEGER NOT NULL,
+        fired_at     INTEGER NOT NULL,
+        late         INTEGER NOT NULL DEFAULT 0,
+        notified     INTEGER NOT NULL DEFAULT 0,
+        delivered    INTEGER NOT NULL DEFAULT 0,
+        UNIQUE (callback_id, fire_number)
+      );
+      CREATE INDEX callback_fires_session ON callback_fires(session, delivered);
+      CREATE TABLE questions (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        session      TEXT,
+        client       TEXT,
+        questions    TEXT    NOT NULL,
+        status       TEXT    NOT NULL CHECK (status IN ('pending','answered','declined','timeout','cancelled')),
+        answer       TEXT,
+        purpose      TEXT    NOT NULL DEFAULT 'ask',
+        created_at   INTEGER NOT NULL,
+        answered_at  INTEGER
+      );
+      CREATE INDEX questions_status ON questions(status);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

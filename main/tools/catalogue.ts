@@ -1,7 +1,9 @@
 import type { AnyTool } from './types.js';
 import { shellTools } from './shell/index.js';
+import { workflowTools } from './workflow/index.js';
+import { interactionTools } from './interaction/index.js';
 
 /** Every tool Pincer serves, in catalogue order. */
 export function allTools(): AnyTool[] {
-  return [...shellTools];
+  return [...shellTools, ...workflowTools, ...interactionTools];
 }

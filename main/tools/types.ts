@@ -1,9 +1,17 @@
 import type { z } from 'zod';
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/server';
+import type { CallToolResult, ToolAnnotations, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/server';
 import type { Settings } from '../core/settings/settings.js';
 import type { PincerPaths } from '../core/paths.js';
 import type { Db } from '../store/db.js';
 import type { JobManager } from './shell/jobs.js';
+import type { EventBus } from '../mcp/events.js';
+import type { TasksRepo } from '../store/tasks.js';
+import type { PlansRepo } from '../store/plans.js';
+import type { CallbacksRepo } from '../store/callbacks.js';
+import type { QuestionsRepo } from '../store/questions.js';
+import type { CallbackScheduler } from './workflow/scheduler.js';
+import type { SkillCatalog } from './workflow/skills.js';
+import type { Asker } from './interaction/asker.js';
 
 export type ToolResult = CallToolResult;
 
@@ -18,6 +26,14 @@ export interface Services {
   db: Db;
   readOnly: boolean;
   jobs: JobManager;
+  events: EventBus;
+  tasks: TasksRepo;
+  plans: PlansRepo;
+  callbacks: CallbacksRepo;
+  scheduler: CallbackScheduler;
+  questions: QuestionsRepo;
+  asker: Asker;
+  skills: SkillCatalog;
 }
 
 /** What one tool call gets: services plus the per-call channel back to the client. */
@@ -28,7 +44,11 @@ export interface ToolContext {
   progress(message: string, progress?: number, total?: number): Promise<void>;
   /** True when the client passed a progress token. */
   wantsProgress: boolean;
+  /** Pincer's id for the session making the call (callbacks and questions are addressed to it). */
   sessionId?: string;
+  clientName?: string;
+  /** Present when the client can show a form (it declared elicitation). */
+  elicit?: (params: ElicitRequestFormParams) => Promise<ElicitResult>;
 }
 
 export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {

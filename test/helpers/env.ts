@@ -18,7 +18,8 @@ export function pincerEnv(home: string, extra: Record<string, string> = {}): Rec
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && !/^(TOOL_|TOOLS$|AUTH_TOKEN$|HTTP_|BASH_|JOB_|STREAMING$)/.test(k)) env[k] = v;
   }
-  return { ...env, PINCER_HOME: home, BASH_CWD: home, PINCER_LOG_LEVEL: 'warn', ...extra };
+  // HOME too, so that ~/.claude/skills of the machine running the tests is never read.
+  return { ...env, PINCER_HOME: home, HOME: home, BASH_CWD: home, PINCER_LOG_LEVEL: 'warn', ...extra };
 }
 
 export function sleep(ms: number): Promise<void> {

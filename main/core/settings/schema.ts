@@ -70,6 +70,10 @@ export const SETTINGS = {
   JOB_LOG_MAX_BYTES: spec({ schema: int(1024, 1099511627776), default: '268435456', group: 'shell', description: 'Bytes of output kept per background job; output beyond is dropped with a note.' }),
   JOB_READ_MAX_BYTES: spec({ schema: int(1024, 10485760), default: '65536', group: 'shell', description: 'Default bytes returned by one ReadBgOutput call.' }),
   JOB_WAIT_MAX_MS: spec({ schema: int(0, 55000), default: '25000', group: 'shell', description: 'Longest wait_ms a ReadBgOutput call may use (kept below common client timeouts of 60 s).' }),
+  PLAN_APPROVAL: spec({ schema: bool, default: 'false', group: 'workflow', description: 'Ask the person to approve a plan when PlanMode exits (through the client, or the dashboard).' }),
+  ASK_TIMEOUT_S: spec({ schema: int(5, 86400), default: '600', group: 'workflow', description: 'Seconds AskUserQuestion waits for an answer before saying nobody answered.' }),
+  CALLBACK_MAX: spec({ schema: int(1, 8), default: '8', group: 'workflow', description: 'Most active SetCallback timers (slot ids 0 to CALLBACK_MAX-1).' }),
+  ADDITIONAL_SKILLS: spec({ schema: text, default: '', group: 'workflow', description: 'More skill folders, comma-separated, searched after the built-in places.' }),
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;

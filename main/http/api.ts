@@ -1,0 +1,53 @@
+import express from 'express';
+import type { Runtime } from '../mcp/runtime.js';
+import type { SessionTable } from './sessions.js';
+import { UserError } from '../core/errors.js';
+import { Question } from '../tools/interaction/questions.js';
+import type { QuestionRow } from '../store/questions.js';
+
+function questionView(q: QuestionRow) {
+  return {
+    id: q.id,
+    status: q.status,
+    purpose: q.purpose,
+    client: q.client,
+    created_at: q.created_at,
+    answered_at: q.answered_at,
+    questions: Question.array().parse(JSON.parse(q.questions)),
+    answer: q.answer ? JSON.parse(q.answer) : null,
+  };
+}
+
+/** The hub's own API, used by the dashboard and scripts (behind the token like everything else). */
+export function hubApi(runtime: Runtime, _sessions: SessionTable): express.Router {
+  const r = express.Router();
+  const s = runtime.services;
+
+  r.get('/api/questions', (_req, res) => {
+    res.json({ pending: s.questions.pending().map(questionView), history: s.questions.history().map(questionView) });
+  });
+
+  r.post('/api/questions/:id/answer', (req, res) => {
+    const id = Number(req.params.id);
+    let body: unknown;
+    try {
+      body = Buffer.isBuffer(req.body) && req.body.length ? JSON.parse(req.body.toString('utf8')) : {};
+    } catch {
+      res.status(400).json({ success: false, error: { code: 'INVALID_JSON', message: 'The body is not valid JSON.' } });
+      return;
+    }
+    try {
+      const row = s.asker.answer(id, body);
+      res.json({ success: true, question: questionView(row) });
+    } catch (err) {
+      if (err instanceof UserError) {
+        const status = /no question/.test(err.message) ? 404 : /already|a moment ago/.test(err.message) ? 409 : 400;
+        res.status(status).json({ success: false, error: { code: 'INVALID_ANSWER', message: err.message } });
+        return;
+      }
+      throw err;
+    }
+  });
+
+  return r;
+}

@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import type { Db } from './db.js';
+
+export const CallbackRow = z.object({
+  id: z.number().int(),
+  slot: z.number().int(),
+  session: z.string().nullable(),
+  message: z.string(),
+  delay_s: z.number().int(),
+  repeat_total: z.number().int(),
+  fires_done: z.number().int(),
+  next_fire_at: z.number(),
+  status: z.enum(['active', 'done', 'cancelled']),
+  created_at: z.number(),
+  ended_at: z.number().nullable(),
+});
+export type CallbackRow = z.infer<typeof CallbackRow>;
+
+export const FireRow = z.object({
+  id: z.number().int(),
+  callback_id: z.number().int(),
+  session: z.string().nullable(),
+  message: z.string(),
+  fire_number: z.number().int(),
+  scheduled_at: z.number(),
+  fired_at: z.number(),
+  late: z.number().int(),
+  notified: z.number().int(),
+  delivered: z.number().int(),
+});
+export type FireRow = z.infer<typeof FireRow>;
+
+/** How late a fire may be and still count as on time (a busy event loop, a sleeping laptop). */
+export const LATE_AFTER_MS = 5_000;
+
+export class CallbacksRepo {
+  constructor(private db: Db) {}
+
+  active(): CallbackRow[] {
+    return (this.db.prepare(`SELECT * FROM callbacks WHERE status = 'active' ORDER BY slot`).all() as unknown[]).map((r) => CallbackRow.parse(r));
+  }
+
+  get(id: number): CallbackRow | undefined {
+    const r = this.db.prepare('SELECT * FROM callbacks WHERE id = ?').get(id);
+    return r ? CallbackRow.parse(r) : undefined;
+  }
+
+  bySlot(slot: number): CallbackRow | undefined {
+    const r = this.db.prepare(`SELECT * FROM callbacks WHERE slot = ? AND status = 'active'`).get(slot);
+    return r ? CallbackRow.parse(r) : undefined;
+  }
+
+  /** Takes the lowest free slot; undefined when all `max` are in use. */
+  insert(c: { session?: string; message: string; delayS: number; repeatTotal: number; max: number }): CallbackRow | undefined {
+    return this.db.transaction(() => {
+      const used = new Set(this.active().map((r) => r.slot));
+      let slot = -1;
+      for (let i = 0; i < c.max; i++) if (!used.has(i)) { slot = i; break; }
+      if (slot < 0) return undefined;
+      const now = Date.now();
+      const id = Number(
+        this.db
+          .prepare(`INSERT INTO callbacks (slot, session, message, delay_s, repeat_total, next_fire_at, status, created_at) VALUES (?, ?, ?, ?, ?, ?, 'active', ?)`)
+          .run(slot, c.session ?? null, c.message, c.delayS, c.repeatTotal, now + c.delayS * 1000, now).lastInsertRowid,
+      );
+      return this.get(id);
+    }).immediate();
+  }
+
+  cancel(id: number): boolean {
+    return this.db.prepare(`UPDATE callbacks SET status = 'cancelled', ended_at = ? WHERE id = ? AND status = 'active'`).run(Date.now(), id).changes > 0;
+  }
+
+  nextDue(): number | undefined {
+    const r = this.db.prepare(`SELECT MIN(next_fire_at) AS t FROM callbacks WHERE status = 'active'`).get() as { t: number | null };
+    return r.t ?? undefined;
+  }
+
+  due(now: number): CallbackRow[] {
+    return (this.db.prepare(`SELECT * FROM callbacks WHERE status = 'active' AND next_fire_at <= ? ORDER BY next_fire_at`).all(now) as unknown[]).map((r) => CallbackRow.parse(r));
+  }
+
+  /**
+   * Claims one fire: advances the schedule only if nobody else did (the
+   * next_fire_at it saw is still there), and records the fire in the same
+   * transaction. Exactly one process wins each fire.
+   */
+  claimFire(c: CallbackRow, now: number): FireRow | undefined {
+    return this.db.transaction(() => {
+      const fireNumber = c.fires_done + 1;
+      const finished = c.repeat_total !== -1 && fireNumber >= c.repeat_total;
+      // A fire that was missed (Pincer was down) fires once, late, and the schedule restarts from now.
+      const late = now - c.next_fire_at > LATE_AFTER_MS;
+      const next = late ? now + c.delay_s * 1000 : c.next_fire_at + c.delay_s * 1000;
+      const r = this.db
+        .prepare(`UPDATE callbacks SET fires_done = ?, next_fire_at = ?, status = ?, ended_at = ? WHERE id = ? AND status = 'active' AND next_fire_at = ? AND fires_done = ?`)
+        .run(fireNumber, next, finished ? 'done' : 'active', finished ? now : null, c.id, c.next_fire_at, c.fires_done);
+      if (r.changes === 0) return undefined;
+      const id = Number(
+        this.db
+          .prepare(`INSERT INTO callback_fires (callback_id, session, message, fire_number, scheduled_at, fired_at, late) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+          .run(c.id, c.session, c.message, fireNumber, c.next_fire_at, now, late ? 1 : 0).lastInsertRowid,
+      );
+      return FireRow.parse(this.db.prepare('SELECT * FROM callback_fires WHERE id = ?').get(id));
+    }).immediate();
+  }
+
+  /** Fires for a session not yet sent as a log notification; each is claimed once. */
+  claimNotifications(session: string): FireRow[] {
+    return this.db.transaction(() => {
+      const rows = (this.db.prepare('SELECT * FROM callback_fires WHERE session = ? AND notified = 0 ORDER BY id').all(session) as unknown[]).map((r) => FireRow.parse(r));
+      for (const f of rows) this.db.prepare('UPDATE callback_fires SET notified = 1 WHERE id = ?').run(f.id);
+      return rows;
+    }).immediate();
+  }
+
+  /** Fires for a session not yet prepended to one of its tool results. */
+  claimUndelivered(session: string): FireRow[] {
+    return this.db.transaction(() => {
+      const rows = (this.db.prepare('SELECT * FROM callback_fires WHERE session = ? AND delivered = 0 ORDER BY id').all(session) as unknown[]).map((r) => FireRow.parse(r));
+      for (const f of rows) this.db.prepare('UPDATE callback_fires SET delivered = 1 WHERE id = ?').run(f.id);
+      return rows;
+    }).immediate();
+  }
+
+  recentFires(limit = 100): FireRow[] {
+    return (this.db.prepare('SELECT * FROM callback_fires ORDER BY id DESC LIMIT ?').all(limit) as unknown[]).map((r) => FireRow.parse(r));
+  }
+}

@@ -1,0 +1,7 @@
+import type { AnyTool } from '../types.js';
+import { taskManagerTool } from './task-manager.js';
+import { planModeTool } from './plan-mode.js';
+import { invokeSkillTool } from './invoke-skill.js';
+import { setCallbackTool } from './set-callback.js';
+
+export const workflowTools = [taskManagerTool, planModeTool, invokeSkillTool, setCallbackTool] as unknown as AnyTool[];

@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+
+/** The catalogue Pincer keeps compatible with: names, parameters and required fields. */
+export const EXPECTED: Record<string, { params: string[]; required: string[] }> = {
+  Bash: { params: ['command', 'timeout'], required: ['command'] },
+  BackgroundBash: { params: ['command'], required: ['command'] },
+  ReadBgOutput: { params: ['task_id', 'wait_ms', 'max_bytes'], required: ['task_id'] },
+  ListBgTasks: { params: [], required: [] },
+  KillBgTask: { params: ['task_id'], required: ['task_id'] },
+  TaskManager: { params: ['action', 'query', 'task_id', 'step_id', 'text'], required: ['action'] },
+  PlanMode: { params: ['action', 'goal', 'plan_file'], required: ['action'] },
+  InvokeSkill: { params: ['skill_name', 'arguments'], required: ['skill_name'] },
+  SetCallback: { params: ['action', 'message', 'delay_seconds', 'repeat_count', 'callback_id'], required: [] },
+  AskUserQuestion: { params: ['questions_json'], required: ['questions_json'] },
+};
+
+export const TOOL_COUNT = Object.keys(EXPECTED).length;
+
+type Listed = { name: string; title?: string; description?: string; inputSchema: { properties?: Record<string, unknown>; required?: string[] }; annotations?: Record<string, unknown>; outputSchema?: unknown };
+
+export function checkCatalogue(tools: unknown[]): void {
+  const listed = tools as Listed[];
+  assert.deepEqual(listed.map((t) => t.name).sort(), Object.keys(EXPECTED).sort());
+  for (const t of listed) {
+    const want = EXPECTED[t.name]!;
+    assert.deepEqual(Object.keys(t.inputSchema.properties ?? {}).sort(), [...want.params].sort(), `${t.name} parameters`);
+    assert.deepEqual([...(t.inputSchema.required ?? [])].sort(), [...want.required].sort(), `${t.name} required`);
+    assert.ok(t.title && t.description && t.description.length > 40, `${t.name} has a title and a useful description`);
+    assert.equal(typeof t.annotations?.readOnlyHint, 'boolean', `${t.name} annotations`);
+    assert.ok(t.outputSchema, `${t.name} has an outputSchema`);
+  }
+}
