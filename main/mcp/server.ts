@@ -158,7 +158,9 @@ function toolContext(services: Services, ctx: ServerContext, session: string, cl
       await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: step, ...(total ? { total } : {}), message } });
     },
     // No timeout of our own: the person may take minutes; the client's cancel or ASK_TIMEOUT_S ends it.
-    elicit: canElicit ? (params) => ctx.mcpReq.elicitInput(params, { timeout: services.settings.get('ASK_TIMEOUT_S') * 1000 }) : undefined,
+    // Sent on this request's own stream (related to the tools/call), which every
+    // transport delivers, rather than as an unrelated server request.
+    elicit: canElicit ? (params) => ctx.mcpReq.send({ method: 'elicitation/create', params }, { timeout: services.settings.get('ASK_TIMEOUT_S') * 1000 }) : undefined,
   };
 }
 

@@ -30,8 +30,8 @@ export const FireRow = z.object({
 });
 export type FireRow = z.infer<typeof FireRow>;
 
-/** How late a fire may be and still count as on time (a busy event loop, a sleeping laptop). */
-export const LATE_AFTER_MS = 5_000;
+/** How late a fire may be and still count as on time: the scheduler looks at least once a second. */
+export const LATE_AFTER_MS = 2_000;
 
 export class CallbacksRepo {
   constructor(private db: Db) {}
@@ -91,7 +91,9 @@ export class CallbacksRepo {
       const finished = c.repeat_total !== -1 && fireNumber >= c.repeat_total;
       // A fire that was missed (Pincer was down) fires once, late, and the schedule restarts from now.
       const late = now - c.next_fire_at > LATE_AFTER_MS;
-      const next = late ? now + c.delay_s * 1000 : c.next_fire_at + c.delay_s * 1000;
+      const onSchedule = c.next_fire_at + c.delay_s * 1000;
+      // Never a burst of catch-up fires: when the next slot has passed too, count from now.
+      const next = late || onSchedule <= now ? now + c.delay_s * 1000 : onSchedule;
       const r = this.db
         .prepare(`UPDATE callbacks SET fires_done = ?, next_fire_at = ?, status = ?, ended_at = ? WHERE id = ? AND status = 'active' AND next_fire_at = ? AND fires_done = ?`)
         .run(fireNumber, next, finished ? 'done' : 'active', finished ? now : null, c.id, c.next_fire_at, c.fires_done);

@@ -36,7 +36,9 @@ export function parseSkillFile(text: string, file: string, fallbackName: string)
   const doc = parseDocument(yamlText, { prettyErrors: false });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
-    return { problem: { file, line: (e.linePos?.[0]?.line ?? 1) + 1, message: `front matter: ${e.message.split('\n')[0]}` } };
+    // Lines of the YAML start on the file's second line (after the opening ---).
+    const line = yamlText.slice(0, e.pos[0]).split('\n').length + 1;
+    return { problem: { file, line, message: `front matter: ${e.message.split('\n')[0]}` } };
   }
   const meta = doc.toJS() as Record<string, unknown> | null;
   if (!meta || typeof meta !== 'object') return { problem: { file, line: 2, message: 'front matter must be a mapping with name and description.' } };

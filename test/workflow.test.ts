@@ -1,0 +1,319 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Client } from '@modelcontextprotocol/client';
+import { connectV2, textOf } from './helpers/clients.js';
+import { readHubJson, tokenOf } from './helpers/hub.js';
+import { tempHome, waitFor, pidAlive } from './helpers/env.js';
+
+const BRIDGE = { args: ['stdio'], env: { HTTP_PORT: 'auto' } };
+
+async function stopHub(home: string): Promise<void> {
+  const info = readHubJson(home);
+  if (info && pidAlive(info.pid)) {
+    process.kill(info.pid, 'SIGTERM');
+    await waitFor(() => !pidAlive(info.pid), 'the hub to stop', 15_000);
+  }
+}
+
+type S = Record<string, unknown>;
+const sc = (r: unknown) => (r as { structuredContent: S }).structuredContent;
+
+describe('TaskManager and PlanMode through pincer stdio', () => {
+  const h = tempHome();
+  let client: Client;
+  before(async () => {
+    ({ client } = await connectV2({ home: h.home, ...BRIDGE }));
+  });
+  after(async () => {
+    await client.close();
+    await stopHub(h.home);
+    h.cleanup();
+  });
+
+  const tm = (args: S) => client.callTool({ name: 'TaskManager', arguments: args });
+
+  test('create, add, complete, pending, list, switch — with query sent on every call', async () => {
+    const created = await tm({ action: 'create', text: 'Ship v1', query: '' });
+    assert.match(textOf(created), /Created task 1 and made it active\.\n▶ Task 1: Ship v1 — 0\/0 done/);
+    await tm({ action: 'add', text: 'write tests', query: '' });
+    const added = await tm({ action: 'add', text: 'release', query: '' });
+    assert.match(textOf(added), /\[ \] 1\. write tests\n  \[ \] 2\. release/);
+    const done = await tm({ action: 'complete', step_id: 1, query: '' });
+    assert.match(textOf(done), /1\/2 done\n  \[x\] 1\. write tests\n  \[ \] 2\. release/);
+    const pending = await tm({ action: 'pending', query: '' });
+    assert.match(textOf(pending), /Open steps of task 1 \(Ship v1\), 1\/2 done:\n  \[ \] 2\. release/);
+    await tm({ action: 'create', text: 'Side quest', query: '' });
+    const switched = await tm({ action: 'switch', task_id: 1, query: '' });
+    assert.match(textOf(switched), /Task 1 is now active/);
+    const list = await tm({ action: 'list', query: '' });
+    assert.equal((sc(list).tasks as unknown[]).length, 2);
+    const filtered = await tm({ action: 'list', query: 'side' });
+    assert.deepEqual((sc(filtered).tasks as { name: string }[]).map((t) => t.name), ['Side quest']);
+    const whole = await tm({ action: 'complete', task_id: 1 });
+    assert.match(textOf(whole), /2\/2 done ✓/);
+    assert.equal((sc(whole).task as { completed: boolean }).completed, true);
+  });
+
+  test('TaskManager errors say what to fix', async () => {
+    const cases: [S, RegExp][] = [
+      [{ action: 'create', text: '  ' }, /text \(the task name\) is empty/],
+      [{ action: 'add', task_id: 99, text: 'x' }, /there is no task 99/],
+      [{ action: 'complete', step_id: 999 }, /there is no step 999/],
+      [{ action: 'complete' }, /pass step_id .* or task_id/],
+      [{ action: 'switch', task_id: 42 }, /there is no task 42/],
+      [{ action: 'explode' }, /unknown action "explode". Use one of: create, add, complete, list, pending, switch/],
+      [{}, /invalid arguments: action/],
+    ];
+    for (const [args, re] of cases) {
+      const r = await tm(args);
+      assert.equal(r.isError, true, JSON.stringify(args));
+      assert.match(textOf(r), re);
+    }
+  });
+
+  test('tasks are the pincer://tasks resource, with updates to subscribers', async () => {
+    const { resources } = await client.listResources();
+    assert.ok(resources.some((r) => r.uri === 'pincer://tasks'));
+    const read = await client.readResource({ uri: 'pincer://tasks' });
+    assert.match((read.contents[0] as { text: string }).text, /# Tasks[\s\S]*- \[x\] write tests/);
+    let updated = 0;
+    client.setNotificationHandler('notifications/resources/updated', (n) => {
+      if (n.params.uri === 'pincer://tasks') updated++;
+    });
+    await client.subscribeResource({ uri: 'pincer://tasks' });
+    await tm({ action: 'add', task_id: 2, text: 'new step' });
+    await waitFor(() => updated > 0, 'notifications/resources/updated');
+  });
+
+  test('PlanMode: enter, status, json, exit with a plan file, the plan resource, reset', async () => {
+    const pm = (args: S) => client.callTool({ name: 'PlanMode', arguments: args });
+    assert.match(textOf(await pm({ action: 'exit', plan_file: '/x' })), /plan mode is not on/);
+    assert.match(textOf(await pm({ action: 'enter' })), /goal is empty/);
+    const entered = await pm({ action: 'enter', goal: 'Refactor the parser' });
+    assert.equal(sc(entered).active, true);
+    assert.match(textOf(await pm({ action: 'status' })), /Plan mode is on for .*Goal: Refactor the parser/);
+    const json = JSON.parse(textOf(await pm({ action: 'json' })));
+    assert.deepEqual(Object.keys(json), ['active', 'goal', 'plan_file', 'started_at']);
+    assert.equal(json.active, true);
+    assert.match(textOf(await pm({ action: 'exit', plan_file: path.join(h.home, 'missing.md') })), /does not exist/);
+    const file = path.join(h.home, 'plan.md');
+    fs.writeFileSync(file, '# Plan\n\n1. Split the lexer\n2. Add tests\n');
+    const exited = await pm({ action: 'exit', plan_file: file });
+    assert.match(textOf(exited), /Plan stored/);
+    assert.equal(sc(exited).active, false);
+    assert.equal(sc(exited).plan_file, file);
+    const res = await client.readResource({ uri: 'pincer://plan' });
+    assert.match((res.contents[0] as { text: string }).text, /# Plan: Refactor the parser[\s\S]*Split the lexer/);
+    assert.match(textOf(await pm({ action: 'reset' })), /reset/);
+    assert.equal(JSON.parse(textOf(await pm({ action: 'json' }))).goal, null);
+    assert.match(textOf(await pm({ action: 'fly' })), /unknown action "fly"/);
+  });
+});
+
+describe('SetCallback through pincer stdio', () => {
+  test('delay 1, repeat 3: three notifications/message to the session, and the next result starts with them', async () => {
+    const h = tempHome();
+    const { client } = await connectV2({ home: h.home, ...BRIDGE });
+    try {
+      const logs: string[] = [];
+      client.setNotificationHandler('notifications/message', (n) => {
+        logs.push(String(n.params.data));
+      });
+      const set = await client.callTool({ name: 'SetCallback', arguments: { action: 'set', message: 'check the build', delay_seconds: 1, repeat_count: 3 } });
+      assert.match(textOf(set), /Callback 0 set: "check the build" fires in 1 s, every 1 s, 3 times/);
+      await waitFor(() => logs.length >= 3, 'three callback notifications', 15_000);
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.equal(logs.length, 3, 'exactly three fires');
+      for (const l of logs) assert.equal(l, '[Callback] Timer fired: check the build');
+      const next = await client.callTool({ name: 'ListBgTasks', arguments: {} });
+      const content = next.content as { type: string; text: string }[];
+      assert.equal(content[0]!.text, Array(3).fill('[Callback] Timer fired: check the build').join('\n'));
+      assert.match(content[1]!.text, /No background tasks/);
+      const after = await client.callTool({ name: 'ListBgTasks', arguments: {} });
+      assert.equal((after.content as unknown[]).length, 1, 'fires are delivered once');
+      assert.match(textOf(await client.callTool({ name: 'SetCallback', arguments: { action: 'list' } })), /No active callbacks/);
+    } finally {
+      await client.close();
+      await stopHub(h.home);
+      h.cleanup();
+    }
+  });
+
+  test('list, cancel, slots and out-of-range values', async () => {
+    const h = tempHome();
+    const { client } = await connectV2({ home: h.home, ...BRIDGE, env: { ...BRIDGE.env, CALLBACK_MAX: '2' } });
+    try {
+      const cb = (args: S) => client.callTool({ name: 'SetCallback', arguments: args });
+      await cb({ message: 'a', delay_seconds: 3600 });
+      await cb({ message: 'b'.repeat(100), delay_seconds: 600, repeat_count: -1 });
+      const full = await cb({ message: 'c', delay_seconds: 10 });
+      assert.match(textOf(full), /all 2 callback slots are in use/);
+      const list = await cb({ action: 'list' });
+      assert.match(textOf(list), /0\. "a" — next in .*, every 3600 s, 20 left/);
+      assert.match(textOf(list), /1\. "b{57}\.\.\." — next in .*until cancelled/);
+      assert.match(textOf(await cb({ action: 'cancel', callback_id: 0 })), /Cancelled callback 0/);
+      assert.match(textOf(await cb({ action: 'cancel', callback_id: 0 })), /no active callback 0/);
+      assert.match(textOf(await cb({ action: 'cancel' })), /Cancelled all 1 callback/);
+      for (const [args, re] of [
+        [{ message: 'x', delay_seconds: 0 }, /delay_seconds must be 1 to 3600/],
+        [{ message: 'x', delay_seconds: 3601 }, /delay_seconds must be 1 to 3600/],
+        [{ message: 'x'.repeat(2049), delay_seconds: 5 }, /at most 2048 characters/],
+        [{ message: 'x', delay_seconds: 5, repeat_count: 0 }, /repeat_count must be -1/],
+        [{ delay_seconds: 5 }, /message is empty/],
+        [{ message: 'x' }, /delay_seconds is missing/],
+        [{ action: 'snooze' }, /action must be set, list or cancel/],
+        [{ action: 'cancel', callback_id: 8 }, /slot id from 0 to 7/],
+      ] as [S, RegExp][]) {
+        const r = await cb(args);
+        assert.equal(r.isError, true, JSON.stringify(args).slice(0, 80));
+        assert.match(textOf(r), re);
+      }
+    } finally {
+      await client.close();
+      await stopHub(h.home);
+      h.cleanup();
+    }
+  });
+});
+
+describe('InvokeSkill and skills as prompts', () => {
+  test('a skill folder created while connected appears in tools/list and prompts/list after list_changed', async () => {
+    const h = tempHome();
+    const skills = path.join(h.home, 'skills');
+    fs.mkdirSync(path.join(skills, 'broken'), { recursive: true });
+    fs.writeFileSync(path.join(skills, 'broken', 'SKILL.md'), '---\nname: broken\ndescription: one\ndescription: two\n---\nbody\n');
+    const { client } = await connectV2({ home: h.home, ...BRIDGE });
+    try {
+      let toolsChanged = 0;
+      let promptsChanged = 0;
+      client.setNotificationHandler('notifications/tools/list_changed', () => void toolsChanged++);
+      client.setNotificationHandler('notifications/prompts/list_changed', () => void promptsChanged++);
+      const before = (await client.listTools()).tools.find((t) => t.name === 'InvokeSkill')!;
+      assert.match(before.description!, /No skills are installed/);
+
+      const dir = path.join(skills, 'release-notes');
+      fs.mkdirSync(path.join(dir, 'scripts'), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'scripts', 'collect.sh'), 'git log --oneline\n');
+      fs.writeFileSync(path.join(dir, 'SKILL.md'), '---\nname: release-notes\ndescription: Write release notes from the git log\n---\nWrite notes for version $ARGUMENTS.\n');
+      await waitFor(() => toolsChanged > 0 && promptsChanged > 0, 'list_changed for tools and prompts', 15_000);
+      const desc = (await client.listTools()).tools.find((t) => t.name === 'InvokeSkill')!.description!;
+      assert.match(desc, /Available skills:\n- release-notes: Write release notes from the git log/);
+      const { prompts } = await client.listPrompts();
+      assert.deepEqual(prompts.map((p) => p.name), ['release-notes']);
+
+      const r = await client.callTool({ name: 'InvokeSkill', arguments: { skill_name: 'release-notes', arguments: '2.1' } });
+      assert.match(textOf(r), /Write notes for version 2\.1\./);
+      assert.deepEqual(sc(r).files, [path.join(dir, 'scripts', 'collect.sh')]);
+      assert.equal(sc(r).folder, dir);
+      const prompt = await client.getPrompt({ name: 'release-notes', arguments: { arguments: '3.0' } });
+      assert.equal((prompt.messages[0]!.content as { text: string }).text, 'Write notes for version 3.0.\n');
+
+      const missing = await client.callTool({ name: 'InvokeSkill', arguments: { skill_name: 'nope' } });
+      assert.match(textOf(missing), /there is no skill "nope". Available: release-notes/);
+      fs.appendFileSync(path.join(h.home, 'pincer-env.txt'), 'SKILL_RELEASE_NOTES=false\n');
+      await waitFor(async () => textOf(await client.callTool({ name: 'InvokeSkill', arguments: { skill_name: 'release-notes' } })).includes('turned off (SKILL_RELEASE_NOTES=false)'), 'the skill to be turned off');
+      const log = fs.readFileSync(path.join(h.home, 'logs', 'hub.log'), 'utf8');
+      assert.match(log, /skill .*broken[\\/]SKILL\.md:4: front matter: Map keys must be unique/);
+    } finally {
+      await client.close();
+      await stopHub(h.home);
+      h.cleanup();
+    }
+  });
+});
+
+describe('AskUserQuestion', () => {
+  test('a client with elicitation gets elicitation/create and its answer comes back', async () => {
+    const h = tempHome();
+    const { client } = await connectV2({ home: h.home, ...BRIDGE, capabilities: { elicitation: { form: {} } } });
+    try {
+      let asked: S | undefined;
+      client.setRequestHandler('elicitation/create', (req) => {
+        asked = req.params as S;
+        return { action: 'accept', content: { q1: 'Postgres', q2: ['Linux', 'macOS'], q2_other: 'BSD too' } };
+      });
+      const r = await client.callTool({
+        name: 'AskUserQuestion',
+        arguments: {
+          questions_json: JSON.stringify([
+            { question: 'Which database?', header: 'DB', options: [{ label: 'Postgres', description: 'relational' }, { label: 'SQLite' }], multiSelect: false },
+            { question: 'Which platforms?', options: [{ label: 'Linux' }, { label: 'macOS' }, { label: 'Windows' }], multiSelect: true },
+          ]),
+        },
+      });
+      const schema = (asked!.requestedSchema as { properties: Record<string, { type: string; enum?: string[]; items?: { enum: string[] } }> }).properties;
+      assert.deepEqual(schema.q1!.enum, ['Postgres', 'SQLite']);
+      assert.equal(schema.q2!.type, 'array');
+      assert.deepEqual(schema.q2!.items!.enum, ['Linux', 'macOS', 'Windows']);
+      assert.equal(schema.q1_other!.type, 'string');
+      assert.deepEqual(sc(r).answers, [
+        { question: 'Which database?', selected: 'Postgres' },
+        { question: 'Which platforms?', selected: ['Linux', 'macOS'], other: 'BSD too' },
+      ]);
+      assert.match(textOf(r), /The person answered:\n- Which database\?\n  → Postgres/);
+    } finally {
+      await client.close();
+      await stopHub(h.home);
+      h.cleanup();
+    }
+  });
+
+  test('without elicitation the question waits in the hub until answered through its API; bad input is a clear error', async () => {
+    const h = tempHome();
+    const { client } = await connectV2({ home: h.home, ...BRIDGE });
+    try {
+      for (const [json, re] of [
+        ['not json', /not valid JSON/],
+        ['[]', /ask 1 to 4 questions/],
+        [JSON.stringify([{ question: 'Q', options: ['only one'] }]), /2 to 8 options/],
+        [JSON.stringify({ questions: [{ text: 'Q', options: ['a', 'a'] }] }), /lists the option "a" twice/],
+        ['42', /must be an array of questions or an object/],
+      ] as [string, RegExp][]) {
+        const r = await client.callTool({ name: 'AskUserQuestion', arguments: { questions_json: json } });
+        assert.equal(r.isError, true);
+        assert.match(textOf(r), re);
+      }
+      const progress: string[] = [];
+      const call = client.callTool(
+        { name: 'AskUserQuestion', arguments: { questions_json: JSON.stringify({ questions: [{ text: 'Deploy now?', options: ['yes', 'no'] }] }) } },
+        { onprogress: (p) => progress.push(p.message ?? ''), resetTimeoutOnProgress: true },
+      );
+      const hub = readHubJson(h.home)!;
+      const headers = { Authorization: `Bearer ${tokenOf(h.home)}`, 'Content-Type': 'application/json' };
+      const pending = await waitFor(async () => {
+        const q = await (await fetch(`${hub.url}/api/questions`, { headers })).json();
+        return q.pending.length ? q.pending : undefined;
+      }, 'the pending question');
+      assert.equal(pending[0].questions[0].question, 'Deploy now?');
+      const wrong = await fetch(`${hub.url}/api/questions/${pending[0].id}/answer`, { method: 'POST', headers, body: JSON.stringify({ answers: [{ question: 'Deploy now?', selected: 'maybe' }] }) });
+      assert.equal(wrong.status, 400);
+      assert.match((await wrong.json()).error.message, /"maybe" is not an option/);
+      const ok = await fetch(`${hub.url}/api/questions/${pending[0].id}/answer`, { method: 'POST', headers, body: JSON.stringify({ answers: [{ question: 'Deploy now?', selected: 'yes', other: 'after lunch' }] }) });
+      assert.equal(ok.status, 200);
+      const r = await call;
+      assert.deepEqual(sc(r).answers, [{ question: 'Deploy now?', selected: 'yes', other: 'after lunch' }]);
+      const again = await fetch(`${hub.url}/api/questions/${pending[0].id}/answer`, { method: 'POST', headers, body: JSON.stringify({ decline: true }) });
+      assert.equal(again.status, 409);
+    } finally {
+      await client.close();
+      await stopHub(h.home);
+      h.cleanup();
+    }
+  });
+
+  test('ASK_TIMEOUT_S: nobody answered', async () => {
+    const h = tempHome();
+    const { client } = await connectV2({ home: h.home, ...BRIDGE, env: { ...BRIDGE.env, ASK_TIMEOUT_S: '5' } });
+    try {
+      const r = await client.callTool({ name: 'AskUserQuestion', arguments: { questions_json: JSON.stringify([{ question: 'Anyone?', options: ['a', 'b'] }]) } });
+      assert.equal(sc(r).status, 'timeout');
+      assert.match(textOf(r), /Nobody answered within 5 s/);
+    } finally {
+      await client.close();
+      await stopHub(h.home);
+      h.cleanup();
+    }
+  });
+});
