@@ -16,6 +16,8 @@ import { QuestionsRepo } from '../store/questions.js';
 import { CallbackScheduler } from '../tools/workflow/scheduler.js';
 import { SkillCatalog } from '../tools/workflow/skills.js';
 import { Asker } from '../tools/interaction/asker.js';
+import { findBrowser, PlaywrightRenderer, type PageRenderer } from '../tools/web/browser.js';
+import { SearchService } from '../tools/search/service.js';
 
 const log = logger('runtime');
 
@@ -29,7 +31,7 @@ export interface Runtime {
 }
 
 /** Builds everything a Pincer process serves from: settings, database, jobs, tools. */
-export function createRuntime(opts: { home: string; cwd?: string; env?: NodeJS.ProcessEnv; watch?: boolean }): Runtime {
+export function createRuntime(opts: { home: string; cwd?: string; env?: NodeJS.ProcessEnv; watch?: boolean; renderer?: PageRenderer }): Runtime {
   const paths = pincerPaths(opts.home);
   ensureHome(paths);
   const cwd = opts.cwd ?? process.cwd();
@@ -45,6 +47,17 @@ export function createRuntime(opts: { home: string; cwd?: string; env?: NodeJS.P
   const questions = new QuestionsRepo(store.db);
   const skills = new SkillCatalog(settings, paths.skillsDir, cwd);
   for (const p of skills.diagnostics()) log.warn(`skill ${p.file}:${p.line}: ${p.message}`);
+  let playwright: { path: string; renderer: PlaywrightRenderer } | undefined;
+  const browser = (): PageRenderer | undefined => {
+    if (opts.renderer) return opts.renderer;
+    const found = findBrowser(settings);
+    if (!found) return undefined;
+    if (playwright?.path !== found) {
+      void playwright?.renderer.close();
+      playwright = { path: found, renderer: new PlaywrightRenderer(found) };
+    }
+    return playwright.renderer;
+  };
   const services: Services = {
     paths,
     settings,
@@ -59,6 +72,8 @@ export function createRuntime(opts: { home: string; cwd?: string; env?: NodeJS.P
     questions,
     asker: new Asker(questions, events, settings),
     skills,
+    browser,
+    search: new SearchService(settings),
   };
   const registry = new ToolRegistry(allTools(), services);
   skills.on('change', () => {
@@ -93,6 +108,7 @@ export function createRuntime(opts: { home: string; cwd?: string; env?: NodeJS.P
       closed = true;
       settings.close();
       skills.close();
+      void playwright?.renderer.close();
       services.scheduler.stop();
       jobs.stopWatching();
       store.db.close();

@@ -2,8 +2,9 @@ import type { AnyTool } from './types.js';
 import { shellTools } from './shell/index.js';
 import { workflowTools } from './workflow/index.js';
 import { interactionTools } from './interaction/index.js';
+import { mediaTools, webTools, searchTools } from './web/index.js';
 
 /** Every tool Pincer serves, in catalogue order. */
 export function allTools(): AnyTool[] {
-  return [...shellTools, ...workflowTools, ...interactionTools];
+  return [...shellTools, ...mediaTools, ...webTools, ...searchTools, ...workflowTools, ...interactionTools];
 }

@@ -12,6 +12,8 @@ import type { QuestionsRepo } from '../store/questions.js';
 import type { CallbackScheduler } from './workflow/scheduler.js';
 import type { SkillCatalog } from './workflow/skills.js';
 import type { Asker } from './interaction/asker.js';
+import type { PageRenderer } from './web/browser.js';
+import type { SearchService } from './search/service.js';
 
 export type ToolResult = CallToolResult;
 
@@ -34,6 +36,9 @@ export interface Services {
   questions: QuestionsRepo;
   asker: Asker;
   skills: SkillCatalog;
+  /** The browser ReadDocs renders with, or undefined when none is installed. */
+  browser(): PageRenderer | undefined;
+  search: SearchService;
 }
 
 /** What one tool call gets: services plus the per-call channel back to the client. */

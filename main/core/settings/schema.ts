@@ -74,6 +74,29 @@ export const SETTINGS = {
   ASK_TIMEOUT_S: spec({ schema: int(5, 86400), default: '600', group: 'workflow', description: 'Seconds AskUserQuestion waits for an answer before saying nobody answered.' }),
   CALLBACK_MAX: spec({ schema: int(1, 8), default: '8', group: 'workflow', description: 'Most active SetCallback timers (slot ids 0 to CALLBACK_MAX-1).' }),
   ADDITIONAL_SKILLS: spec({ schema: text, default: '', group: 'workflow', description: 'More skill folders, comma-separated, searched after the built-in places.' }),
+  IMAGE_MAX_EDGE: spec({ schema: int(64, 16384), default: '1568', group: 'web', description: 'Longest edge, in pixels, of an image sent to the client; larger images are scaled down.' }),
+  IMAGE_MAX_BYTES: spec({ schema: int(10240, 104857600), default: '3932160', group: 'web', description: 'Largest encoded image sent to the client (3.75 MB); larger ones are recompressed or scaled down.' }),
+  IMAGE_MAX_FILE_BYTES: spec({ schema: int(1024, 4294967296), default: '268435456', group: 'web', description: 'Largest image file ReadImage opens.' }),
+  BROWSER_PATH: spec({ schema: text, default: '', group: 'web', description: 'Chrome, Chromium or Edge for ReadDocs. Empty: look in the usual places of this OS.' }),
+  READDOCS_TIMEOUT_MS: spec({ schema: int(1000, 300000), default: '30000', group: 'web', description: 'How long ReadDocs waits for a page.' }),
+  READDOCS_WAIT_MAX_MS: spec({ schema: int(0, 60000), default: '10000', group: 'web', description: 'Cap on ReadDocs wait_ms (time to wait after load for late content).' }),
+  READDOCS_MAX_BYTES: spec({ schema: int(1024, 1073741824), default: '20971520', group: 'web', description: 'Largest response ReadDocs downloads.' }),
+  READDOCS_MAX_CHARS: spec({ schema: int(1000, 10000000), default: '40000', group: 'web', description: 'Characters of a page ReadDocs returns at once; pass offset to read on.' }),
+  USER_AGENT_READDOCS: spec({ schema: text, default: '', group: 'web', description: 'User agent of ReadDocs requests. Empty: the browser\'s own, or a Chrome-like one for plain fetches.' }),
+  USER_AGENT_SEARCH: spec({ schema: text, default: '', group: 'web', description: 'User agent of WebSearch requests. Empty: a current desktop Chrome.' }),
+  SEARCH_ENGINES: spec({
+    schema: text,
+    default: 'wikipedia,duckduckgo,duckduckgo_lite,startpage,brave,mojeek,yahoo,qwant,bing,yandex,baidu,google,brave_api,marginalia,tavily,searxng',
+    group: 'web',
+    description: 'Engines WebSearch asks, comma-separated. Keyed engines (brave_api, marginalia, tavily, searxng) are used only when configured.',
+  }),
+  SEARCH_ENGINE_TIMEOUT_MS: spec({ schema: int(200, 60000), default: '4000', group: 'web', description: 'How long WebSearch waits for one engine.' }),
+  SEARCH_DEADLINE_MS: spec({ schema: int(500, 120000), default: '6000', group: 'web', description: 'When WebSearch answers with what it has, at the latest.' }),
+  SEARCH_REST_S: spec({ schema: int(0, 86400), default: '300', group: 'web', description: 'Seconds an engine that failed, was rate-limited or showed a CAPTCHA is left alone.' }),
+  BRAVE_API_KEY: spec({ schema: text, default: '', secret: true, group: 'web', description: 'Brave Search API key (enables brave_api).' }),
+  TAVILY_API_KEY: spec({ schema: text, default: '', secret: true, group: 'web', description: 'Tavily API key (enables tavily).' }),
+  MARGINALIA_API_KEY: spec({ schema: text, default: '', secret: true, group: 'web', description: 'Marginalia Search API key (enables marginalia; "public" works with low limits).' }),
+  SEARXNG_URL: spec({ schema: text, default: '', group: 'web', description: 'Base URL of your SearXNG with the JSON format enabled (enables searxng).' }),
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;
@@ -82,6 +105,7 @@ export type SettingValues = { [K in SettingKey]: z.output<(typeof SETTINGS)[K]['
 /** Families of keys declared by pattern: one per tool, one per skill. */
 export const PATTERN_SETTINGS = [
   { pattern: /^TOOL_[A-Z0-9_]+$/, schema: bool, default: 'true', description: 'Enable (true) or disable (false) one tool, named upper-cased, e.g. TOOL_BASH.' },
+  { pattern: /^SEARCH_URL_[A-Z0-9_]+$/, schema: z.string().trim().url('expected a URL'), default: '', description: 'Base URL of one search engine, e.g. SEARCH_URL_BING (tests point engines at local fakes).' },
   { pattern: /^SKILL_[A-Z0-9_]+$/, schema: bool, default: 'true', description: 'Enable or disable one skill, named upper-cased with - as _, e.g. SKILL_CODE_REVIEW.' },
 ] as const;
 

@@ -1,0 +1,61 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { defineTool } from '../types.js';
+import { UserError } from '../../core/errors.js';
+import { formatBytes } from '../../core/format.js';
+import { prepareImage, describeImage } from './image.js';
+
+export const readImageTool = defineTool({
+  name: 'ReadImage',
+  title: 'Look at an image file',
+  group: 'filesystem',
+  description:
+    'Read an image file and return it as an image you can see, with its format and size. PNG, JPEG, GIF (first frame), WebP, BMP, ' +
+    'TIFF, AVIF and SVG are detected from the bytes; large images are scaled down to what clients accept. file_path must be absolute.',
+  inputSchema: z.object({ file_path: z.string().describe('The absolute path to the image file') }),
+  outputSchema: z.object({
+    file_path: z.string(),
+    format: z.string(),
+    mime_type: z.string(),
+    original: z.object({ width: z.number(), height: z.number(), bytes: z.number() }),
+    sent: z.object({ width: z.number(), height: z.number(), bytes: z.number() }),
+    notes: z.array(z.string()),
+  }),
+  annotations: { title: 'Look at an image file', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  async handler(args, ctx) {
+    const file = args.file_path.trim();
+    if (!file) throw new UserError('ReadImage: file_path is empty; pass the absolute path of an image.');
+    if (!path.isAbsolute(file)) throw new UserError(`ReadImage: ${file} is a relative path; pass an absolute path such as /home/me/picture.png.`);
+    let st: fs.Stats;
+    try {
+      st = await fs.promises.stat(file);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') throw new UserError(`ReadImage: ${file} does not exist.`);
+      if (code === 'EACCES' || code === 'EPERM') throw new UserError(`ReadImage: ${file} cannot be read (permission denied).`);
+      throw new UserError(`ReadImage: ${file} cannot be read: ${(err as Error).message}`);
+    }
+    if (st.isDirectory()) throw new UserError(`ReadImage: ${file} is a directory, not an image file.`);
+    if (!st.isFile()) throw new UserError(`ReadImage: ${file} is not a regular file.`);
+    if (st.size === 0) throw new UserError(`ReadImage: ${file} is empty (0 bytes).`);
+    const max = ctx.services.settings.get('IMAGE_MAX_FILE_BYTES');
+    if (st.size > max) throw new UserError(`ReadImage: ${file} is ${formatBytes(st.size)}, more than IMAGE_MAX_FILE_BYTES (${formatBytes(max)}).`);
+    let buf: Buffer;
+    try {
+      buf = await fs.promises.readFile(file);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new UserError(`ReadImage: ${file} cannot be read${code === 'EACCES' || code === 'EPERM' ? ' (permission denied)' : `: ${(err as Error).message}`}.`);
+    }
+    const s = ctx.services.settings;
+    const img = await prepareImage(buf, file, { maxEdge: s.get('IMAGE_MAX_EDGE'), maxBytes: s.get('IMAGE_MAX_BYTES') });
+    return {
+      content: [
+        { type: 'text', text: describeImage(file, img) },
+        { type: 'image', data: img.data.toString('base64'), mimeType: img.mimeType },
+      ],
+      structuredContent: { file_path: file, format: img.format, mime_type: img.mimeType, original: img.original, sent: img.sent, notes: img.notes },
+    };
+  },
+});

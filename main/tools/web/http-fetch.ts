@@ -1,0 +1,97 @@
+import { fetch as undiciFetch, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import { UserError } from '../../core/errors.js';
+import { formatBytes, formatDuration } from '../../core/format.js';
+
+export const CHROME_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36';
+
+let proxyAgent: Dispatcher | undefined;
+/** Honours HTTP_PROXY / HTTPS_PROXY / NO_PROXY like curl does. */
+export function dispatcher(): Dispatcher {
+  proxyAgent ??= new EnvHttpProxyAgent();
+  return proxyAgent;
+}
+
+export interface Fetched {
+  url: string;
+  finalUrl: string;
+  status: number;
+  contentType: string;
+  body: Buffer;
+}
+
+export interface FetchOptions {
+  timeoutMs: number;
+  maxBytes: number;
+  userAgent?: string;
+  signal?: AbortSignal;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Name used in error messages ("ReadDocs"). */
+  tool: string;
+  /** Return 4xx/5xx responses instead of throwing. */
+  allowErrors?: boolean;
+}
+
+/** One HTTP request with a deadline, a size cap, redirects followed, and errors a person can act on. */
+export async function fetchUrl(url: string, o: FetchOptions): Promise<Fetched> {
+  const timeout = AbortSignal.timeout(o.timeoutMs);
+  const signal = o.signal ? AbortSignal.any([o.signal, timeout]) : timeout;
+  let res;
+  try {
+    res = await undiciFetch(url, {
+      method: o.method ?? 'GET',
+      redirect: 'follow',
+      signal,
+      dispatcher: dispatcher(),
+      body: o.body,
+      headers: {
+        'User-Agent': o.userAgent || CHROME_UA,
+        Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,application/json;q=0.8,*/*;q=0.7',
+        'Accept-Language': 'en-US,en;q=0.9',
+        ...o.headers,
+      },
+    });
+  } catch (err) {
+    throw new UserError(`${o.tool}: ${url}: ${networkError(err, o.timeoutMs)}`);
+  }
+  if (res.status >= 400 && !o.allowErrors) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new UserError(`${o.tool}: ${url} answered HTTP ${res.status} ${res.statusText || ''}`.trimEnd() + (res.status === 404 ? ' — the page does not exist.' : res.status === 403 || res.status === 401 ? ' — access is denied.' : res.status === 429 ? ' — too many requests; try later.' : '.'));
+  }
+  const declared = Number(res.headers.get('content-length') ?? 0);
+  if (declared > o.maxBytes) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new UserError(`${o.tool}: ${url} is ${formatBytes(declared)}, more than the ${formatBytes(o.maxBytes)} limit (READDOCS_MAX_BYTES).`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of res.body ?? []) {
+      size += (chunk as Uint8Array).length;
+      if (size > o.maxBytes) {
+        await res.body?.cancel().catch(() => undefined);
+        throw new UserError(`${o.tool}: ${url} is larger than the ${formatBytes(o.maxBytes)} limit (READDOCS_MAX_BYTES).`);
+      }
+      chunks.push(Buffer.from(chunk as Uint8Array));
+    }
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    throw new UserError(`${o.tool}: ${url}: ${networkError(err, o.timeoutMs)}`);
+  }
+  return { url, finalUrl: res.url || url, status: res.status, contentType: (res.headers.get('content-type') ?? '').toLowerCase(), body: Buffer.concat(chunks) };
+}
+
+/** Turns undici's nested causes into one sentence. */
+export function networkError(err: unknown, timeoutMs: number): string {
+  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string; name?: string } };
+  const code = e.cause?.code ?? '';
+  if (e.name === 'TimeoutError' || e.cause?.name === 'TimeoutError' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT') return `timed out after ${formatDuration(timeoutMs)}.`;
+  if (e.name === 'AbortError') return 'cancelled.';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host name could not be resolved (DNS). Check the URL or the network.';
+  if (code === 'ECONNREFUSED') return 'the connection was refused: nothing listens there.';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'the connection was reset by the server.';
+  if (/CERT|SSL|TLS|self.signed|UNABLE_TO_VERIFY/i.test(code + ' ' + (e.cause?.message ?? ''))) return `TLS error: ${e.cause?.message ?? code}. The site's certificate is not trusted.`;
+  if (code === 'UND_ERR_TOO_MANY_REDIRECTS' || /redirect/i.test(e.cause?.message ?? '')) return 'too many redirects.';
+  return `${e.cause?.message ?? e.message ?? String(err)}`;
+}

@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { defineTool, type ToolResult } from '../types.js';
+import { UserError } from '../../core/errors.js';
+import { formatBytes } from '../../core/format.js';
+import { fetchUrl } from './http-fetch.js';
+import { extract } from './extract.js';
+import { prepareImage, describeImage } from '../media/image.js';
+
+const FORMATS = ['markdown', 'text', 'html'] as const;
+
+function checkUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new UserError(`ReadDocs: "${raw}" is not a URL. Pass a full address such as https://example.com/docs.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UserError(`ReadDocs: only http and https URLs can be read; ${url.protocol} URLs are refused. Use ReadImage or Bash for local files.`);
+  }
+  return url;
+}
+
+/** Cuts a long page at `limit` characters from `offset`, saying where and how to read on. */
+function page(text: string, offset: number, limit: number): { text: string; note?: string; next?: number } {
+  if (offset > 0 && offset >= text.length) throw new UserError(`ReadDocs: offset ${offset} is past the end of the page (${text.length} characters).`);
+  if (offset === 0 && text.length <= limit) return { text };
+  const end = Math.min(text.length, offset + limit);
+  const more = end < text.length;
+  return {
+    text: text.slice(offset, end),
+    note: `[Characters ${offset}–${end} of ${text.length}.${more ? ` Call ReadDocs again with offset=${end} to read on.` : ' This is the end.'}]`,
+    next: more ? end : undefined,
+  };
+}
+
+export const readDocsTool = defineTool({
+  name: 'ReadDocs',
+  title: 'Read a web page',
+  group: 'web',
+  description:
+    'Fetch a URL and return its main content as markdown (default), plain text or the rendered HTML. Pages are rendered in a real ' +
+    'browser so JavaScript-built docs work; wait_ms waits longer for late content. PDFs come back as text, images as images, JSON and ' +
+    'plain text as is. Long pages are cut; pass offset to read on. Only http and https URLs.',
+  inputSchema: z.object({
+    url: z.string().describe('The URL to fetch'),
+    format: z.enum(FORMATS, { error: 'format must be markdown, text or html' }).optional().describe('Output format: text, html, or markdown'),
+    wait_ms: z.number().int().min(0, 'wait_ms must be 0 or more').optional().describe('Wait time for page load in ms'),
+    offset: z.number().int().min(0, 'offset must be 0 or more').optional().describe('Character offset to continue reading a long page'),
+  }),
+  outputSchema: z.object({
+    url: z.string(),
+    final_url: z.string(),
+    title: z.string(),
+    format: z.string(),
+    content_type: z.string(),
+    rendered_with: z.string().describe('The browser, or "http" when scripts were not run'),
+    total_chars: z.number().int(),
+    next_offset: z.number().int().nullable(),
+  }),
+  annotations: { title: 'Read a web page', readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+  async handler(args, ctx): Promise<ToolResult> {
+    const s = ctx.services.settings;
+    const url = checkUrl(args.url);
+    const format = args.format ?? 'markdown';
+    const timeoutMs = s.get('READDOCS_TIMEOUT_MS');
+    const ua = s.get('USER_AGENT_READDOCS');
+    const fetched = await fetchUrl(url.href, { timeoutMs, maxBytes: s.get('READDOCS_MAX_BYTES'), userAgent: ua, signal: ctx.signal, tool: 'ReadDocs' });
+    const type = fetched.contentType.split(';')[0]!.trim();
+    const base = { url: url.href, final_url: fetched.finalUrl, content_type: type || 'unknown' };
+
+    if (type.startsWith('image/')) {
+      const img = await prepareImage(fetched.body, fetched.finalUrl, { maxEdge: s.get('IMAGE_MAX_EDGE'), maxBytes: s.get('IMAGE_MAX_BYTES') });
+      return {
+        content: [{ type: 'text', text: describeImage(fetched.finalUrl, img) }, { type: 'image', data: img.data.toString('base64'), mimeType: img.mimeType }],
+        structuredContent: { ...base, title: '', format: 'image', rendered_with: 'http', total_chars: 0, next_offset: null },
+      };
+    }
+
+    let title = '';
+    let body: string;
+    let renderedWith = 'http';
+    const notes: string[] = [];
+    if (type === 'application/pdf' || fetched.body.subarray(0, 5).toString('latin1') === '%PDF-') {
+      const { extractText, getDocumentProxy } = await import('unpdf');
+      try {
+        const pdf = await getDocumentProxy(new Uint8Array(fetched.body));
+        const r = await extractText(pdf, { mergePages: true });
+        body = String(r.text).trim();
+        notes.push(`PDF, ${r.totalPages} page(s), ${formatBytes(fetched.body.length)}`);
+      } catch (err) {
+        throw new UserError(`ReadDocs: ${fetched.finalUrl} is a PDF that could not be read: ${(err as Error).message}`);
+      }
+    } else if (type === 'text/html' || type === 'application/xhtml+xml' || (type === '' && /<html[\s>]/i.test(fetched.body.subarray(0, 2048).toString()))) {
+      let html = fetched.body.toString('utf8');
+      let finalUrl = fetched.finalUrl;
+      const renderer = ctx.services.browser();
+      if (renderer) {
+        const waitMs = Math.min(args.wait_ms ?? 0, s.get('READDOCS_WAIT_MAX_MS'));
+        try {
+          const r = await renderer.render(fetched.finalUrl, { waitMs, timeoutMs, userAgent: ua || undefined, signal: ctx.signal });
+          html = r.html;
+          finalUrl = r.finalUrl;
+          renderedWith = renderer.name;
+        } catch (err) {
+          notes.push(`the browser failed (${(err as Error).message.split('\n')[0]}); showing the page as fetched, scripts were not run`);
+        }
+      } else {
+        notes.push('no browser found, so scripts were not run: install Chrome, Chromium or Edge, or set BROWSER_PATH');
+      }
+      base.final_url = finalUrl;
+      if (format === 'html') {
+        body = html;
+        title = /<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1]?.trim() ?? '';
+      } else {
+        const ex = extract(html, finalUrl);
+        title = ex.title;
+        body = format === 'markdown' ? ex.markdown : ex.text;
+      }
+    } else if (type.startsWith('text/') || type.includes('json') || type.includes('xml') || type.includes('javascript') || type === '') {
+      body = fetched.body.toString('utf8');
+      if (type.includes('json')) {
+        try {
+          body = JSON.stringify(JSON.parse(body), null, 2);
+        } catch {
+          // Not valid JSON after all: as is.
+        }
+      }
+    } else {
+      throw new UserError(`ReadDocs: ${fetched.finalUrl} is ${type} (${formatBytes(fetched.body.length)}), which ReadDocs cannot show. Download it with Bash (curl -o) instead.`);
+    }
+
+    const cut = page(body, args.offset ?? 0, s.get('READDOCS_MAX_CHARS'));
+    const header = format === 'markdown' && renderedWith !== 'http-only' ? [`# ${title || base.final_url}`, `URL: ${base.final_url}`, ''] : [`URL: ${base.final_url}`, ''];
+    const parts = [...header, cut.text];
+    if (cut.note) parts.push('', cut.note);
+    for (const n of notes) parts.push(`[Note: ${n}]`);
+    return {
+      content: [{ type: 'text', text: parts.join('\n') }],
+      structuredContent: { ...base, title, format, rendered_with: renderedWith, total_chars: body.length, next_offset: cut.next ?? null },
+    };
+  },
+});

@@ -1,0 +1,134 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import fs from 'node:fs';
+import sharp from 'sharp';
+import type { Client } from '@modelcontextprotocol/client';
+import { connectV2, textOf } from './helpers/clients.js';
+import { tempHome } from './helpers/env.js';
+import { makePdf } from './helpers/pdf.js';
+
+const JS_PAGE = `<!doctype html><html><head><title>Widget Guide</title></head><body>
+<nav><a href="/">Home</a> · <a href="/about">About</a></nav>
+<main id="app"><p>Loading…</p></main>
+<script>
+setTimeout(() => {
+  document.getElementById('app').innerHTML = \`
+    <article>
+      <h1>Widget Guide</h1>
+      <p>Widgets are configured in <code>widget.toml</code>. This guide explains every option the widget understands, with an example.
+      Read the <a href="../reference/options.html">options reference</a> for the full list of settings and their defaults.</p>
+      <h2>Options</h2>
+      <table><tr><td>name</td><td>default</td></tr><tr><td>size</td><td>42</td></tr><tr><td>color</td><td>blue</td></tr></table>
+      <h2>Example</h2>
+      <pre><code class="language-python">import widget
+widget.run(size=42)</code></pre>
+      <p>Rendered-by-javascript marker: the content above was inserted after 300 ms.</p>
+    </article>\`;
+}, 300);
+</script></body></html>`;
+
+describe('ReadDocs against a local site', () => {
+  const h = tempHome();
+  let server: http.Server;
+  let base = '';
+  let client: Client;
+  let plain: Client;
+  before(async () => {
+    const png = await sharp({ create: { width: 3000, height: 1000, channels: 3, background: '#123456' } }).png().toBuffer();
+    server = http.createServer((req, res) => {
+      const u = req.url ?? '/';
+      if (u === '/docs/guide.html') res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(JS_PAGE);
+      else if (u === '/moved') res.writeHead(302, { Location: '/docs/guide.html' }).end();
+      else if (u === '/missing') res.writeHead(404, { 'Content-Type': 'text/html' }).end('<h1>nope</h1>');
+      else if (u === '/slow') setTimeout(() => res.writeHead(200).end('late'), 5000);
+      else if (u === '/huge') res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': String(50 * 1024 * 1024) }).end();
+      else if (u === '/data.json') res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"a":1,"b":[2,3]}');
+      else if (u === '/notes.txt') res.writeHead(200, { 'Content-Type': 'text/plain' }).end('plain notes\nline two\n');
+      else if (u === '/paper.pdf') res.writeHead(200, { 'Content-Type': 'application/pdf' }).end(makePdf('Hello from a PDF'));
+      else if (u === '/chart.png') res.writeHead(200, { 'Content-Type': 'image/png' }).end(png);
+      else if (u === '/long.txt') res.writeHead(200, { 'Content-Type': 'text/plain' }).end('0123456789'.repeat(500));
+      else if (u === '/archive.zip') res.writeHead(200, { 'Content-Type': 'application/zip' }).end(Buffer.from('PK\u0003\u0004rest'));
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    ({ client } = await connectV2({ home: h.home, env: { READDOCS_TIMEOUT_MS: '2500', READDOCS_MAX_BYTES: '10485760', READDOCS_MAX_CHARS: '2000' } }));
+    ({ client: plain } = await connectV2({ home: h.home, env: { BROWSER_PATH: 'off' } }));
+  });
+  after(async () => {
+    await client.close();
+    await plain.close();
+    server.close();
+    h.cleanup();
+  });
+
+  const read = (c: Client, args: Record<string, unknown>) => c.callTool({ name: 'ReadDocs', arguments: args });
+
+  test('with Chromium: content inserted by JavaScript after 300 ms comes out as markdown; table, code and links right', { skip: !fs.existsSync('/usr/bin/chromium') && 'no /usr/bin/chromium' }, async () => {
+    const r = await read(client, { url: `${base}/moved` });
+    assert.notEqual(r.isError, true, textOf(r));
+    const md = textOf(r);
+    assert.match(md, /^# Widget Guide\nURL: http:\/\/127\.0\.0\.1:\d+\/docs\/guide\.html\n/);
+    assert.match(md, /Rendered-by-javascript marker/);
+    assert.match(md, /\| name \| default\s*\|/);
+    assert.match(md, /\| size \| 42\s*\|/);
+    assert.match(md, /```python\nimport widget\nwidget\.run\(size=42\)\n```/);
+    assert.match(md, new RegExp(`\\[options reference\\]\\(${base.replace(/[.]/g, '\\.')}/reference/options\\.html\\)`));
+    const sc = r.structuredContent as { rendered_with: string; final_url: string };
+    assert.equal(sc.rendered_with, 'chromium');
+    assert.equal(sc.final_url, `${base}/docs/guide.html`);
+    const text = await read(client, { url: `${base}/docs/guide.html`, format: 'text' });
+    assert.match(textOf(text), /Rendered-by-javascript marker/);
+    assert.doesNotMatch(textOf(text), /```/);
+    const html = await read(client, { url: `${base}/docs/guide.html`, format: 'html', wait_ms: 100 });
+    assert.match(textOf(html), /<table>/);
+  });
+
+  test('without a browser it says scripts were not run', async () => {
+    const r = await read(plain, { url: `${base}/docs/guide.html` });
+    assert.doesNotMatch(textOf(r), /Rendered-by-javascript marker/);
+    assert.match(textOf(r), /scripts were not run/);
+    assert.equal((r.structuredContent as { rendered_with: string }).rendered_with, 'http');
+  });
+
+  test('JSON, text, PDF and images', async () => {
+    assert.match(textOf(await read(client, { url: `${base}/data.json` })), /\{\n  "a": 1,\n  "b": \[\n    2,\n    3\n  \]\n\}/);
+    assert.match(textOf(await read(client, { url: `${base}/notes.txt` })), /plain notes\nline two/);
+    assert.match(textOf(await read(client, { url: `${base}/paper.pdf` })), /Hello from a PDF[\s\S]*PDF, 1 page/);
+    const img = await read(client, { url: `${base}/chart.png` });
+    const c = img.content as { type: string; mimeType?: string; data?: string }[];
+    assert.equal(c[1]!.type, 'image');
+    const meta = await sharp(Buffer.from(c[1]!.data!, 'base64')).metadata();
+    assert.equal(meta.width, 1568);
+  });
+
+  test('long pages are cut with a note, and offset reads on', async () => {
+    const first = await read(client, { url: `${base}/long.txt` });
+    assert.match(textOf(first), /\[Characters 0–2000 of 5000\. Call ReadDocs again with offset=2000 to read on\.\]/);
+    assert.equal((first.structuredContent as { next_offset: number }).next_offset, 2000);
+    const last = await read(client, { url: `${base}/long.txt`, offset: 4000 });
+    assert.match(textOf(last), /\[Characters 4000–5000 of 5000\. This is the end\.\]/);
+    assert.match(textOf(await read(client, { url: `${base}/long.txt`, offset: 9000 })), /offset 9000 is past the end/);
+  });
+
+  test('errors: schemes, HTTP status, timeouts, DNS, TLS, size, unknown types', async () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ url: 'file:///etc/passwd' }, /only http and https URLs can be read; file: URLs are refused/],
+      [{ url: 'ftp://example.com/x' }, /ftp: URLs are refused/],
+      [{ url: 'not a url' }, /is not a URL/],
+      [{ url: `${base}/missing` }, /answered HTTP 404 Not Found — the page does not exist/],
+      [{ url: `${base}/slow` }, /timed out after 2\.5 s/],
+      [{ url: 'http://no-such-host.invalid/' }, /could not be resolved \(DNS\)|resolve/],
+      [{ url: `${base.replace('http:', 'https:')}/notes.txt` }, /TLS error|SSL|EPROTO|wrong version/i],
+      [{ url: `${base}/huge` }, /more than the 10 MB limit \(READDOCS_MAX_BYTES\)/],
+      [{ url: `${base}/archive.zip` }, /is application\/zip .* which ReadDocs cannot show/],
+      [{ url: `${base}/notes.txt`, format: 'pdf' }, /format must be markdown, text or html/],
+    ];
+    for (const [args, re] of cases) {
+      const r = await read(client, args);
+      assert.equal(r.isError, true, JSON.stringify(args));
+      assert.match(textOf(r), re, JSON.stringify(args));
+    }
+  });
+});
