@@ -103,7 +103,7 @@ describe('pincer stdio --standalone with the v2 client', () => {
     assert.equal(row.status, 'running');
     const kill = await client.callTool({ name: 'KillBgTask', arguments: { task_id: id } });
     assert.match(textOf(kill), new RegExp(`Killed task ${id}`));
-    assert.ok(!pidAlive(row.pid));
+    await waitFor(() => !pidAlive(row.pid), 'the job process to be gone');
     const after = await client.callTool({ name: 'ListBgTasks', arguments: {} });
     assert.match(textOf(after), new RegExp(`\\b${id}\\s+killed`));
     const again = await client.callTool({ name: 'KillBgTask', arguments: { task_id: id } });

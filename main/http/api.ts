@@ -49,5 +49,10 @@ export function hubApi(runtime: Runtime, _sessions: SessionTable): express.Route
     }
   });
 
+  r.get('/api/search/engines', (_req, res) => {
+    const enabled = new Set(s.search.engines().map((e) => e.name));
+    res.json({ engines: s.search.healthReport().map((h) => ({ ...h, enabled: enabled.has(h.name) })), unknown: s.search.unknownEngines() });
+  });
+
   return r;
 }

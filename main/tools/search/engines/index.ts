@@ -1,5 +1,6 @@
 import type { Engine, SearchResult } from '../types.js';
 import { assertNotBlocked, clean, parseJson, EngineUnreadable, EngineBlocked } from '../types.js';
+import { parseHTML } from 'linkedom';
 import { htmlEngine, param } from './html.js';
 
 const enc = encodeURIComponent;
@@ -31,18 +32,30 @@ const duckduckgo = htmlEngine({
   noResults: /class="no-results"|No results\./,
 });
 
-const duckduckgoLite = htmlEngine({
+/** Lite lays each result over three table rows: the link, then the snippet, then the URL. */
+const duckduckgoLite: Engine = {
   name: 'duckduckgo_lite',
   weight: 1.0,
   defaultBase: 'https://lite.duckduckgo.com',
   request: (q, base) => ({ url: `${base}/lite/`, method: 'POST', headers: form, body: `q=${enc(q)}&kl=` }),
-  // Lite puts each result in rows of one table; the link row carries the class.
-  item: 'tr:has(a.result-link)',
-  link: 'a.result-link',
-  snippet: 'td.result-snippet',
-  unwrap: (href) => param('uddg', href) ?? href,
-  noResults: /No results\./,
-});
+  parse(body, status) {
+    assertNotBlocked(body, status);
+    const { document } = parseHTML(body);
+    const out: SearchResult[] = [];
+    for (const a of document.querySelectorAll('a.result-link')) {
+      const href = a.getAttribute('href');
+      if (!href) continue;
+      let url = param('uddg', href) ?? href;
+      if (url.startsWith('//')) url = `https:${url}`;
+      if (!/^https?:\/\//.test(url)) continue;
+      let row = a.closest('tr')?.nextElementSibling;
+      while (row && !row.querySelector('td.result-snippet') && !row.querySelector('a.result-link')) row = row.nextElementSibling;
+      out.push({ title: clean(a.textContent), url, snippet: clean(row?.querySelector('td.result-snippet')?.textContent) });
+    }
+    if (out.length === 0 && !/No results\./.test(body)) throw new EngineUnreadable('returned a page without recognisable results');
+    return out;
+  },
+};
 
 const startpage = htmlEngine({
   name: 'startpage',
