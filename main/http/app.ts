@@ -9,6 +9,7 @@ import type { SessionTable } from './sessions.js';
 import type { Dispatcher } from './dispatch.js';
 import type { Runtime } from '../mcp/runtime.js';
 import { VERSION } from '../core/version.js';
+import { dashboardStatic } from './static.js';
 
 export interface AppDeps {
   runtime: Runtime;
@@ -55,6 +56,7 @@ export function buildApp(deps: AppDeps) {
     });
   });
 
+  app.use(dashboardStatic(settings));
   app.use(requireToken(settings));
   app.use((req, res, next) => {
     const limit = settings.get('MAX_BODY_BYTES');

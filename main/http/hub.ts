@@ -14,6 +14,7 @@ import { logger } from '../core/log.js';
 import { SETTINGS } from '../core/settings/schema.js';
 import type express from 'express';
 import { hubApi } from './api.js';
+import { dashboardApi } from './dashboard-api.js';
 import type { HubEvent } from '../mcp/events.js';
 
 const log = logger('hub');
@@ -65,6 +66,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
 
     const rt = runtime;
     let port = 0;
+    let hubUrl = '';
     const guard: GuardOptions = { settings, port: () => port, extraOrigins: opts.extraOrigins };
     const sessions = new SessionTable(rt.events, {
       maxSessions: () => settings.get('MAX_SESSIONS'),
@@ -82,7 +84,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       guard,
       newServer: (_era, transport) => newServer(transport),
       startedAt,
-      extraRoutes: [hubApi(rt, sessions), ...(opts.extraRoutes?.({ runtime: rt, sessions }) ?? [])],
+      extraRoutes: [hubApi(rt, sessions), dashboardApi(rt, sessions, () => hubUrl), ...(opts.extraRoutes?.({ runtime: rt, sessions }) ?? [])],
     });
 
     const server = http.createServer({ maxHeaderSize: 16 * 1024 }, app);
@@ -126,6 +128,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     const defaultPort = Number(SETTINGS.HTTP_PORT.default);
     port = await listen(server, host, settings.get('HTTP_PORT'), defaultPort);
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    hubUrl = url;
     writeHubInfo(paths, { url, port, pid: process.pid, started: new Date(startedAt).toISOString(), version: VERSION });
     sessions.startSweeping(Math.min(15_000, Math.max(250, (settings.get('SESSION_IDLE_S') * 1000) / 2)));
     log.info(`hub listening on ${url}`);

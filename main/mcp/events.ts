@@ -7,7 +7,7 @@ export type HubEvent =
   | { type: 'tools_changed'; at: number }
   | { type: 'settings_changed'; keys: string[]; at: number }
   | { type: 'session_opened' | 'session_closed'; session: string; transport: string; client?: string; at: number }
-  | { type: 'job_started' | 'job_ended'; job: { id: number; command: string; status: string; exit_code: number | null }; at: number }
+  | { type: 'job_started' | 'job_ended' | 'job_output'; job: { id: number; command: string; status: string; exit_code: number | null }; at: number }
   | { type: string; at: number; [k: string]: unknown };
 
 export class EventBus extends EventEmitter<{ event: [HubEvent] }> {

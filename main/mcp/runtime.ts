@@ -18,10 +18,12 @@ import { SkillCatalog } from '../tools/workflow/skills.js';
 import { Asker } from '../tools/interaction/asker.js';
 import { findBrowser, PlaywrightRenderer, type PageRenderer } from '../tools/web/browser.js';
 import { SearchService } from '../tools/search/service.js';
+import { Activity } from './activity.js';
 
 const log = logger('runtime');
 
 export interface Runtime {
+  activity: Activity;
   paths: PincerPaths;
   services: Services;
   registry: ToolRegistry;
@@ -76,6 +78,7 @@ export function createRuntime(opts: { home: string; cwd?: string; env?: NodeJS.P
     search: new SearchService(settings),
   };
   const registry = new ToolRegistry(allTools(), services);
+  const activity = new Activity(events);
   skills.on('change', () => {
     for (const p of skills.diagnostics()) log.warn(`skill ${p.file}:${p.line}: ${p.message}`);
     events.publish({ type: 'skills_changed', at: Date.now() });
@@ -98,6 +101,7 @@ export function createRuntime(opts: { home: string; cwd?: string; env?: NodeJS.P
   services.scheduler.start();
   let closed = false;
   return {
+    activity,
     paths,
     services,
     registry,

@@ -118,9 +118,19 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     return this.repo.list();
   }
 
+  private sizes = new Map<number, number>();
+
   reconcileAll(): void {
     if (this.readOnly) return;
-    for (const job of this.repo.running()) this.reconcile(job);
+    for (const job of this.repo.running()) {
+      // Growing logs are announced so that the dashboard can show output live.
+      const size = fileSize(job.log_path);
+      if (size !== (this.sizes.get(job.id) ?? 0)) {
+        this.sizes.set(job.id, size);
+        this.emit('event', { type: 'job_output', job });
+      }
+      if (!isActive(this.reconcile(job))) this.sizes.delete(job.id);
+    }
   }
 
   /** Brings one row up to date with the exit file and the process table. */
