@@ -14,6 +14,11 @@ Usage:
   pincer stop                 stop the running hub (background jobs keep running)
   pincer token                print the hub's bearer token
   pincer token rotate         replace the token (clients must use the new one)
+  pincer connect <client> [--http] [--project DIR]
+                              add Pincer to a client's config (claude-desktop, claude-code,
+                              cursor, vscode, windsurf); other entries are left as they are
+  pincer disconnect <client> [--project DIR]
+                              remove Pincer's entry again
   pincer --version            print the version
 
 Data directory: $PINCER_HOME (default ~/.pincer)`;
@@ -97,6 +102,9 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`pincer token: unknown subcommand "${sub}". Use "pincer token" or "pincer token rotate".\n`);
       return 2;
     }
+    case 'connect':
+    case 'disconnect':
+      return (await import('./connect.js')).runConnect(command, rest, home);
     default:
       process.stderr.write(`pincer: unknown command "${command}". Run "pincer --help" for the commands.\n`);
       return 2;

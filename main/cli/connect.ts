@@ -1,0 +1,41 @@
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { CLIENT_IDS, type ClientId } from '../connect/clients.js';
+import { connectClient, disconnectClient } from '../connect/connect.js';
+import { readHubInfo } from '../http/lock.js';
+import { pincerPaths } from '../core/paths.js';
+import { readToken } from './hub-client.js';
+import { UserError } from '../core/errors.js';
+
+/** `pincer connect|disconnect <client>` from a terminal; the tray menu does the same. */
+export async function runConnect(command: 'connect' | 'disconnect', argv: string[], home: string): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { http: { type: 'boolean', default: false }, project: { type: 'string' } } });
+  const client = positionals[0] as ClientId | undefined;
+  if (!client || !CLIENT_IDS.includes(client)) {
+    process.stderr.write(`pincer ${command}: name a client: ${CLIENT_IDS.join(', ')}.\n`);
+    return 2;
+  }
+  const project = values.project ? path.resolve(values.project) : undefined;
+  try {
+    if (command === 'disconnect') {
+      const r = disconnectClient(client, project);
+      process.stdout.write(r.changed ? `Removed Pincer from ${r.client} (${r.file}; backup ${r.backup}).\n` : `${r.client} had no Pincer entry in ${r.file}.\n`);
+      return 0;
+    }
+    // This very CLI, by absolute path: what the client will run.
+    const stdio = { command: process.execPath, args: [path.resolve(process.argv[1]!), 'stdio'], env: process.env.PINCER_HOME ? { PINCER_HOME: home } : undefined };
+    let http;
+    if (values.http) {
+      const hub = readHubInfo(pincerPaths(home));
+      http = { url: `${hub?.url ?? 'http://127.0.0.1:7717'}/mcp`, token: readToken(home) };
+      if (!http.token) throw new UserError('no token yet: start the hub once ("pincer serve") or run "pincer token".');
+    }
+    const r = connectClient({ client, stdio, http, project });
+    process.stdout.write(`${r.changed ? 'Added' : 'Already had'} Pincer in ${r.client}: ${r.file}${r.backup ? ` (backup ${r.backup})` : ''}\n${r.restartHint}\n`);
+    if (r.command) process.stdout.write(`Or, with the claude CLI:\n  ${r.command}\n`);
+    return 0;
+  } catch (err) {
+    process.stderr.write(`pincer ${command}: ${(err as Error).message}\n`);
+    return 1;
+  }
+}

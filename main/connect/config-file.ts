@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse, parseTree, findNodeAtLocation, modify, applyEdits, printParseErrorCode, type ParseError, type FormattingOptions } from 'jsonc-parser';
+import { writeFileAtomic } from '../core/paths.js';
+import { UserError } from '../core/errors.js';
+
+export const ENTRY_NAME = 'pincer';
+
+/** The file's own indentation and line ends, so an edit looks like the rest of it. */
+export function detectFormatting(text: string): FormattingOptions {
+  const indent = /\n([ \t]+)\S/.exec(text)?.[1];
+  return { insertSpaces: !indent?.startsWith('\t'), tabSize: indent && !indent.startsWith('\t') ? indent.length : 2, eol: text.includes('\r\n') ? '\r\n' : '\n' };
+}
+
+function readConfig(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new UserError(`cannot read ${file}: ${(err as Error).message}`);
+  }
+}
+
+function checkParsable(text: string, file: string): void {
+  const errors: ParseError[] = [];
+  parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  if (errors.length) {
+    const e = errors[0]!;
+    const line = text.slice(0, e.offset).split('\n').length;
+    throw new UserError(`${file} is not valid JSON (line ${line}: ${printParseErrorCode(e.error)}). Fix it first; Pincer changed nothing.`);
+  }
+  const root = parseTree(text);
+  if (root && root.type !== 'object') throw new UserError(`${file} does not hold a JSON object; Pincer changed nothing.`);
+}
+
+function backupName(file: string, now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `${file}.pincer-backup-${stamp}`;
+}
+
+export interface EditResult {
+  file: string;
+  backup?: string;
+  changed: boolean;
+}
+
+/**
+ * Sets or removes `<container>.pincer` in a client's JSON(C) config, touching
+ * nothing else: jsonc-parser edits the text in place, so comments, order and
+ * formatting of every other entry stay byte for byte. The old file is kept as
+ * a timestamped backup and the new one replaces it atomically.
+ */
+export function editServerEntry(file: string, container: string, value: Record<string, unknown> | undefined): EditResult {
+  const original = readConfig(file);
+  if (original === undefined && value === undefined) return { file, changed: false };
+  const text = original === undefined || original.trim() === '' ? '{}\n' : original;
+  checkParsable(text, file);
+  const tree = parseTree(text);
+  if (value === undefined && !findNodeAtLocation(tree!, [container, ENTRY_NAME])) return { file, changed: false };
+  const edits = modify(text, [container, ENTRY_NAME], value, { formattingOptions: detectFormatting(text) });
+  const next = applyEdits(text, edits);
+  if (next === original) return { file, changed: false };
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  let backup: string | undefined;
+  if (original !== undefined) {
+    backup = backupName(file);
+    fs.copyFileSync(file, backup);
+  }
+  const mode = original !== undefined ? fs.statSync(file).mode & 0o777 : 0o600;
+  writeFileAtomic(file, next, mode);
+  return { file, backup, changed: true };
+}
+
+export function readServerEntry(file: string, container: string): unknown {
+  const text = readConfig(file);
+  if (text === undefined) return undefined;
+  return (parse(text, [], { allowTrailingComma: true }) as Record<string, Record<string, unknown>> | undefined)?.[container]?.[ENTRY_NAME];
+}

@@ -1,0 +1,120 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { parse, parseTree, findNodeAtLocation } from 'jsonc-parser';
+import { CLIENTS, CLIENT_IDS, type ClientId } from '../main/connect/clients.js';
+import { connectClient, disconnectClient, isConnected } from '../main/connect/connect.js';
+import { tempHome, ROOT, PINCER_BIN, pincerEnv } from './helpers/env.js';
+
+const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'configs');
+const STDIO = { command: '/Applications/Pincer.app/Contents/Frameworks/Pincer Helper.app/Contents/MacOS/Pincer Helper', args: ['/Applications/Pincer.app/Contents/Resources/pincer-stdio.js', 'stdio'], env: { ELECTRON_RUN_AS_NODE: '1' } };
+
+/** Raw text of every server entry but Pincer's, so "untouched" can be checked byte for byte. */
+function otherEntries(text: string, container: string): Record<string, string> {
+  const node = findNodeAtLocation(parseTree(text)!, [container]);
+  const out: Record<string, string> = {};
+  for (const prop of node?.children ?? []) {
+    const key = prop.children![0]!.value as string;
+    if (key !== 'pincer') out[key] = text.slice(prop.offset, prop.offset + prop.length);
+  }
+  return out;
+}
+
+function withHome<T>(fn: (home: string) => T): T {
+  const h = tempHome();
+  const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, APPDATA: process.env.APPDATA };
+  process.env.HOME = h.home;
+  delete process.env.XDG_CONFIG_HOME;
+  process.env.APPDATA = path.join(h.home, 'AppData');
+  try {
+    return fn(h.home);
+  } finally {
+    for (const [k, v] of Object.entries(saved)) v === undefined ? delete process.env[k] : (process.env[k] = v);
+    h.cleanup();
+  }
+}
+
+describe('Connect / Disconnect on real sample config files', () => {
+  for (const id of CLIENT_IDS) {
+    test(`${CLIENTS[id].name}: every other entry stays byte-identical; disconnect restores the file`, () =>
+      withHome(() => {
+        const spec = CLIENTS[id];
+        const file = spec.file();
+        const original = fs.readFileSync(path.join(FIXTURES, `${id}.json`), 'utf8');
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.writeFileSync(file, original);
+        const before = otherEntries(original, spec.container);
+        assert.ok(Object.keys(before).length > 0);
+
+        const r = connectClient({ client: id, stdio: STDIO });
+        assert.equal(r.changed, true);
+        assert.ok(r.backup && fs.readFileSync(r.backup, 'utf8') === original, 'a timestamped backup of the old file');
+        const after = fs.readFileSync(file, 'utf8');
+        assert.deepEqual(otherEntries(after, spec.container), before);
+        const entry = (parse(after) as Record<string, Record<string, { command?: string; args?: string[]; env?: Record<string, string> }>>)[spec.container]!.pincer!;
+        assert.equal(entry.command, STDIO.command, 'an absolute command, never npx');
+        assert.deepEqual(entry.args, STDIO.args);
+        assert.deepEqual(entry.env, { ELECTRON_RUN_AS_NODE: '1' });
+        // Everything outside the servers block is untouched too.
+        const strip = (t: string) => t.replace(/\s+/g, '');
+        const outside = (t: string) => {
+          const n = findNodeAtLocation(parseTree(t)!, [spec.container])!;
+          return t.slice(0, n.offset) + t.slice(n.offset + n.length);
+        };
+        assert.equal(outside(after), outside(original));
+        assert.ok(isConnected(id));
+
+        assert.equal(connectClient({ client: id, stdio: STDIO }).changed, false, 'connecting twice changes nothing');
+        const d = disconnectClient(id);
+        assert.equal(d.changed, true);
+        assert.equal(strip(fs.readFileSync(file, 'utf8')), strip(original));
+        assert.equal(fs.readFileSync(file, 'utf8'), original, 'disconnect gives back the very same bytes');
+        assert.equal(isConnected(id), false);
+        assert.equal(disconnectClient(id).changed, false);
+      }));
+  }
+
+  test('HTTP entries carry the URL and the token header; clients without HTTP say so', () =>
+    withHome(() => {
+      const http = { url: 'http://127.0.0.1:7717/mcp', token: 'secret-token' };
+      const r = connectClient({ client: 'vscode', stdio: STDIO, http, project: path.join(process.env.HOME!, 'proj') });
+      assert.equal(r.file, path.join(process.env.HOME!, 'proj', '.vscode', 'mcp.json'));
+      assert.deepEqual((parse(fs.readFileSync(r.file, 'utf8')) as { servers: Record<string, unknown> }).servers.pincer, { type: 'http', url: http.url, headers: { Authorization: 'Bearer secret-token' } });
+      if (process.platform !== 'win32') assert.equal(fs.statSync(r.file).mode & 0o777, 0o600, 'a new config holding a token is private');
+      assert.throws(() => connectClient({ client: 'claude-desktop', stdio: STDIO, http }), /reads only stdio servers/);
+      assert.throws(() => connectClient({ client: 'windsurf', stdio: STDIO, project: '/tmp/x' }), /no per-project config/);
+      const cc = connectClient({ client: 'claude-code', stdio: STDIO });
+      assert.match(cc.command!, /^claude mcp add --scope user -e ELECTRON_RUN_AS_NODE=1 pincer -- '\/Applications\/Pincer\.app\/Contents\/Frameworks\/Pincer Helper\.app/);
+    }));
+
+  test('a broken config file is refused, not overwritten', () =>
+    withHome(() => {
+      const file = CLIENTS.cursor.file();
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, '{ "mcpServers": { "x": ');
+      assert.throws(() => connectClient({ client: 'cursor' as ClientId, stdio: STDIO }), /is not valid JSON \(line 1: .*\)\. Fix it first; Pincer changed nothing/);
+      assert.equal(fs.readFileSync(file, 'utf8'), '{ "mcpServers": { "x": ');
+    }));
+});
+
+test('pincer connect / disconnect from the CLI', () => {
+  const h = tempHome();
+  try {
+    const env = { ...pincerEnv(h.home), HOME: h.home };
+    const c = spawnSync(process.execPath, [PINCER_BIN, 'connect', 'cursor'], { env, encoding: 'utf8' });
+    assert.equal(c.status, 0, c.stderr);
+    assert.match(c.stdout, /Added Pincer in Cursor: .*\.cursor\/mcp\.json/);
+    const entry = (JSON.parse(fs.readFileSync(path.join(h.home, '.cursor', 'mcp.json'), 'utf8')) as { mcpServers: { pincer: { command: string; args: string[] } } }).mcpServers.pincer;
+    assert.equal(entry.command, process.execPath);
+    assert.deepEqual(entry.args, [PINCER_BIN, 'stdio']);
+    const d = spawnSync(process.execPath, [PINCER_BIN, 'disconnect', 'cursor'], { env, encoding: 'utf8' });
+    assert.match(d.stdout, /Removed Pincer from Cursor/);
+    const bad = spawnSync(process.execPath, [PINCER_BIN, 'connect', 'notepad'], { env, encoding: 'utf8' });
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /name a client: claude-desktop, claude-code, cursor, vscode, windsurf/);
+  } finally {
+    h.cleanup();
+  }
+});
