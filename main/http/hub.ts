@@ -14,6 +14,8 @@ import { logger } from '../core/log.js';
 import { SETTINGS } from '../core/settings/schema.js';
 import type express from 'express';
 import { hubApi } from './api.js';
+import type { PageRenderer } from '../tools/web/browser.js';
+import type { EngineTransport } from '../tools/search/service.js';
 import { dashboardApi } from './dashboard-api.js';
 import type { HubEvent } from '../mcp/events.js';
 
@@ -41,6 +43,10 @@ export interface HubOptions {
   /** Extra origins allowed to call the hub (the desktop window). */
   extraOrigins?: string[];
   extraRoutes?: (ctx: { runtime: Runtime; sessions: SessionTable }) => express.Router[];
+  /** The desktop app renders ReadDocs pages in a hidden Electron window. */
+  renderer?: PageRenderer;
+  /** The desktop app sends WebSearch requests through Chromium's network stack. */
+  searchTransport?: EngineTransport;
 }
 
 /** Starts the hub: one per data directory, listening on HTTP_HOST:HTTP_PORT. */
@@ -51,7 +57,8 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
   if (!lock.acquired) throw new HubAlreadyRunning(lock.pid, lock.info);
   let runtime: Runtime | undefined;
   try {
-    runtime = createRuntime({ home: opts.home, cwd: opts.cwd, env: opts.env });
+    runtime = createRuntime({ home: opts.home, cwd: opts.cwd, env: opts.env, renderer: opts.renderer });
+    if (opts.searchTransport) runtime.services.search.transport = opts.searchTransport;
     const settings = runtime.services.settings;
     const warnings = [...runtime.warnings];
     if (settings.get('AUTH_TOKEN') === '') settings.set('AUTH_TOKEN', generateToken());

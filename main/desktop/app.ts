@@ -1,0 +1,170 @@
+import path from 'node:path';
+import type { ElectronApi, Electron } from './electron-api.js';
+import { startHub, HubAlreadyRunning, type Hub } from '../http/hub.js';
+import { DashboardWindow } from './window.js';
+import { registerIpc } from './ipc.js';
+import { AutoStart } from './autostart.js';
+import { trayMenu, trayState, trayTooltip, type TrayFacts, type TrayState } from './tray-menu.js';
+import { packagedLauncher } from './launcher.js';
+import { ElectronRenderer } from './electron-renderer.js';
+import { electronNetTransport } from './electron-net.js';
+import { CLIENT_IDS, CLIENTS, type ClientId, type StdioLauncher } from '../connect/clients.js';
+import { connectClient, disconnectClient, isConnected } from '../connect/connect.js';
+import { PACKAGE_ROOT, VERSION } from '../core/version.js';
+import { SESSION_COOKIE } from '../http/security.js';
+import type { HubEvent } from '../mcp/events.js';
+import { logger } from '../core/log.js';
+
+const log = logger('desktop');
+
+export interface DesktopOptions {
+  home: string;
+  argv?: string[];
+  execPath?: string;
+  resourcesPath?: string;
+  platform?: NodeJS.Platform;
+}
+
+export interface DesktopApp {
+  hub?: Hub;
+  facts(): TrayFacts;
+  state(): TrayState;
+  menu(): Electron.MenuItemConstructorOptions[];
+  dashboard: DashboardWindow;
+  refresh(): void;
+  quit(): Promise<boolean>;
+}
+
+/**
+ * The tray app: one instance per user, the hub in this process, a tray icon
+ * that shows its state, notifications, and the dashboard window.
+ */
+export async function startDesktop(electron: ElectronApi, opts: DesktopOptions): Promise<DesktopApp | undefined> {
+  const { app } = electron;
+  const platform = opts.platform ?? process.platform;
+  if (!app.requestSingleInstanceLock()) {
+    // Another Pincer owns the tray; it opens its dashboard on 'second-instance'.
+    app.quit();
+    return undefined;
+  }
+  if (platform === 'darwin') app.dock?.hide();
+  await app.whenReady();
+
+  let hub: Hub | undefined;
+  let error: string | undefined;
+  try {
+    hub = await startHub({ home: opts.home, renderer: new ElectronRenderer(electron), searchTransport: electronNetTransport(electron) });
+  } catch (err) {
+    error = err instanceof HubAlreadyRunning ? `another Pincer hub runs for this data folder (pid ${err.pid})` : (err as Error).message;
+    log.error(`hub did not start: ${error}`);
+  }
+  const hubUrl = () => hub?.url ?? 'http://127.0.0.1:7717';
+  const dashboard = new DashboardWindow(electron, hubUrl);
+  const autostart = new AutoStart(electron, opts.execPath, platform);
+  const launcher: StdioLauncher = app.isPackaged
+    ? packagedLauncher(opts.execPath ?? process.execPath, opts.resourcesPath ?? process.resourcesPath, platform)
+    : { command: opts.execPath ?? process.execPath, args: [path.join(PACKAGE_ROOT, 'dist', 'main', 'cli', 'pincer.js'), 'stdio'], env: { ELECTRON_RUN_AS_NODE: '1' } };
+
+  // No page in the app may use the camera, location, notifications of its own…
+  electron.session.defaultSession.setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
+  electron.session.fromPartition('readdocs').setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
+  if (hub) {
+    // The window is signed in by the same cookie a browser gets at login.
+    await electron.session.defaultSession.cookies.set({ url: hub.url, name: SESSION_COOKIE, value: hub.runtime.services.settings.get('AUTH_TOKEN'), httpOnly: true, sameSite: 'strict' });
+  }
+
+  const facts = (): TrayFacts => {
+    const s = hub?.runtime.services;
+    return {
+      serving: hub ? !hub.runtime.registry.servingPaused() : false,
+      error,
+      questionsPending: s ? s.questions.pending().length : 0,
+      jobsRunning: s ? s.jobs.repo.countRunning() : 0,
+      startAtLogin: autostart.enabled(),
+      connected: Object.fromEntries(CLIENT_IDS.map((id) => [id, isConnected(id)])) as Record<ClientId, boolean>,
+    };
+  };
+  const icon = (state: TrayState) => electron.nativeImage.createFromPath(path.join(PACKAGE_ROOT, 'build', 'tray', `${state}.png`));
+  const notify = (title: string, body: string, page?: string) => {
+    if (!electron.Notification.isSupported()) return;
+    const n = new electron.Notification({ title, body, silent: false });
+    if (page) n.on('click', () => dashboard.open(page));
+    n.show();
+  };
+
+  let quitting = false;
+  const quit = async (): Promise<boolean> => {
+    const f = facts();
+    if (f.jobsRunning || f.questionsPending) {
+      const what = [f.jobsRunning ? `${f.jobsRunning} background job(s) are running (they keep running)` : '', f.questionsPending ? `${f.questionsPending} question(s) are waiting for you` : ''].filter(Boolean).join(' and ');
+      const choice = electron.dialog.showMessageBoxSync({ type: 'question', buttons: ['Quit', 'Cancel'], defaultId: 1, cancelId: 1, message: 'Quit Pincer?', detail: `${what}. Clients lose their tools until Pincer runs again.` });
+      if (choice !== 0) return false;
+    }
+    quitting = true;
+    await hub?.close();
+    app.exit(0);
+    return true;
+  };
+
+  const actions = {
+    setServing: (on: boolean) => hub?.runtime.services.settings.set('TOOLS', on ? 'true' : 'false'),
+    openDashboard: (page?: string) => void dashboard.open(page),
+    toggleClient: (id: ClientId, connect: boolean) => {
+      try {
+        if (connect) {
+          const r = connectClient({ client: id, stdio: launcher });
+          notify(`Pincer is connected to ${r.client}`, `${r.restartHint}${r.backup ? ` The old config was kept as ${path.basename(r.backup)}.` : ''}`);
+        } else {
+          disconnectClient(id);
+          notify(`Pincer is disconnected from ${CLIENTS[id].name}`, 'Its other servers were left as they were.');
+        }
+      } catch (err) {
+        notify(`Could not change ${CLIENTS[id].name}`, (err as Error).message);
+      }
+      refresh();
+    },
+    setStartAtLogin: (on: boolean) => {
+      autostart.set(on);
+      refresh();
+    },
+    quit: () => void quit(),
+  };
+
+  const tray = new electron.Tray(icon(trayState(facts())));
+  const refresh = () => {
+    const f = facts();
+    tray.setImage(icon(trayState(f)));
+    tray.setToolTip(trayTooltip(f));
+    tray.setContextMenu(electron.Menu.buildFromTemplate(trayMenu(f, actions)));
+  };
+  tray.on('click', () => dashboard.open());
+  refresh();
+
+  hub?.runtime.events.on('event', (e: HubEvent) => {
+    if (e.type === 'question_asked') {
+      const qs = (e.questions as { question: string }[] | undefined) ?? [];
+      notify('Pincer: a question for you', qs[0]?.question ?? 'A model is waiting for your answer.', 'questions');
+    } else if (e.type === 'callback_fired') {
+      notify('Pincer: callback', String(e.text ?? ''), 'callbacks');
+    }
+    if (['question_asked', 'question_answered', 'settings_changed', 'tools_changed', 'job_started', 'job_ended'].includes(e.type)) refresh();
+  });
+
+  registerIpc(electron.ipcMain, () => new URL(hubUrl()).origin, {
+    'pincer:info': () => ({ version: VERSION, platform, hubUrl: hubUrl() }),
+    'pincer:open-external': (url: unknown) => {
+      if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new Error('only http(s) links open outside');
+      return electron.shell.openExternal(url);
+    },
+  });
+
+  app.on('second-instance', () => void dashboard.open());
+  // A tray app keeps running when its last window closes.
+  app.on('window-all-closed', () => undefined);
+  app.on('before-quit', (event) => {
+    if (quitting) return;
+    event.preventDefault();
+    void quit();
+  });
+  return { hub, facts, state: () => trayState(facts()), menu: () => trayMenu(facts(), actions), dashboard, refresh, quit };
+}

@@ -1,0 +1,53 @@
+import type { Electron } from './electron-api.js';
+import { CLIENTS, CLIENT_IDS, type ClientId } from '../connect/clients.js';
+
+export type TrayState = 'serving' | 'paused' | 'error' | 'question';
+
+export interface TrayFacts {
+  serving: boolean;
+  error?: string;
+  questionsPending: number;
+  jobsRunning: number;
+  startAtLogin: boolean;
+  connected: Record<ClientId, boolean>;
+}
+
+/** Which icon the tray shows: a waiting question first, then an error, then serving or paused. */
+export function trayState(f: TrayFacts): TrayState {
+  if (f.questionsPending > 0) return 'question';
+  if (f.error) return 'error';
+  return f.serving ? 'serving' : 'paused';
+}
+
+export function trayTooltip(f: TrayFacts): string {
+  if (f.error) return `Pincer — ${f.error}`;
+  const parts = [f.serving ? 'serving MCP tools' : 'serving paused'];
+  if (f.questionsPending) parts.push(`${f.questionsPending} question(s) waiting`);
+  if (f.jobsRunning) parts.push(`${f.jobsRunning} job(s) running`);
+  return `Pincer — ${parts.join(', ')}`;
+}
+
+export interface TrayActions {
+  setServing(on: boolean): void;
+  openDashboard(page?: string): void;
+  toggleClient(id: ClientId, connect: boolean): void;
+  setStartAtLogin(on: boolean): void;
+  quit(): void;
+}
+
+/** The tray menu as a template: a pure function of the facts, so it is tested without Electron. */
+export function trayMenu(f: TrayFacts, a: TrayActions): Electron.MenuItemConstructorOptions[] {
+  return [
+    { label: f.serving ? 'Pause MCP serving' : 'Resume MCP serving', click: () => a.setServing(!f.serving) },
+    { label: 'Open dashboard', click: () => a.openDashboard() },
+    ...(f.questionsPending ? [{ label: `Answer ${f.questionsPending} waiting question(s)…`, click: () => a.openDashboard('questions') }] : []),
+    { type: 'separator' },
+    {
+      label: 'Connect a client',
+      submenu: CLIENT_IDS.map((id) => ({ label: CLIENTS[id].name, type: 'checkbox' as const, checked: f.connected[id], click: () => a.toggleClient(id, !f.connected[id]) })),
+    },
+    { label: 'Start at login', type: 'checkbox', checked: f.startAtLogin, click: () => a.setStartAtLogin(!f.startAtLogin) },
+    { type: 'separator' },
+    { label: 'Quit Pincer', click: () => a.quit() },
+  ];
+}

@@ -1,0 +1,172 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { FakeElectron } from './helpers/fake-electron.js';
+import { startDesktop, type DesktopApp } from '../main/desktop/app.js';
+import { packagedLauncher } from '../main/desktop/launcher.js';
+import { tempHome, waitFor, pidAlive } from './helpers/env.js';
+import { startHubProcess } from './helpers/hub.js';
+
+function isolateHome(home: string): () => void {
+  const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
+  process.env.HOME = home;
+  process.env.XDG_CONFIG_HOME = path.join(home, '.config');
+  return () => {
+    for (const [k, v] of Object.entries(saved)) v === undefined ? delete process.env[k] : (process.env[k] = v);
+  };
+}
+
+describe('the desktop app against a fake electron module', () => {
+  const h = tempHome();
+  const fake = new FakeElectron();
+  let desk: DesktopApp;
+  let restore: () => void;
+  const tray = () => fake.trays[0]!;
+  const iconState = () => path.basename((tray().image as { path: string }).path, '.png');
+
+  before(async () => {
+    restore = isolateHome(h.home);
+    fs.writeFileSync(path.join(h.home, 'pincer-env.txt'), 'HTTP_PORT=auto\nBASH_CWD=' + h.home + '\n');
+    desk = (await startDesktop(fake.api(), { home: h.home, platform: 'darwin' }))!;
+  });
+  after(async () => {
+    await desk?.hub?.close();
+    restore();
+    h.cleanup();
+  });
+
+  test('starts to the tray: no dock icon, a serving icon, the hub in-process, the window signed in by cookie', () => {
+    assert.ok(fake.calls.includes('dock.hide'));
+    assert.equal(fake.windows.length, 0, 'no window at start');
+    assert.equal(iconState(), 'serving');
+    assert.match(tray().tooltip, /serving MCP tools/);
+    assert.ok(desk.hub);
+    assert.deepEqual(fake.cookies.map((c) => [c.name, c.httpOnly, c.sameSite, c.url]), [['pincer_token', true, 'strict', desk.hub!.url]]);
+  });
+
+  test('Pause / Resume serving from the menu sets TOOLS and the icon follows', async () => {
+    tray().item(/Pause MCP serving/).click!();
+    assert.match(fs.readFileSync(path.join(h.home, 'pincer-env.txt'), 'utf8'), /^TOOLS=false$/m);
+    await waitFor(() => iconState() === 'paused', 'the paused icon');
+    tray().item(/Resume MCP serving/).click!();
+    await waitFor(() => iconState() === 'serving', 'the serving icon');
+  });
+
+  test('a waiting question shows in the icon and a notification whose click opens it in the dashboard', async () => {
+    const services = desk.hub!.runtime.services;
+    const controller = new AbortController();
+    const asking = services.asker.ask([{ question: 'Ship it?', options: [{ label: 'yes' }, { label: 'no' }], multiSelect: false }], { services, signal: controller.signal, wantsProgress: false, progress: async () => undefined, sessionId: 's', clientName: 'test' });
+    await waitFor(() => iconState() === 'question', 'the question icon');
+    const n = fake.notifications.find((x) => x.options.body === 'Ship it?')!;
+    assert.ok(n.shown);
+    n.events.emit('click');
+    const win = fake.windows.at(-1)!;
+    assert.match(win.urls.at(-1)!, /#\/questions$/);
+    tray().item(/Answer 1 waiting question/);
+    controller.abort();
+    await asking;
+    await waitFor(() => iconState() === 'serving', 'the question to go');
+  });
+
+  test('the dashboard window follows the Electron security checklist', () => {
+    desk.dashboard.open();
+    const win = fake.windows.at(-1)!;
+    const wp = win.options.webPreferences as Record<string, unknown>;
+    assert.equal(wp.contextIsolation, true);
+    assert.equal(wp.sandbox, true);
+    assert.equal(wp.nodeIntegration, false);
+    assert.equal(wp.webSecurity, true);
+    assert.equal(wp.webviewTag, false);
+    assert.match(String(wp.preload), /dist[\\/]preload[\\/]index\.cjs$/);
+    assert.ok(fs.existsSync(String(wp.preload)), 'the preload script is built');
+    assert.deepEqual(win.openHandler!({ url: 'https://example.com/docs' }), { action: 'deny' });
+    assert.deepEqual(fake.opened, ['https://example.com/docs'], 'web links open in the browser instead');
+    assert.equal(win.navigate('https://evil.example/'), true, 'navigation away is stopped');
+    assert.equal(win.navigate(`${desk.hub!.url}/#/jobs`), false, "the hub's own pages are fine");
+    assert.ok(fake.calls.includes('permissions:function'));
+  });
+
+  test('IPC answers only the dashboard: the sender frame is checked', async () => {
+    const info = fake.ipc.get('pincer:info')!;
+    const ok = (await info({ senderFrame: { url: `${desk.hub!.url}/#/overview` } })) as { version: string };
+    assert.match(ok.version, /^\d+\.\d+\.\d+/);
+    assert.throws(() => info({ senderFrame: { url: 'https://evil.example/' } }), /refused IPC "pincer:info" from https:\/\/evil\.example\//);
+    assert.throws(() => info({ senderFrame: null }), /refused IPC/);
+    const ext = fake.ipc.get('pincer:open-external')!;
+    assert.throws(() => ext({ senderFrame: { url: desk.hub!.url } }, 'file:///etc/passwd'), /only http\(s\) links/);
+  });
+
+  test('a second launch opens the dashboard of the first', () => {
+    const before = fake.windows.length;
+    fake.windows.forEach((w) => (w.destroyed = true));
+    fake.appEvents.emit('second-instance');
+    assert.equal(fake.windows.length, before + 1);
+  });
+
+  test('Connect a client writes the run-as-node entry; Start at login uses login items on macOS', async () => {
+    const menu = tray().item(/Connect a client/);
+    menu.submenu!.find((s) => s.label === 'Cursor')!.click!();
+    const cfg = JSON.parse(fs.readFileSync(path.join(h.home, '.cursor', 'mcp.json'), 'utf8')) as { mcpServers: { pincer: { command: string; args: string[]; env: Record<string, string> } } };
+    assert.equal(cfg.mcpServers.pincer.command, process.execPath);
+    assert.equal(cfg.mcpServers.pincer.env.ELECTRON_RUN_AS_NODE, '1');
+    assert.match(cfg.mcpServers.pincer.args[0]!, /dist[\\/]main[\\/]cli[\\/]pincer\.js$/);
+    assert.equal(tray().item(/Connect a client/).submenu!.find((s) => s.label === 'Cursor')!.checked, true);
+    assert.match(String(fake.notifications.at(-1)!.options.title), /connected to Cursor/);
+    assert.equal(tray().item(/Start at login/).checked, false, 'off by default');
+    tray().item(/Start at login/).click!();
+    assert.equal(fake.loginItem.openAtLogin, true, 'macOS uses login items');
+  });
+
+  test('Quit asks while jobs run; the jobs keep running after the app is gone', async () => {
+    const job = desk.hub!.runtime.services.jobs.start('sleep 300');
+    fake.dialogAnswer = 1;
+    assert.equal(await desk.quit(), false, 'Cancel keeps Pincer running');
+    assert.match(String((fake.dialogs[0] as { detail: string }).detail), /1 background job\(s\) are running \(they keep running\)/);
+    fake.dialogAnswer = 0;
+    assert.equal(await desk.quit(), true);
+    assert.equal(fake.exited, 0);
+    assert.ok(pidAlive(job.pid!), 'the job outlives the app');
+    process.kill(-job.pid!, 'SIGKILL');
+  });
+});
+
+test('only one instance: a second app quits at once and starts no hub', async () => {
+  const h = tempHome();
+  const fake = new FakeElectron();
+  fake.lock = false;
+  assert.equal(await startDesktop(fake.api(), { home: h.home }), undefined);
+  assert.deepEqual(fake.calls, ['quit']);
+  assert.equal(fs.existsSync(path.join(h.home, 'hub.json')), false);
+  h.cleanup();
+});
+
+test('the tray shows an error when the hub cannot start, and Linux start-at-login is an XDG entry', async () => {
+  const h = tempHome();
+  const restore = isolateHome(h.home);
+  const other = await startHubProcess(h.home);
+  const fake = new FakeElectron();
+  try {
+    const desk = (await startDesktop(fake.api(), { home: h.home, platform: 'linux' }))!;
+    assert.equal(desk.state(), 'error');
+    assert.match(fake.trays[0]!.tooltip, /another Pincer hub runs for this data folder/);
+    fake.trays[0]!.item(/Start at login/).click!();
+    const entry = fs.readFileSync(path.join(h.home, '.config', 'autostart', 'pincer.desktop'), 'utf8');
+    assert.match(entry, /^\[Desktop Entry\]\nType=Application\nName=Pincer/);
+    fake.trays[0]!.item(/Start at login/).click!();
+    assert.equal(fs.existsSync(path.join(h.home, '.config', 'autostart', 'pincer.desktop')), false);
+  } finally {
+    await other.stop();
+    restore();
+    h.cleanup();
+  }
+});
+
+test('the stdio entry of the packaged app per OS', () => {
+  assert.deepEqual(packagedLauncher('/Applications/Pincer.app/Contents/MacOS/Pincer', '/Applications/Pincer.app/Contents/Resources', 'darwin'), {
+    command: '/Applications/Pincer.app/Contents/Frameworks/Pincer Helper.app/Contents/MacOS/Pincer Helper',
+    args: ['/Applications/Pincer.app/Contents/Resources/pincer-stdio.js', 'stdio'],
+    env: { ELECTRON_RUN_AS_NODE: '1' },
+  });
+  assert.deepEqual(packagedLauncher('/opt/Pincer/pincer', '/opt/Pincer/resources', 'linux').command, '/opt/Pincer/pincer');
+});
