@@ -49,6 +49,13 @@ export function hubApi(runtime: Runtime, _sessions: SessionTable): express.Route
     }
   });
 
+  /** The hub's memory; collects garbage first when Node runs with --expose-gc (the soak test does). */
+  r.get('/api/hub/memory', (_req, res) => {
+    (globalThis as { gc?: () => void }).gc?.();
+    const m = process.memoryUsage();
+    res.json({ rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, collected: typeof (globalThis as { gc?: unknown }).gc === 'function' });
+  });
+
   r.get('/api/search/engines', (_req, res) => {
     const enabled = new Set(s.search.engines().map((e) => e.name));
     res.json({ engines: s.search.healthReport().map((h) => ({ ...h, enabled: enabled.has(h.name) })), unknown: s.search.unknownEngines() });

@@ -12,15 +12,19 @@ interface EventStore {
  * events fall off, and the store dies with its session.
  */
 export class SessionEventStore implements EventStore {
-  private events: { id: string; stream: string; message: JSONRPCMessage }[] = [];
+  private events: { id: string; stream: string; message: JSONRPCMessage; bytes: number }[] = [];
   private seq = 0;
+  private bytes = 0;
 
-  constructor(private max = 1000) {}
+  /** Bounded by count and by size: a session that lists big results must not hold them all. */
+  constructor(private max = 1000, private maxBytes = 2 * 1024 * 1024) {}
 
   async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
     const id = `${streamId}::${++this.seq}`;
-    this.events.push({ id, stream: streamId, message });
-    if (this.events.length > this.max) this.events.splice(0, this.events.length - this.max);
+    const bytes = JSON.stringify(message).length;
+    this.events.push({ id, stream: streamId, message, bytes });
+    this.bytes += bytes;
+    while (this.events.length > 1 && (this.events.length > this.max || this.bytes > this.maxBytes)) this.bytes -= this.events.shift()!.bytes;
     return id;
   }
 

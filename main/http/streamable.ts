@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, isLegacyRequest, type McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { createMcpHandler, isLegacyRequest, parseJSONRPCMessage, type McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { salvageId } from '../mcp/stdio-transport.js';
 import { SessionEventStore } from './event-store.js';
 import type { SessionTable } from './sessions.js';
 import { jsonRpcErrorBody } from './security.js';
@@ -33,6 +34,14 @@ export function streamableRoutes(deps: StreamableDeps) {
       return;
     }
     const body = parsed.value;
+    // A body that is JSON but not JSON-RPC is an Invalid Request (-32600), not a parse error.
+    if (req.method === 'POST' && body !== undefined) {
+      const bad = (Array.isArray(body) ? body : [body]).find((m) => !isJsonRpc(m));
+      if (bad !== undefined || (Array.isArray(body) && body.length === 0)) {
+        res.status(400).json({ jsonrpc: '2.0', id: salvageId(bad), error: { code: -32600, message: 'Invalid Request: not a JSON-RPC 2.0 message (needs "jsonrpc": "2.0", a string "method" and a string or number "id")' } });
+        return;
+      }
+    }
 
     if (sid) {
       const s = deps.sessions.get(sid);
@@ -94,6 +103,15 @@ export function streamableRoutes(deps: StreamableDeps) {
   }
 
   return { handle, close: () => modern.close(), notifyToolsChanged: () => modern.notify.toolsChanged(), notifyPromptsChanged: () => modern.notify.promptsChanged() };
+}
+
+function isJsonRpc(m: unknown): boolean {
+  try {
+    parseJSONRPCMessage(m);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function isInitialize(body: unknown): boolean {

@@ -1,0 +1,80 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startHubProcess, rssOf } from '../helpers/hub.js';
+import { tempHome, sleep } from '../helpers/env.js';
+
+const SECONDS = Number(process.env.SOAK_SECONDS ?? 30);
+
+function fds(pid: number): number {
+  return fs.readdirSync(`/proc/${pid}/fd`).length;
+}
+
+/** Children of a process that have exited but were never reaped. */
+function zombies(pid: number): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return fields[0] === 'Z' && Number(fields[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+test(`soak (after an 8 s warm-up): ${SECONDS} s of mixed calls from several sessions; memory and descriptors stay flat; no zombies`, { timeout: (SECONDS + 120) * 1000 }, async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home, { NODE_OPTIONS: '--expose-gc' });
+  const memory = async () => (await (await fetch(`${hub.url}/api/hub/memory`, { headers: hub.headers() })).json()) as { heapUsed: number; rss: number; collected: boolean };
+  const pid = hub.child.pid!;
+  const session = async (i: number, until: number) => {
+    const client = new Client({ name: `soak-${i}`, version: '1' });
+    const t = new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } });
+    await client.connect(t);
+    let calls = 0;
+    while (Date.now() < until) {
+      const k = calls++ % 6;
+      if (k === 0) await client.callTool({ name: 'Bash', arguments: { command: `echo soak ${i}` } });
+      else if (k === 1) await client.callTool({ name: 'TaskManager', arguments: { action: 'list' } });
+      else if (k === 2) {
+        const j = await client.callTool({ name: 'BackgroundBash', arguments: { command: 'echo bg' } });
+        await client.callTool({ name: 'ReadBgOutput', arguments: { task_id: (j.structuredContent as { task_id: number }).task_id, wait_ms: 1000 } });
+      } else if (k === 3) await client.callTool({ name: 'ListBgTasks', arguments: {} });
+      else if (k === 4) await client.listTools();
+      else await client.callTool({ name: 'AskUserQuestion', arguments: { questions_json: 'bad json' } });
+    }
+    await t.terminateSession();
+    await client.close();
+    return calls;
+  };
+  try {
+    // Warm up under the same load (RSS grows once as the allocator and V8 reserve their pools), then take the baseline.
+    await Promise.all([0, 1, 2, 3].map((i) => session(100 + i, Date.now() + 8000)));
+    // Idle keep-alive connections close after 5 s; measure when they have.
+    await sleep(6000);
+    const before = { heap: (await memory()).heapUsed, rss: rssOf(pid), fds: fds(pid) };
+    const total = (await Promise.all([0, 1, 2, 3].map((i) => session(i, Date.now() + SECONDS * 1000)))).reduce((a, b) => a + b, 0);
+    await sleep(6000);
+    const m = await memory();
+    assert.ok(m.collected, 'the hub ran with --expose-gc');
+    const after = { heap: m.heapUsed, rss: rssOf(pid), fds: fds(pid) };
+    assert.ok(total > SECONDS, `the sessions made ${total} calls`);
+    assert.ok(after.fds <= before.fds + 8, `open descriptors went from ${before.fds} to ${after.fds}`);
+    // The live heap (after a collection) is what a leak grows; RSS also holds pages V8 and malloc keep for reuse.
+    assert.ok(after.heap <= before.heap + 16 * 1024 * 1024, `live heap went from ${(before.heap / 1048576).toFixed(1)} MB to ${(after.heap / 1048576).toFixed(1)} MB`);
+    assert.ok(after.rss <= before.rss + 256 * 1024 * 1024, `RSS went from ${(before.rss / 1048576).toFixed(0)} MB to ${(after.rss / 1048576).toFixed(0)} MB`);
+    console.log(`soak: ${total} calls; heap ${(before.heap / 1048576).toFixed(1)} → ${(after.heap / 1048576).toFixed(1)} MB; RSS ${(before.rss / 1048576).toFixed(0)} → ${(after.rss / 1048576).toFixed(0)} MB; fds ${before.fds} → ${after.fds}`);
+    assert.deepEqual(zombies(pid), [], 'no zombie children');
+    const health = await (await fetch(`${hub.url}/api/mcp/health`)).json();
+    assert.equal(health.sessions, 0);
+  } finally {
+    await hub.stop();
+    h.cleanup();
+  }
+});
