@@ -8,6 +8,7 @@ import { coldStart, table, type Row } from './lib.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PINCER = path.resolve(here, '..', 'main', 'cli', 'pincer.js');
 const MINIMAL = path.join(here, 'peers', 'minimal-server.js');
+const EVERYTHING = path.resolve(here, '..', '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 
 /** Cold start: spawn → first initialize answer over stdio. */
@@ -20,6 +21,7 @@ export async function benchColdStart(): Promise<string> {
     const subjects: [string, string[]][] = [
       ['pincer stdio (hub running)', [PINCER, 'stdio']],
       ['pincer stdio --standalone', [PINCER, 'stdio', '--standalone']],
+      ['@modelcontextprotocol/server-everything', [EVERYTHING, 'stdio']],
       ['minimal SDK v2 server', [MINIMAL]],
     ];
     const rows: Row[] = subjects.map(([name]) => ({ name, samples: [] }));

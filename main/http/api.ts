@@ -56,7 +56,8 @@ export function hubApi(runtime: Runtime, _sessions: SessionTable): express.Route
     res.json({ rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, collected: typeof (globalThis as { gc?: unknown }).gc === 'function' });
   });
 
-  r.get('/api/search/engines', (_req, res) => {
+  r.get('/api/search/engines', async (_req, res) => {
+    await s.search.load();
     const enabled = new Set(s.search.engines().map((e) => e.name));
     res.json({ engines: s.search.healthReport().map((h) => ({ ...h, enabled: enabled.has(h.name) })), unknown: s.search.unknownEngines() });
   });

@@ -1,5 +1,4 @@
-import sharp, { type Sharp, type Metadata, type OutputInfo } from 'sharp';
-import { decode as decodeBmp } from 'bmp-ts';
+import type { Sharp, Metadata, OutputInfo } from 'sharp';
 import { UserError } from '../../core/errors.js';
 import { formatBytes } from '../../core/format.js';
 
@@ -45,6 +44,9 @@ const KEEP: Record<string, PreparedImage['mimeType']> = { png: 'image/png', jpeg
  * clients accept — keeping the aspect ratio.
  */
 export async function prepareImage(buf: Buffer, name: string, limits: ImageLimits): Promise<PreparedImage> {
+  // Loaded on first use: a client waiting for the server to start should not wait for libvips.
+  const { default: sharp } = await import('sharp');
+  const { decode: decodeBmp } = await import('bmp-ts');
   const format = sniffFormat(buf);
   if (!format) {
     throw new UserError(`ReadImage: ${name} is not an image Pincer can read (PNG, JPEG, GIF, WebP, BMP, TIFF, AVIF, SVG). Its first bytes do not match any image format.`);

@@ -1,5 +1,4 @@
 import type { Settings } from '../../core/settings/settings.js';
-import { ENGINES } from './engines/index.js';
 import { EngineBlocked, EngineUnreadable, type Engine, type SearchResult } from './types.js';
 import { mergeResults, type MergedResult } from './merge.js';
 import { fetchUrl } from '../web/http-fetch.js';
@@ -41,13 +40,25 @@ const nodeTransport: EngineTransport = async (req) => {
 export const SEARCH_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36';
 
 /** Asks many engines at once and answers by the deadline with what came back, merged. */
+/** The engine modules load on the first search (their HTML parser is not needed to start). */
+let catalogue: Engine[] | undefined;
+async function loadEngines(): Promise<Engine[]> {
+  catalogue ??= (await import('./engines/index.js')).ENGINES;
+  return catalogue;
+}
+
 export class SearchService {
   private health = new Map<string, EngineHealth>();
   transport: EngineTransport = nodeTransport;
 
   constructor(private settings: Settings) {}
 
+  async load(): Promise<void> {
+    await loadEngines();
+  }
+
   engines(): Engine[] {
+    const ENGINES = catalogue ?? [];
     const wanted = this.settings
       .get('SEARCH_ENGINES')
       .split(',')
@@ -57,6 +68,7 @@ export class SearchService {
   }
 
   unknownEngines(): string[] {
+    const ENGINES = catalogue ?? [];
     return this.settings
       .get('SEARCH_ENGINES')
       .split(',')
@@ -65,7 +77,7 @@ export class SearchService {
   }
 
   healthReport(): EngineHealth[] {
-    return ENGINES.map((e) => {
+    return (catalogue ?? []).map((e) => {
       const h = this.health.get(e.name) ?? { name: e.name, latencies: [] };
       const sorted = [...h.latencies].sort((a, b) => a - b);
       return { ...h, medianMs: sorted.length ? sorted[Math.floor(sorted.length / 2)] : undefined };
@@ -81,6 +93,7 @@ export class SearchService {
   async search(query: string, max: number, signal: AbortSignal): Promise<SearchAnswer> {
     const q = query.trim();
     if (!q) throw new UserError('WebSearch: query is empty; pass what to search for.');
+    const ENGINES = await loadEngines();
     const t0 = Date.now();
     const engineTimeout = this.settings.get('SEARCH_ENGINE_TIMEOUT_MS');
     const deadline = this.settings.get('SEARCH_DEADLINE_MS');

@@ -1,14 +1,15 @@
-import { fetch as undiciFetch, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { UserError } from '../../core/errors.js';
 import { formatBytes, formatDuration } from '../../core/format.js';
 
 export const CHROME_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36';
 
 let proxyAgent: Dispatcher | undefined;
-/** Honours HTTP_PROXY / HTTPS_PROXY / NO_PROXY like curl does. */
-export function dispatcher(): Dispatcher {
-  proxyAgent ??= new EnvHttpProxyAgent();
-  return proxyAgent;
+/** Honours HTTP_PROXY / HTTPS_PROXY / NO_PROXY like curl does. undici loads on first use. */
+async function undici() {
+  const u = await import('undici');
+  proxyAgent ??= new u.EnvHttpProxyAgent();
+  return { fetch: u.fetch, dispatcher: proxyAgent };
 }
 
 export interface Fetched {
@@ -37,13 +38,14 @@ export interface FetchOptions {
 export async function fetchUrl(url: string, o: FetchOptions): Promise<Fetched> {
   const timeout = AbortSignal.timeout(o.timeoutMs);
   const signal = o.signal ? AbortSignal.any([o.signal, timeout]) : timeout;
+  const u = await undici();
   let res;
   try {
-    res = await undiciFetch(url, {
+    res = await u.fetch(url, {
       method: o.method ?? 'GET',
       redirect: 'follow',
       signal,
-      dispatcher: dispatcher(),
+      dispatcher: u.dispatcher,
       body: o.body,
       headers: {
         'User-Agent': o.userAgent || CHROME_UA,

@@ -3,7 +3,6 @@ import { defineTool, type ToolResult } from '../types.js';
 import { UserError } from '../../core/errors.js';
 import { formatBytes } from '../../core/format.js';
 import { fetchUrl } from './http-fetch.js';
-import { extract } from './extract.js';
 import { prepareImage, describeImage } from '../media/image.js';
 
 const FORMATS = ['markdown', 'text', 'html'] as const;
@@ -113,6 +112,7 @@ export const readDocsTool = defineTool({
         body = html;
         title = /<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1]?.trim() ?? '';
       } else {
+        const { extract } = await import('./extract.js');
         const ex = extract(html, finalUrl);
         title = ex.title;
         body = format === 'markdown' ? ex.markdown : ex.text;

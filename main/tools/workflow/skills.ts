@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { EventEmitter } from 'node:events';
-import { parseDocument } from 'yaml';
+import { createRequire } from 'node:module';
 import type { Settings } from '../../core/settings/settings.js';
 import { skillKey } from '../../core/settings/schema.js';
 
@@ -33,6 +33,8 @@ export function parseSkillFile(text: string, file: string, fallbackName: string)
   const end = normalized.indexOf('\n---', 3);
   if (end < 0) return { problem: { file, line: 1, message: 'the front matter is not closed: add a line with --- after it.' } };
   const yamlText = normalized.slice(4, end + 1);
+  // Loaded only when there is a skill to read.
+  const { parseDocument } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
   const doc = parseDocument(yamlText, { prettyErrors: false });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;

@@ -1,0 +1,97 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const PINCER = path.resolve(here, '..', 'main', 'cli', 'pincer.js');
+export const MINIMAL = path.join(here, 'peers', 'minimal-server.js');
+
+export interface Hub {
+  url: string;
+  token: string;
+  pid: number;
+  home: string;
+  stop(): Promise<void>;
+}
+
+/** A real `pincer serve` in a fresh data directory. */
+export async function startHub(extraEnv: Record<string, string> = {}): Promise<Hub> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pincer-bench-'));
+  const child = spawn(process.execPath, [PINCER, 'serve', '--quiet'], { env: { ...process.env, PINCER_HOME: home, HOME: home, HTTP_PORT: 'auto', PINCER_LOG_LEVEL: 'error', BASH_CWD: home, ...extraEnv }, stdio: 'ignore' });
+  let info: { url: string; pid: number } | undefined;
+  for (let i = 0; i < 200 && !info; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    try {
+      info = JSON.parse(fs.readFileSync(path.join(home, 'hub.json'), 'utf8'));
+    } catch {
+      info = undefined;
+    }
+  }
+  if (!info) throw new Error('the hub did not start');
+  const token = /^AUTH_TOKEN=(.*)$/m.exec(fs.readFileSync(path.join(home, 'pincer-env.txt'), 'utf8'))![1]!;
+  return { url: info.url, token, pid: child.pid!, home, stop: () => stopChild(child, home) };
+}
+
+/** The minimal SDK server over Streamable HTTP: the peer for HTTP numbers. */
+export async function startMinimalHttp(): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [MINIMAL, 'http', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const port = await new Promise<number>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => stopChild(child) };
+}
+
+async function stopChild(child: ChildProcess, home?: string): Promise<void> {
+  if (child.exitCode === null) {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+  if (home) fs.rmSync(home, { recursive: true, force: true });
+}
+
+export async function httpClient(url: string, token?: string): Promise<{ client: Client; close(): Promise<void> }> {
+  const client = new Client({ name: 'bench', version: '1' });
+  const t = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: token ? { Authorization: `Bearer ${token}` } : {} } });
+  await client.connect(t);
+  return {
+    client,
+    close: async () => {
+      await t.terminateSession().catch(() => undefined);
+      await client.close();
+    },
+  };
+}
+
+export async function stdioClient(args: string[], env: Record<string, string> = {}): Promise<{ client: Client; home: string; close(): Promise<void> }> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pincer-bench-'));
+  const t = new StdioClientTransport({ command: process.execPath, args, env: { ...(process.env as Record<string, string>), PINCER_HOME: home, HOME: home, BASH_CWD: home, PINCER_LOG_LEVEL: 'error', ...env }, stderr: 'ignore' });
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(t);
+  return {
+    client,
+    home,
+    close: async () => {
+      await client.close();
+      fs.rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function time(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+}
+
+export function rss(pid: number): number {
+  return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+}
+
+/** CPU time (user + system) a process has used, in ms. */
+export function cpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+}
