@@ -44,7 +44,6 @@ export async function runBridge(home: string): Promise<void> {
     });
     transport.onmessage = (m) => {
       const msg = m as Msg;
-      log.debug(`hub → client ${JSON.stringify(m).slice(0, 200)}`);
       if (msg.method === undefined && msg.id !== undefined) {
         if (typeof msg.id === 'string' && msg.id.startsWith('__pincer_replay_')) {
           const version = (msg.result as { protocolVersion?: string } | undefined)?.protocolVersion;
@@ -94,7 +93,6 @@ export async function runBridge(home: string): Promise<void> {
 
   stdio.onmessage = (message) => {
     const msg = message as Msg;
-    log.debug(`client → hub ${JSON.stringify(message).slice(0, 200)}`);
     if (msg.method === 'initialize') initRequest = msg;
     if (msg.method === 'notifications/initialized') clientInitialized = true;
     const isRequest = msg.method !== undefined && msg.id !== undefined;

@@ -28,3 +28,13 @@ export function cutMiddle(text: string, limit: number): { text: string; dropped:
   const dropped = text.length - 2 * half;
   return { text: `${text.slice(0, half)}\n\n[... ${dropped} characters dropped from the middle ...]\n\n${text.slice(text.length - half)}`, dropped };
 }
+
+/**
+ * A short preview that does not keep the long text alive: V8 slices share the
+ * parent string, so a 200-character preview of a 1 MB result kept in a list
+ * would keep the whole megabyte. Copying through a Buffer breaks the link.
+ */
+export function preview(text: string, max = 200): string {
+  const short = text.length > max ? text.slice(0, max - 3) + '...' : text;
+  return Buffer.from(short, 'utf8').toString('utf8');
+}

@@ -21,7 +21,7 @@ export class SessionEventStore implements EventStore {
 
   async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
     const id = `${streamId}::${++this.seq}`;
-    const bytes = JSON.stringify(message).length;
+    const bytes = approxSize(message);
     this.events.push({ id, stream: streamId, message, bytes });
     this.bytes += bytes;
     while (this.events.length > 1 && (this.events.length > this.max || this.bytes > this.maxBytes)) this.bytes -= this.events.shift()!.bytes;
@@ -41,4 +41,15 @@ export class SessionEventStore implements EventStore {
     }
     return stream;
   }
+}
+
+/** Roughly the serialized size, without building the string (a 1 MB result must not cost another 1 MB). */
+export function approxSize(v: unknown, depth = 0): number {
+  if (typeof v === 'string') return v.length + 2;
+  if (v === null || typeof v !== 'object') return 8;
+  if (depth > 32) return 64;
+  let n = 2;
+  if (Array.isArray(v)) for (const x of v) n += approxSize(x, depth + 1) + 1;
+  else for (const [k, x] of Object.entries(v)) n += k.length + 4 + approxSize(x, depth + 1);
+  return n;
 }

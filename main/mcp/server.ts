@@ -4,6 +4,7 @@ import type { Services, ToolContext, ToolGroup } from '../tools/types.js';
 import { ToolRegistry, formatZodError } from './registry.js';
 import { UserError, errorMessage } from '../core/errors.js';
 import { VERSION } from '../core/version.js';
+import { preview } from '../core/format.js';
 import { logger } from '../core/log.js';
 import type { EventBus } from './events.js';
 import type { SettingsChange } from '../core/settings/settings.js';
@@ -172,12 +173,10 @@ function prependFires(services: Services, session: string, result: CallToolResul
 }
 
 function summarize(args: unknown): string {
-  const text = JSON.stringify(args) ?? '';
-  return text.length > 200 ? text.slice(0, 197) + '...' : text;
+  return preview(JSON.stringify(args) ?? '');
 }
 
 function summarizeResult(result: CallToolResult): string {
   const first = result.content.find((c) => c.type === 'text');
-  const text = first && 'text' in first ? first.text : `${result.content.length} content block(s)`;
-  return text.length > 200 ? text.slice(0, 197) + '...' : text;
+  return preview(first && 'text' in first ? first.text : `${result.content.length} content block(s)`);
 }

@@ -78,3 +78,26 @@ test(`soak (after an 8 s warm-up): ${SECONDS} s of mixed calls from several sess
     h.cleanup();
   }
 });
+
+test('reading a large job log through the hub keeps its live heap flat (previews must not pin whole results)', async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home, { NODE_OPTIONS: '--expose-gc' });
+  try {
+    const call = async (name: string, args: Record<string, unknown>) =>
+      (await (await fetch(`${hub.url}/api/mcp/tools/call`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ name, arguments: args }) })).json()) as { structuredContent: Record<string, unknown> };
+    const job = await call('BackgroundBash', { command: 'head -c 150000000 /dev/zero | tr "\\0" x; sleep 60' });
+    const id = job.structuredContent.task_id as number;
+    const heap = async () => ((await (await fetch(`${hub.url}/api/hub/memory`, { headers: hub.headers() })).json()) as { heapUsed: number }).heapUsed;
+    await call('ReadBgOutput', { task_id: id, max_bytes: 1048576, wait_ms: 5000 });
+    const before = await heap();
+    let read = 0;
+    for (let i = 0; i < 120; i++) read += (await call('ReadBgOutput', { task_id: id, max_bytes: 1048576, wait_ms: 2000 })).structuredContent.bytes as number;
+    const after = await heap();
+    assert.ok(read >= 100 * 1048576, `read ${read} bytes`);
+    assert.ok(after - before < 24 * 1048576, `live heap grew by ${((after - before) / 1048576).toFixed(1)} MB after reading ${(read / 1048576).toFixed(0)} MB`);
+    await call('KillBgTask', { task_id: id });
+  } finally {
+    await hub.stop();
+    h.cleanup();
+  }
+});

@@ -68,7 +68,7 @@ export const SETTINGS = {
   BASH_OUTPUT_LIMIT: spec({ schema: int(1000, 10000000), default: '30000', group: 'shell', description: 'Characters of Bash output returned; longer output is cut in the middle with a note.' }),
   JOB_MAX_CONCURRENT: spec({ schema: int(1, 1000), default: '16', group: 'shell', description: 'Most background jobs running at once.' }),
   JOB_LOG_MAX_BYTES: spec({ schema: int(1024, 1099511627776), default: '268435456', group: 'shell', description: 'Bytes of output kept per background job; output beyond is dropped with a note.' }),
-  JOB_READ_MAX_BYTES: spec({ schema: int(1024, 10485760), default: '65536', group: 'shell', description: 'Default bytes returned by one ReadBgOutput call.' }),
+  JOB_READ_MAX_BYTES: spec({ schema: int(1024, 1048576), default: '65536', group: 'shell', description: 'Default bytes returned by one ReadBgOutput call.' }),
   JOB_WAIT_MAX_MS: spec({ schema: int(0, 55000), default: '25000', group: 'shell', description: 'Longest wait_ms a ReadBgOutput call may use (kept below common client timeouts of 60 s).' }),
   PLAN_APPROVAL: spec({ schema: bool, default: 'false', group: 'workflow', description: 'Ask the person to approve a plan when PlanMode exits (through the client, or the dashboard).' }),
   ASK_TIMEOUT_S: spec({ schema: int(5, 86400), default: '600', group: 'workflow', description: 'Seconds AskUserQuestion waits for an answer before saying nobody answered.' }),

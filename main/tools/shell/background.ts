@@ -63,14 +63,15 @@ export const readBgOutputTool = defineTool({
   inputSchema: z.object({
     task_id: taskId('The task ID returned by BackgroundBash'),
     wait_ms: z.number().int().min(0).optional().describe('Wait up to this many ms for new output or exit (capped at 25000)'),
-    max_bytes: z.number().int().min(1).optional().describe('Most bytes to return (default 65536); call again for the rest'),
+    max_bytes: z.number().int().min(1).optional().describe('Most bytes to return (default 65536, at most 1048576); call again for the rest'),
   }),
   outputSchema: jobShape.extend({ output: z.string(), bytes: z.number().int(), remaining_bytes: z.number().int() }),
   annotations: { title: 'Read new output of a background task', readOnlyHint: true, idempotentHint: false, openWorldHint: false },
   async handler(args, ctx) {
     const s = ctx.services.settings;
     const waitMs = Math.min(args.wait_ms ?? 0, s.get('JOB_WAIT_MAX_MS'));
-    const maxBytes = Math.min(args.max_bytes ?? s.get('JOB_READ_MAX_BYTES'), 10 * 1024 * 1024);
+    // Bounded so that reading a huge log never makes the hub hold more than a megabyte or so per call.
+    const maxBytes = Math.min(args.max_bytes ?? s.get('JOB_READ_MAX_BYTES'), 1024 * 1024);
     const r = await ctx.services.jobs.read(args.task_id, { waitMs, maxBytes, signal: ctx.signal });
     const data = jobData(r.job);
     const head = `Task ${r.job.id} [${data.status}] ${r.bytes === 0 ? 'no new output' : `${formatBytes(r.bytes)} new output`}` +
