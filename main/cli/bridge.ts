@@ -1,3 +1,4 @@
+import { pidAlive } from '../core/pid.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { GuardedStdioTransport, rpcError } from '../mcp/stdio-transport.js';
@@ -130,11 +131,3 @@ export async function runBridge(home: string): Promise<void> {
   void ensureConnected().catch((err) => log.error(`could not start or reach the hub: ${errorMessage(err)}`));
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

@@ -1,3 +1,4 @@
+import { pidAlive } from '../core/pid.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -16,20 +17,12 @@ function lockFile(paths: PincerPaths): string {
   return path.join(paths.home, 'hub.lock');
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** The running hub of this data directory, if its process is alive. */
 export function readHubInfo(paths: PincerPaths): HubInfo | undefined {
   try {
     const info = HubInfo.parse(JSON.parse(fs.readFileSync(paths.hubFile, 'utf8')));
-    return alive(info.pid) ? info : undefined;
+    return pidAlive(info.pid) ? info : undefined;
   } catch {
     return undefined;
   }
@@ -67,7 +60,7 @@ export function acquireHubLock(paths: PincerPaths): LockResult {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const pid = Number(fs.readFileSync(file, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && alive(pid) && pid !== process.pid) {
+      if (Number.isInteger(pid) && pid > 0 && pidAlive(pid) && pid !== process.pid) {
         return { acquired: false, pid, info: readHubInfo(paths) };
       }
       // Stale: its owner is gone.

@@ -1,3 +1,4 @@
+import { pidAlive } from '../../core/pid.js';
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -76,18 +77,10 @@ export function killTree(pid: number, signal: NodeJS.Signals = 'SIGTERM'): Promi
   return Promise.resolve();
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** True while any process of the group still exists (POSIX). */
 export function groupAlive(pgid: number): boolean {
-  if (process.platform === 'win32') return isAlive(pgid);
+  if (process.platform === 'win32') return pidAlive(pgid);
   try {
     process.kill(-pgid, 0);
     return true;
