@@ -2,7 +2,7 @@ import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessa
 import { VERSION } from '../core/version.js';
 import { SERVER_INSTRUCTIONS } from '../mcp/server.js';
 import { directSession, type DirectTransport } from '../mcp/direct.js';
-import { classifyLine, rpcError } from '../mcp/stdio-transport.js';
+import { classifyValue, rpcError } from '../mcp/stdio-transport.js';
 import type { ToolGroup } from '../tools/types.js';
 
 export const PAUSED_MESSAGE = 'Pincer: serving is paused (TOOLS=false). Resume it from the Pincer tray menu or dashboard, or set TOOLS=true.';
@@ -32,7 +32,7 @@ export class Dispatcher {
 
   /** Answers one parsed JSON-RPC value; undefined for notifications. */
   async handle(value: unknown, group?: ToolGroup, signal?: AbortSignal): Promise<JSONRPCMessage | undefined> {
-    const r = classifyLine(JSON.stringify(value));
+    const r = classifyValue(value);
     if ('reply' in r) return r.reply;
     if ('ignore' in r) return undefined;
     const m = r.message as { id?: string | number; method?: string; params?: unknown };

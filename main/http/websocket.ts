@@ -80,7 +80,7 @@ function onConnection(ws: WebSocket, deps: WsDeps): void {
       void simpleMessage(ws, value as SimpleMessage, deps);
       return;
     }
-    transport.receive(text);
+    transport.receive({ parsed: value });
   });
 }
 

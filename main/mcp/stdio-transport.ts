@@ -18,17 +18,11 @@ export function salvageId(value: unknown): string | number | null {
 }
 
 /**
- * Classifies one line of input: a valid message, or the JSON-RPC error to
- * answer with (-32700 for bad JSON, -32600 for a bad shape), or nothing for
- * an invalid notification/response that deserves no reply.
+ * Classifies one parsed value: a valid message, or the JSON-RPC error to
+ * answer with (-32600 for a bad shape), or nothing for an invalid
+ * notification/response that deserves no reply.
  */
-export function classifyLine(line: string): { message: JSONRPCMessage } | { reply: JSONRPCMessage } | { ignore: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch (err) {
-    return { reply: rpcError(null, -32700, `Parse error: ${(err as Error).message}`) };
-  }
+export function classifyValue(value: unknown): { message: JSONRPCMessage } | { reply: JSONRPCMessage } | { ignore: string } {
   try {
     return { message: parseJSONRPCMessage(value) };
   } catch {
@@ -38,6 +32,17 @@ export function classifyLine(line: string): { message: JSONRPCMessage } | { repl
     if (value && typeof value === 'object' && !hasMethod && ('result' in value || 'error' in value)) return { ignore: 'invalid response' };
     return { reply: rpcError(id, -32600, 'Invalid Request: not a JSON-RPC 2.0 request (needs "jsonrpc": "2.0", a string "method" and a string or number "id")') };
   }
+}
+
+/** Classifies one line of input: bad JSON is answered with -32700, the rest as classifyValue says. */
+export function classifyLine(line: string): { message: JSONRPCMessage } | { reply: JSONRPCMessage } | { ignore: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (err) {
+    return { reply: rpcError(null, -32700, `Parse error: ${(err as Error).message}`) };
+  }
+  return classifyValue(value);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { WebSocket } from 'ws';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/server';
-import { classifyLine } from './stdio-transport.js';
+import { classifyLine, classifyValue } from './stdio-transport.js';
 
 const AUTO_INIT_ID = '__pincer_auto_init';
 
@@ -26,9 +26,9 @@ export class WebSocketServerTransport implements Transport {
     this.ws.on('error', (err) => this.onerror?.(err));
   }
 
-  /** A JSON-RPC frame from the socket (simple `{type}` messages are handled by the caller). */
-  receive(text: string): void {
-    const r = classifyLine(text);
+  /** A JSON-RPC frame from the socket, as text or already parsed (simple `{type}` messages are handled by the caller). */
+  receive(frame: string | { parsed: unknown }): void {
+    const r = typeof frame === 'string' ? classifyLine(frame) : classifyValue(frame.parsed);
     if ('reply' in r) {
       void this.send(r.reply);
       return;
