@@ -109,20 +109,22 @@ export class CallbacksRepo {
 
   /** Fires for a session not yet sent as a log notification; each is claimed once. */
   claimNotifications(session: string): FireRow[] {
-    return this.db.transaction(() => {
-      const rows = (this.db.prepare('SELECT * FROM callback_fires WHERE session = ? AND notified = 0 ORDER BY id').all(session) as unknown[]).map((r) => FireRow.parse(r));
-      for (const f of rows) this.db.prepare('UPDATE callback_fires SET notified = 1 WHERE id = ?').run(f.id);
-      return rows;
-    }).immediate();
+    return this.claim(session, 'notified');
   }
 
   /** Fires for a session not yet prepended to one of its tool results. */
   claimUndelivered(session: string): FireRow[] {
-    return this.db.transaction(() => {
-      const rows = (this.db.prepare('SELECT * FROM callback_fires WHERE session = ? AND delivered = 0 ORDER BY id').all(session) as unknown[]).map((r) => FireRow.parse(r));
-      for (const f of rows) this.db.prepare('UPDATE callback_fires SET delivered = 1 WHERE id = ?').run(f.id);
-      return rows;
-    }).immediate();
+    return this.claim(session, 'delivered');
+  }
+
+  /**
+   * Marks and returns a session's unclaimed fires in one atomic statement, so
+   * each is claimed once across processes (this runs on every tool call and
+   * every second, so it should stay a single statement).
+   */
+  private claim(session: string, flag: 'notified' | 'delivered'): FireRow[] {
+    const rows = this.db.prepare(`UPDATE callback_fires SET ${flag} = 1 WHERE session = ? AND ${flag} = 0 RETURNING *`).all(session) as unknown[];
+    return rows.map((r) => FireRow.parse(r)).sort((a, b) => a.id - b.id);
   }
 
   recentFires(limit = 100): FireRow[] {
