@@ -85,13 +85,10 @@ export function buildApp(deps: AppDeps) {
     const server = deps.newServer('legacy', 'sse');
     const transport = new LegacySseTransport(res, '/messages');
     legacy.set(transport.sessionId, transport);
-    sessions.add({
+    sessions.open({
       id: transport.sessionId,
       transport: 'sse',
       server,
-      created: Date.now(),
-      lastSeen: Date.now(),
-      streams: 0,
       close: async () => {
         await transport.close();
         await server.close().catch(() => undefined);

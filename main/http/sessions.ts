@@ -66,6 +66,11 @@ export class SessionTable {
     };
   }
 
+  /** Registers a new session: now is both its start and its last activity. */
+  open(s: { id: string; transport: TransportKind; server: McpServer; streams?: number; close(): Promise<void> }): void {
+    this.add({ ...s, streams: s.streams ?? 0, created: Date.now(), lastSeen: Date.now() });
+  }
+
   add(record: SessionRecord): void {
     this.sessions.set(record.id, record);
     this.events.publish({ type: 'session_opened', session: record.id, transport: record.transport, client: clientName(record), at: Date.now() });

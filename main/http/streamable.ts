@@ -25,6 +25,8 @@ export interface StreamableDeps {
 export function streamableRoutes(deps: StreamableDeps) {
   const modern: McpHttpHandler = createMcpHandler(() => deps.newServer('modern'), { legacy: 'reject' });
   const modernNode = toNodeHandler(modern, { onerror: (e) => log.warn(`modern handler: ${e.message}`) });
+  // The HTTP transport of each live session, by Mcp-Session-Id.
+  const transports = new Map<string, NodeStreamableHTTPServerTransport>();
 
   async function handle(req: Request, res: Response): Promise<void> {
     const sid = req.header('mcp-session-id');
@@ -44,15 +46,15 @@ export function streamableRoutes(deps: StreamableDeps) {
     }
 
     if (sid) {
-      const s = deps.sessions.get(sid);
-      if (!s || s.transport !== 'streamable-http') {
+      const http = transports.get(sid);
+      if (!http) {
         res.status(404).json(jsonRpcErrorBody(-32001, `Session ${sid} not found (it expired or the hub restarted). Start a new session with initialize.`));
         return;
       }
       deps.sessions.touch(sid);
       const done = req.method === 'GET' ? deps.sessions.openStream(sid) : undefined;
       if (done) res.on('close', done);
-      await (s as unknown as { http: NodeStreamableHTTPServerTransport }).http.handleRequest(req, res, body);
+      await http.handleRequest(req, res, body);
       return;
     }
 
@@ -78,25 +80,26 @@ export function streamableRoutes(deps: StreamableDeps) {
       sessionIdGenerator: () => randomUUID(),
       eventStore: new SessionEventStore(),
       onsessioninitialized: (id) => {
-        const record = {
+        transports.set(id, http);
+        deps.sessions.open({
           id,
-          transport: 'streamable-http' as const,
+          transport: 'streamable-http',
           server,
-          created: Date.now(),
-          lastSeen: Date.now(),
-          streams: 0,
-          http,
           close: async () => {
             await http.close().catch(() => undefined);
             await server.close().catch(() => undefined);
           },
-        };
-        deps.sessions.add(record);
+        });
       },
-      onsessionclosed: (id) => deps.sessions.remove(id),
+      onsessionclosed: (id) => {
+        transports.delete(id);
+        deps.sessions.remove(id);
+      },
     });
     http.onclose = () => {
-      if (http.sessionId) deps.sessions.remove(http.sessionId);
+      if (!http.sessionId) return;
+      transports.delete(http.sessionId);
+      deps.sessions.remove(http.sessionId);
     };
     await server.connect(http);
     await http.handleRequest(req, res, body);

@@ -45,12 +45,10 @@ function onConnection(ws: WebSocket, deps: WsDeps): void {
   const server = deps.newServer();
   const transport = new WebSocketServerTransport(ws);
   const done = deps.sessions.openStream();
-  deps.sessions.add({
+  deps.sessions.open({
     id,
     transport: 'websocket',
     server,
-    created: Date.now(),
-    lastSeen: Date.now(),
     streams: 1,
     close: async () => {
       await transport.close();
