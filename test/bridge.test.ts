@@ -3,18 +3,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { connectV2, connectV1, textOf } from './helpers/clients.js';
-import { readHubJson } from './helpers/hub.js';
+import { readHubJson, stopHubOf } from './helpers/hub.js';
 import { tempHome, waitFor, pidAlive, sleep } from './helpers/env.js';
 
 const BRIDGE = ['stdio'];
-
-async function stopHub(home: string): Promise<void> {
-  const info = readHubJson(home);
-  if (info && pidAlive(info.pid)) {
-    process.kill(info.pid, 'SIGTERM');
-    await waitFor(() => !pidAlive(info.pid), 'the hub to stop', 15_000);
-  }
-}
 
 test('pincer stdio starts a hub; a job started by one client is visible to another and outlives the first', async () => {
   const h = tempHome();
@@ -42,7 +34,7 @@ test('pincer stdio starts a hub; a job started by one client is visible to anoth
       await b.client.close();
     }
   } finally {
-    await stopHub(h.home);
+    await stopHubOf(h.home);
     h.cleanup();
   }
 });
@@ -76,7 +68,7 @@ test('progress, cancellation and list_changed cross the bridge', async () => {
       await client.close();
     }
   } finally {
-    await stopHub(h.home);
+    await stopHubOf(h.home);
     h.cleanup();
   }
 });
@@ -111,7 +103,7 @@ test('when the hub dies mid-session the client gets clear errors, then the bridg
       await client.close();
     }
   } finally {
-    await stopHub(h.home);
+    await stopHubOf(h.home);
     h.cleanup();
   }
 });

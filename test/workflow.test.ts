@@ -4,18 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { connectV2, textOf } from './helpers/clients.js';
-import { readHubJson, tokenOf } from './helpers/hub.js';
+import { readHubJson, tokenOf, stopHubOf } from './helpers/hub.js';
 import { tempHome, waitFor, pidAlive } from './helpers/env.js';
 
 const BRIDGE = { args: ['stdio'], env: { HTTP_PORT: 'auto' } };
-
-async function stopHub(home: string): Promise<void> {
-  const info = readHubJson(home);
-  if (info && pidAlive(info.pid)) {
-    process.kill(info.pid, 'SIGTERM');
-    await waitFor(() => !pidAlive(info.pid), 'the hub to stop', 15_000);
-  }
-}
 
 type S = Record<string, unknown>;
 const sc = (r: unknown) => (r as { structuredContent: S }).structuredContent;
@@ -28,7 +20,7 @@ describe('TaskManager and PlanMode through pincer stdio', () => {
   });
   after(async () => {
     await client.close();
-    await stopHub(h.home);
+    await stopHubOf(h.home);
     h.cleanup();
   });
 
@@ -136,7 +128,7 @@ describe('SetCallback through pincer stdio', () => {
       assert.match(textOf(await client.callTool({ name: 'SetCallback', arguments: { action: 'list' } })), /No active callbacks/);
     } finally {
       await client.close();
-      await stopHub(h.home);
+      await stopHubOf(h.home);
       h.cleanup();
     }
   });
@@ -172,7 +164,7 @@ describe('SetCallback through pincer stdio', () => {
       }
     } finally {
       await client.close();
-      await stopHub(h.home);
+      await stopHubOf(h.home);
       h.cleanup();
     }
   });
@@ -218,7 +210,7 @@ describe('InvokeSkill and skills as prompts', () => {
       assert.match(log, /skill .*broken[\\/]SKILL\.md:4: front matter: Map keys must be unique/);
     } finally {
       await client.close();
-      await stopHub(h.home);
+      await stopHubOf(h.home);
       h.cleanup();
     }
   });
@@ -255,7 +247,7 @@ describe('AskUserQuestion', () => {
       assert.match(textOf(r), /The person answered:\n- Which database\?\n  → Postgres/);
     } finally {
       await client.close();
-      await stopHub(h.home);
+      await stopHubOf(h.home);
       h.cleanup();
     }
   });
@@ -298,7 +290,7 @@ describe('AskUserQuestion', () => {
       assert.equal(again.status, 409);
     } finally {
       await client.close();
-      await stopHub(h.home);
+      await stopHubOf(h.home);
       h.cleanup();
     }
   });
@@ -312,7 +304,7 @@ describe('AskUserQuestion', () => {
       assert.match(textOf(r), /Nobody answered within 5 s/);
     } finally {
       await client.close();
-      await stopHub(h.home);
+      await stopHubOf(h.home);
       h.cleanup();
     }
   });

@@ -37,12 +37,4 @@ export async function waitFor<T>(check: () => T | Promise<T>, what: string, time
   }
 }
 
-export function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+export { pidAlive } from '../../main/core/pid.js';

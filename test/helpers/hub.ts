@@ -61,3 +61,12 @@ export function rssOf(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)![1]) * 1024;
 }
+
+/** Stops whatever hub runs for a data directory (one a bridge started), waiting until it is gone. */
+export async function stopHubOf(home: string): Promise<void> {
+  const info = readHubJson(home);
+  if (info && pidAlive(info.pid)) {
+    process.kill(info.pid, 'SIGTERM');
+    await waitFor(() => !pidAlive(info.pid), 'the hub to stop', 15_000);
+  }
+}
