@@ -119,7 +119,9 @@ test('paused serving: tool calls answer "serving is paused", tools/list is empty
   const hub = await startHubProcess(h.home);
   try {
     const call = await (await fetch(`${hub.url}/api/mcp/jsonrpc`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'true' } } }) })).json();
-    assert.match(call.error.message, /serving is paused/);
+    // One decision, one message, on every surface: a tool result the model can read.
+    assert.equal(call.result.isError, true);
+    assert.match(call.result.content[0].text, /serving is paused/);
     const list = await (await fetch(`${hub.url}/api/mcp/jsonrpc`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })).json();
     assert.deepEqual(list.result.tools, []);
     const rest = await fetch(`${hub.url}/api/mcp/tools/call`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ name: 'Bash', arguments: { command: 'true' } }) });

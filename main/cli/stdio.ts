@@ -1,5 +1,5 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { createRuntime } from '../mcp/runtime.js';
+import { createRuntime } from '../hub/runtime.js';
 import { createPincerServer } from '../mcp/server.js';
 import { configureLogging, logger } from '../core/log.js';
 import { pincerPaths } from '../core/paths.js';
@@ -15,7 +15,7 @@ export async function runStandaloneStdio(home: string): Promise<void> {
   configureLogging({ logsDir: pincerPaths(home).logsDir, fileName: 'stdio.log', stderr: true });
   const runtime = createRuntime({ home });
   const handle = serveStdio(
-    () => createPincerServer({ services: runtime.services, registry: runtime.registry, events: runtime.events, transport: 'stdio' }),
+    () => createPincerServer(runtime, { transport: 'stdio' }),
     { transport: new GuardedStdioTransport(), onerror: (err) => log.debug(`protocol: ${err.message.slice(0, 300)}`) },
   );
   let closing = false;

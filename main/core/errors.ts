@@ -3,7 +3,8 @@
  * result with `isError: true`, so it must name the input and what to do.
  */
 export class UserError extends Error {
-  constructor(message: string) {
+  /** What kind of mistake, for surfaces that map it to a status; never match on the message. */
+  constructor(message: string, readonly code: string = 'INVALID_INPUT') {
     super(message);
     this.name = 'UserError';
   }

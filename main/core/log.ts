@@ -59,3 +59,18 @@ export function logger(scope: string): Logger {
     child: (s) => logger(`${scope}:${s}`),
   };
 }
+
+/**
+ * Wraps a callback that runs outside any request (a timer, a file watcher, an
+ * upgrade handler) so that its failure becomes a log line instead of taking
+ * the process down.
+ */
+export function guarded<A extends unknown[]>(log: Logger, what: string, fn: (...args: A) => void): (...args: A) => void {
+  return (...args: A) => {
+    try {
+      fn(...args);
+    } catch (err) {
+      log.error(`${what} failed`, { err });
+    }
+  };
+}

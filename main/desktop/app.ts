@@ -12,7 +12,6 @@ import { CLIENT_IDS, CLIENTS, type ClientId, type StdioLauncher } from '../conne
 import { connectClient, disconnectClient, isConnected } from '../connect/connect.js';
 import { PACKAGE_ROOT, VERSION } from '../core/version.js';
 import { SESSION_COOKIE } from '../http/security.js';
-import type { HubEvent } from '../mcp/events.js';
 import { logger } from '../core/log.js';
 
 const log = logger('desktop');
@@ -140,12 +139,12 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   tray.on('click', () => dashboard.open());
   refresh();
 
-  hub?.runtime.events.on('event', (e: HubEvent) => {
+  hub?.runtime.events.subscribe((e) => {
     if (e.type === 'question_asked') {
-      const qs = (e.questions as { question: string }[] | undefined) ?? [];
+      const qs = e.questions;
       notify('Pincer: a question for you', qs[0]?.question ?? 'A model is waiting for your answer.', 'questions');
     } else if (e.type === 'callback_fired') {
-      notify('Pincer: callback', String(e.text ?? ''), 'callbacks');
+      notify('Pincer: callback', e.text, 'callbacks');
     }
     if (['question_asked', 'question_answered', 'settings_changed', 'tools_changed', 'job_started', 'job_ended'].includes(e.type)) refresh();
   });

@@ -67,8 +67,4 @@ export class DashboardWindow {
     this.win = win;
     return win;
   }
-
-  isOpen(): boolean {
-    return Boolean(this.win && !this.win.isDestroyed());
-  }
 }

@@ -1,5 +1,6 @@
 import express from 'express';
-import type { Runtime } from '../mcp/runtime.js';
+import type { Runtime } from '../hub/runtime.js';
+import { objectBody } from './body.js';
 import type { SessionTable } from './sessions.js';
 import { UserError } from '../core/errors.js';
 import { Question } from '../tools/interaction/questions.js';
@@ -18,6 +19,8 @@ function questionView(q: QuestionRow) {
   };
 }
 
+const ANSWER_STATUS: Record<string, number> = { QUESTION_NOT_FOUND: 404, QUESTION_SETTLED: 409 };
+
 /** The hub's own API, used by the dashboard and scripts (behind the token like everything else). */
 export function hubApi(runtime: Runtime, _sessions: SessionTable): express.Router {
   const r = express.Router();
@@ -29,20 +32,15 @@ export function hubApi(runtime: Runtime, _sessions: SessionTable): express.Route
 
   r.post('/api/questions/:id/answer', (req, res) => {
     const id = Number(req.params.id);
-    let body: unknown;
-    try {
-      body = Buffer.isBuffer(req.body) && req.body.length ? JSON.parse(req.body.toString('utf8')) : {};
-    } catch {
-      res.status(400).json({ success: false, error: { code: 'INVALID_JSON', message: 'The body is not valid JSON.' } });
-      return;
-    }
+    const body = objectBody(req, res);
+    if (!body) return;
     try {
       const row = s.asker.answer(id, body);
       res.json({ success: true, question: questionView(row) });
     } catch (err) {
       if (err instanceof UserError) {
-        const status = /no question/.test(err.message) ? 404 : /already|a moment ago/.test(err.message) ? 409 : 400;
-        res.status(status).json({ success: false, error: { code: 'INVALID_ANSWER', message: err.message } });
+        const status = ANSWER_STATUS[err.code] ?? 400;
+        res.status(status).json({ success: false, error: { code: err.code === 'INVALID_INPUT' ? 'INVALID_ANSWER' : err.code, message: err.message } });
         return;
       }
       throw err;

@@ -1,13 +1,14 @@
 import express, { type Request, type Response, type NextFunction } from 'express';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { hostAndOriginGuard, requireToken, jsonRpcErrorBody, type GuardOptions } from './security.js';
+import { jsonBodies, bodyOf } from './body.js';
 import { streamableRoutes } from './streamable.js';
 import { compatRouter } from './compat-routes.js';
 import { eventsRoute } from './events-route.js';
 import { LegacySseTransport } from '../mcp/legacy-sse.js';
 import type { SessionTable } from './sessions.js';
 import type { Dispatcher } from './dispatch.js';
-import type { Runtime } from '../mcp/runtime.js';
+import type { Runtime } from '../hub/runtime.js';
 import { VERSION } from '../core/version.js';
 import { dashboardStatic } from './static.js';
 
@@ -20,17 +21,6 @@ export interface AppDeps {
   startedAt: number;
   /** Extra routers mounted behind the token (the dashboard API). */
   extraRoutes?: express.Router[];
-}
-
-/** Reads a body as bytes, whatever its content type, within MAX_BODY_BYTES (413 beyond). */
-export function parseBody(req: Request): { ok: true; value: unknown } | { ok: false } {
-  const b = req.body as unknown;
-  if (!Buffer.isBuffer(b) || b.length === 0) return { ok: true, value: undefined };
-  try {
-    return { ok: true, value: JSON.parse(b.toString('utf8')) };
-  } catch {
-    return { ok: false };
-  }
 }
 
 export function buildApp(deps: AppDeps) {
@@ -58,19 +48,9 @@ export function buildApp(deps: AppDeps) {
 
   app.use(dashboardStatic(settings));
   app.use(requireToken(settings));
-  app.use((req, res, next) => {
-    const limit = settings.get('MAX_BODY_BYTES');
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > limit) {
-      // Refuse before reading a byte of it.
-      res.set('Connection', 'close');
-      res.status(413).json(jsonRpcErrorBody(-32600, `Request body of ${declared} bytes is larger than MAX_BODY_BYTES (${limit}).`));
-      return;
-    }
-    express.raw({ type: () => true, limit })(req, res, next);
-  });
+  app.use(jsonBodies(settings));
 
-  const streamable = streamableRoutes({ sessions, newServer: (era) => deps.newServer(era, 'streamable-http'), parseBody });
+  const streamable = streamableRoutes({ sessions, newServer: (era) => deps.newServer(era, 'streamable-http') });
   app.all('/mcp', (req, res, next) => {
     streamable.handle(req, res).catch(next);
   });
@@ -112,13 +92,13 @@ export function buildApp(deps: AppDeps) {
       return;
     }
     sessions.touch(id);
-    const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-    transport.receive(body);
+    transport.receive(bodyOf(req));
     res.status(202).json({ accepted: true });
   });
 
-  app.get('/api/mcp/connect', eventsRoute(runtime.events, sessions));
-  app.use(compatRouter({ dispatcher, registry: runtime.registry, parseBody }));
+  const events = eventsRoute(runtime.events, sessions);
+  app.get('/api/mcp/connect', events.handler);
+  app.use(compatRouter({ dispatcher, runtime }));
   for (const r of deps.extraRoutes ?? []) app.use(r);
 
   app.use((req, res) => {
@@ -134,5 +114,5 @@ export function buildApp(deps: AppDeps) {
     res.status(status).json(jsonRpcErrorBody(status === 413 ? -32600 : -32603, message));
   });
 
-  return { app, streamable, closeLegacy: async () => Promise.all([...legacy.values()].map((t) => t.close())) };
+  return { app, streamable, closeEventStreams: events.closeAll, closeLegacy: async () => Promise.all([...legacy.values()].map((t) => t.close())) };
 }

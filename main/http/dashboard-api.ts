@@ -1,6 +1,7 @@
 import express, { type Request, type Response } from 'express';
 import fs from 'node:fs';
-import type { Runtime } from '../mcp/runtime.js';
+import type { Runtime } from '../hub/runtime.js';
+import { objectBody } from './body.js';
 import type { SessionTable } from './sessions.js';
 import { SETTINGS, PATTERN_SETTINGS, toolKey, skillKey } from '../core/settings/schema.js';
 import { generateToken, SESSION_COOKIE } from './security.js';
@@ -8,14 +9,6 @@ import { taskData } from '../tools/workflow/task-manager.js';
 import { planJson } from '../tools/workflow/plan-mode.js';
 import { VERSION } from '../core/version.js';
 import { isActive } from '../tools/shell/jobs.js';
-
-function body(req: Request): Record<string, unknown> {
-  try {
-    return Buffer.isBuffer(req.body) && req.body.length ? (JSON.parse(req.body.toString('utf8')) as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
 
 function fail(res: Response, status: number, message: string, extra: Record<string, unknown> = {}): void {
   res.status(status).json({ success: false, error: { message }, ...extra });
@@ -46,7 +39,10 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, hubUrl: (
   });
 
   r.post('/api/serving', (req, res) => {
-    settings.set('TOOLS', body(req).on === false ? 'false' : 'true');
+    const b = objectBody(req, res);
+    if (!b) return;
+    if (typeof b.on !== 'boolean') return fail(res, 400, 'Send {"on": true} to serve or {"on": false} to pause.');
+    settings.set('TOOLS', b.on ? 'true' : 'false');
     res.json({ success: true, serving: !runtime.registry.servingPaused() });
   });
 
@@ -72,7 +68,10 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, hubUrl: (
   r.post('/api/tools/:name', (req, res) => {
     const tool = runtime.registry.byName.get(String(req.params.name));
     if (!tool) return fail(res, 404, `No tool "${req.params.name}".`);
-    settings.set(toolKey(tool.name), body(req).enabled === false ? 'false' : 'true');
+    const b = objectBody(req, res);
+    if (!b) return;
+    if (typeof b.enabled !== 'boolean') return fail(res, 400, 'Send {"enabled": true} or {"enabled": false}.');
+    settings.set(toolKey(tool.name), b.enabled ? 'true' : 'false');
     res.json({ success: true, enabled: runtime.registry.isEnabled(tool.name) });
   });
 
@@ -88,7 +87,8 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, hubUrl: (
   });
 
   r.post('/api/settings/key', (req, res) => {
-    const b = body(req);
+    const b = objectBody(req, res);
+    if (!b) return;
     if (typeof b.key !== 'string' || typeof b.value !== 'string') return fail(res, 400, 'Send {"key": "...", "value": "..."}.');
     try {
       settings.set(b.key, b.value);
@@ -99,7 +99,8 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, hubUrl: (
   });
 
   r.put('/api/settings/file', (req, res) => {
-    const b = body(req);
+    const b = objectBody(req, res);
+    if (!b) return;
     if (typeof b.text !== 'string') return fail(res, 400, 'Send {"text": "<the whole file>"}.');
     const errors = settings.replaceUserFile(b.text);
     if (errors.length) return fail(res, 400, `${errors.length} line(s) need fixing; nothing was saved.`, { errors });
@@ -179,7 +180,10 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, hubUrl: (
   r.post('/api/skills/:name', (req, res) => {
     const skill = s.skills.get(String(req.params.name));
     if (!skill) return fail(res, 404, `No skill "${req.params.name}".`);
-    settings.set(skillKey(skill.name), body(req).enabled === false ? 'false' : 'true');
+    const b = objectBody(req, res);
+    if (!b) return;
+    if (typeof b.enabled !== 'boolean') return fail(res, 400, 'Send {"enabled": true} or {"enabled": false}.');
+    settings.set(skillKey(skill.name), b.enabled ? 'true' : 'false');
     res.json({ success: true });
   });
 

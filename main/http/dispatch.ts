@@ -1,11 +1,9 @@
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type McpServer } from '@modelcontextprotocol/server';
 import { VERSION } from '../core/version.js';
-import { SERVER_INSTRUCTIONS } from '../mcp/server.js';
+import { SERVER_INSTRUCTIONS, SERVER_CAPABILITIES } from '../mcp/server.js';
 import { directSession, type DirectTransport } from '../mcp/direct.js';
 import { classifyValue, rpcError } from '../mcp/stdio-transport.js';
 import type { ToolGroup } from '../tools/types.js';
-
-export const PAUSED_MESSAGE = 'Pincer: serving is paused (TOOLS=false). Resume it from the Pincer tray menu or dashboard, or set TOOLS=true.';
 
 /**
  * Session-less JSON-RPC for scripts and the compatibility routes: one
@@ -13,17 +11,14 @@ export const PAUSED_MESSAGE = 'Pincer: serving is paused (TOOLS=false). Resume i
  */
 export class Dispatcher {
   private sessions = new Map<string, Promise<DirectTransport>>();
-  private servers = new Map<string, McpServer>();
 
-  constructor(private newServer: (group?: ToolGroup) => McpServer, private paused: () => boolean) {}
+  constructor(private newServer: (group?: ToolGroup) => McpServer) {}
 
   private session(group?: ToolGroup): Promise<DirectTransport> {
     const key = group ?? '*';
     let s = this.sessions.get(key);
     if (!s) {
-      const server = this.newServer(group);
-      this.servers.set(key, server);
-      s = directSession(server);
+      s = directSession(this.newServer(group));
       s.catch(() => this.sessions.delete(key));
       this.sessions.set(key, s);
     }
@@ -44,9 +39,8 @@ export class Dispatcher {
     if (m.method === 'initialize') {
       // The shared session is initialized once; each caller gets the answer a fresh session would give.
       await this.session(group);
-      return { jsonrpc: '2.0', id: m.id, result: this.initializeResult(m.params, group) } as JSONRPCMessage;
+      return { jsonrpc: '2.0', id: m.id, result: this.initializeResult(m.params) } as JSONRPCMessage;
     }
-    if (m.method === 'tools/call' && this.paused()) return rpcError(m.id, -32000, PAUSED_MESSAGE);
     return (await this.session(group)).request({ id: m.id, method: m.method, params: m.params }, signal);
   }
 
@@ -57,12 +51,11 @@ export class Dispatcher {
     return answers.filter((a): a is JSONRPCMessage => a !== undefined);
   }
 
-  private initializeResult(params: unknown, group?: ToolGroup): Record<string, unknown> {
+  private initializeResult(params: unknown): Record<string, unknown> {
     const requested = (params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
-    const server = this.servers.get(group ?? '*')!.server;
     return {
       protocolVersion: typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
-      capabilities: server.getCapabilities(),
+      capabilities: SERVER_CAPABILITIES,
       serverInfo: { name: 'pincer', title: 'Pincer', version: VERSION },
       instructions: SERVER_INSTRUCTIONS,
     };

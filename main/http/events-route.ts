@@ -1,11 +1,12 @@
 import type { Request, Response } from 'express';
-import type { EventBus, HubEvent } from '../mcp/events.js';
+import type { EventBus, HubEvent } from '../tools/events.js';
 import type { SessionTable } from './sessions.js';
 import { jsonRpcErrorBody } from './security.js';
 
 /** `GET /api/mcp/connect`: the hub's live events as SSE, for dashboards and scripts. */
 export function eventsRoute(bus: EventBus, sessions: SessionTable, heartbeatMs = 15_000) {
-  return (req: Request, res: Response) => {
+  const open = new Set<Response>();
+  const handler = (req: Request, res: Response) => {
     if (!sessions.hasStreamRoom()) {
       res.status(503).json(jsonRpcErrorBody(-32000, 'Too many open streams: the hub is at MAX_STREAMS. Close unused dashboards or raise MAX_STREAMS.'));
       return;
@@ -14,14 +15,20 @@ export function eventsRoute(bus: EventBus, sessions: SessionTable, heartbeatMs =
     res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
     const write = (e: HubEvent | Record<string, unknown>) => res.write(`data: ${JSON.stringify(e)}\n\n`);
     write({ type: 'connected', message: 'Pincer hub event stream', timestamp: Date.now() });
-    const onEvent = (e: HubEvent) => write(e);
-    bus.on('event', onEvent);
+    const unsubscribe = bus.subscribe(write);
+    open.add(res);
     const beat = setInterval(() => write({ type: 'ping', timestamp: Date.now() }), heartbeatMs);
     beat.unref();
     req.on('close', () => {
       clearInterval(beat);
-      bus.off('event', onEvent);
+      unsubscribe();
+      open.delete(res);
       done();
     });
   };
+  /** Ends every open stream (the token they were opened with was rotated, or the hub stops). */
+  const closeAll = () => {
+    for (const res of open) res.end();
+  };
+  return { handler, closeAll };
 }

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { pincerPaths, ensureHome } from '../core/paths.js';
-import { createRuntime, type Runtime } from '../mcp/runtime.js';
+import { createRuntime, type Runtime } from '../hub/runtime.js';
 import { createPincerServer } from '../mcp/server.js';
 import { acquireHubLock, writeHubInfo, type HubInfo } from './lock.js';
 import { listen } from './ports.js';
@@ -9,6 +9,7 @@ import { SessionTable } from './sessions.js';
 import { Dispatcher } from './dispatch.js';
 import { buildApp } from './app.js';
 import { attachWebSocket } from './websocket.js';
+import { guardConnections } from './connection-guard.js';
 import { VERSION } from '../core/version.js';
 import { logger } from '../core/log.js';
 import { SETTINGS } from '../core/settings/schema.js';
@@ -17,7 +18,8 @@ import { hubApi } from './api.js';
 import type { PageRenderer } from '../tools/web/browser.js';
 import type { EngineTransport } from '../tools/search/service.js';
 import { dashboardApi } from './dashboard-api.js';
-import type { HubEvent } from '../mcp/events.js';
+import type { ToolGroup } from '../tools/types.js';
+import { DisposableStore } from '../core/disposables.js';
 
 const log = logger('hub');
 
@@ -80,11 +82,10 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       maxStreams: () => settings.get('MAX_STREAMS'),
       idleMs: () => settings.get('SESSION_IDLE_S') * 1000,
     });
-    const newServer = (transport: string, group?: Parameters<typeof createPincerServer>[0]['group']) =>
-      createPincerServer({ services: rt.services, registry: rt.registry, events: rt.events, transport, group });
-    const dispatcher = new Dispatcher((group) => newServer('jsonrpc', group), () => rt.registry.servingPaused());
+    const newServer = (transport: string, group?: ToolGroup) => createPincerServer(rt, { transport, group });
+    const dispatcher = new Dispatcher((group) => newServer('jsonrpc', group));
     const startedAt = Date.now();
-    const { app, streamable, closeLegacy } = buildApp({
+    const { app, streamable, closeLegacy, closeEventStreams } = buildApp({
       runtime: rt,
       sessions,
       dispatcher,
@@ -99,7 +100,10 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     server.headersTimeout = 15_000;
     server.requestTimeout = 60_000;
     server.keepAliveTimeout = 5_000;
-    server.maxConnections = settings.get('MAX_SESSIONS') + settings.get('MAX_STREAMS') + 64;
+    // Sessions and streams have their own caps; this only bounds file descriptors. Sockets that
+    // have not sent a whole request are capped separately so they cannot lock real clients out.
+    server.maxConnections = 4096;
+    guardConnections(server, 128);
     // Refuse an oversized upload before inviting the client to send it.
     server.on('checkContinue', (req, res) => {
       const declared = Number(req.headers['content-length'] ?? 0);
@@ -113,24 +117,26 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     });
     const wss = attachWebSocket(server, {
       sessions,
-      dispatcher,
+      calls: rt.calls,
       newServer: () => newServer('websocket'),
-      paused: () => rt.registry.servingPaused(),
       authorize: (req) => hostOriginProblem(req.headers, guard) ?? tokenProblem(req.headers, settings),
       maxPayload: () => settings.get('MAX_BODY_BYTES'),
     });
 
-    const onSettings = (c: { changed: string[] }) => {
-      if (c.changed.some((k) => k === 'TOOLS' || k.startsWith('TOOL_'))) streamable.notifyToolsChanged();
+    const lifetime = new DisposableStore();
+    lifetime.add(rt.notifier.register(streamable.peer));
+    // A rotated token revokes everything opened with the old one: sessions on every
+    // transport, WebSockets and event streams (each request also re-checks the token).
+    const revokeConnections = async () => {
+      log.info('the token changed: closing every session and stream opened with the old one');
+      closeEventStreams();
+      for (const c of wss.clients) c.close(4001, 'Pincer token rotated: reconnect with the new token');
+      await closeLegacy();
+      await sessions.closeAll();
     };
-    settings.on('change', onSettings);
-    const onEvent = (e: HubEvent) => {
-      if (e.type === 'skills_changed') {
-        streamable.notifyToolsChanged();
-        streamable.notifyPromptsChanged();
-      }
-    };
-    rt.events.on('event', onEvent);
+    lifetime.listen(settings, 'change', (c: { changed: string[] }) => {
+      if (c.changed.includes('AUTH_TOKEN')) void revokeConnections().catch((err: unknown) => log.warn(`revoking connections failed: ${(err as Error).message}`));
+    });
 
     const defaultPort = Number(SETTINGS.HTTP_PORT.default);
     port = await listen(server, host, settings.get('HTTP_PORT'), defaultPort);
@@ -144,12 +150,13 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     const close = () =>
       (closing ??= (async () => {
         log.info('hub shutting down');
-        settings.off('change', onSettings);
-        rt.events.off('event', onEvent);
+        lifetime.dispose();
         server.close();
         wss.close();
         for (const c of wss.clients) c.close(1001, 'hub shutting down');
         await closeLegacy();
+        sessions.stopSweeping();
+        closeEventStreams();
         await sessions.closeAll();
         await streamable.close().catch(() => undefined);
         await dispatcher.close();

@@ -102,7 +102,12 @@ export function presentedToken(headers: Headers): string | undefined {
   if (cookie) {
     for (const part of cookie.split(';')) {
       const [k, ...v] = part.trim().split('=');
-      if (k === SESSION_COOKIE) return decodeURIComponent(v.join('='));
+      if (k !== SESSION_COOKIE) continue;
+      try {
+        return decodeURIComponent(v.join('='));
+      } catch {
+        return undefined; // A malformed cookie is no token.
+      }
     }
   }
   return undefined;
@@ -127,6 +132,8 @@ export function requireToken(settings: Settings) {
       next();
       return;
     }
+    // An unauthenticated upload is not read on: answer and close the connection.
+    if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) res.set('Connection', 'close');
     res.status(401).set('WWW-Authenticate', 'Bearer realm="pincer"').json(jsonRpcErrorBody(problem.code, problem.message));
   };
 }

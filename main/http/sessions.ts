@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/server';
-import type { EventBus } from '../mcp/events.js';
+import type { EventBus } from '../tools/events.js';
 import { logger } from '../core/log.js';
 
 const log = logger('sessions');
@@ -96,10 +96,6 @@ export class SessionTable {
     return [...this.sessions.values()].map((s) => ({ id: s.id, transport: s.transport, client: clientName(s), created: s.created, lastSeen: s.lastSeen }));
   }
 
-  all(): SessionRecord[] {
-    return [...this.sessions.values()];
-  }
-
   /** Closes sessions idle past the limit, so abandoned sessions never pile up. */
   startSweeping(everyMs = 15_000): void {
     this.sweeper = setInterval(() => void this.sweep(), everyMs);
@@ -117,8 +113,11 @@ export class SessionTable {
     return stale.length;
   }
 
-  async closeAll(): Promise<void> {
+  stopSweeping(): void {
     clearInterval(this.sweeper);
+  }
+
+  async closeAll(): Promise<void> {
     await Promise.all([...this.sessions.values()].map((s) => s.close().catch(() => undefined)));
     for (const id of [...this.sessions.keys()]) this.remove(id);
   }

@@ -6,6 +6,7 @@ import { salvageId } from '../mcp/stdio-transport.js';
 import { SessionEventStore } from './event-store.js';
 import type { SessionTable } from './sessions.js';
 import { jsonRpcErrorBody } from './security.js';
+import { bodyOf } from './body.js';
 import { logger } from '../core/log.js';
 
 const log = logger('mcp-http');
@@ -13,7 +14,6 @@ const log = logger('mcp-http');
 export interface StreamableDeps {
   sessions: SessionTable;
   newServer: (era: 'legacy' | 'modern') => McpServer;
-  parseBody: (req: Request) => { ok: true; value: unknown } | { ok: false };
 }
 
 /**
@@ -30,7 +30,7 @@ export function streamableRoutes(deps: StreamableDeps) {
 
   async function handle(req: Request, res: Response): Promise<void> {
     const sid = req.header('mcp-session-id');
-    const parsed = req.method === 'POST' ? deps.parseBody(req) : { ok: true as const, value: undefined };
+    const parsed = req.method === 'POST' ? bodyOf(req) : { ok: true as const, value: undefined };
     if (!parsed.ok) {
       res.status(400).json(jsonRpcErrorBody(-32700, 'Parse error: the request body is not valid JSON'));
       return;
@@ -105,7 +105,16 @@ export function streamableRoutes(deps: StreamableDeps) {
     await http.handleRequest(req, res, body);
   }
 
-  return { handle, close: () => modern.close(), notifyToolsChanged: () => modern.notify.toolsChanged(), notifyPromptsChanged: () => modern.notify.promptsChanged() };
+  return {
+    handle,
+    close: () => modern.close(),
+    /** 2026-07-28 clients hear of changes through their `subscriptions/listen` streams, which the SDK's handler owns. */
+    peer: {
+      toolsChanged: () => modern.notify.toolsChanged(),
+      promptsChanged: () => modern.notify.promptsChanged(),
+      resourceUpdated: (uri: string) => modern.notify.resourceUpdated(uri),
+    },
+  };
 }
 
 function isJsonRpc(m: unknown): boolean {

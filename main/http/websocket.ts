@@ -1,17 +1,20 @@
 import type http from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { McpServer, JSONRPCMessage } from '@modelcontextprotocol/server';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
+import { logger } from '../core/log.js';
+
+const log = logger('websocket');
 import { WebSocketServerTransport } from '../mcp/websocket-transport.js';
 import type { SessionTable } from './sessions.js';
-import type { Dispatcher } from './dispatch.js';
-import { PAUSED_MESSAGE } from './dispatch.js';
+import type { ToolCalls } from '../hub/calls.js';
+import { Caller } from '../hub/caller.js';
 
 export interface WsDeps {
   sessions: SessionTable;
-  dispatcher: Dispatcher;
+  calls: ToolCalls;
   newServer: () => McpServer;
-  paused: () => boolean;
   /** Runs the same Host/Origin/token checks as HTTP; returns an HTTP status to refuse with, or 0. */
   authorize: (req: http.IncomingMessage) => { status: number; message: string } | undefined;
   maxPayload: () => number;
@@ -24,6 +27,15 @@ export interface WsDeps {
 export function attachWebSocket(server: http.Server, deps: WsDeps): WebSocketServer {
   const wss = new WebSocketServer({ noServer: true, maxPayload: deps.maxPayload() });
   server.on('upgrade', (req, socket, head) => {
+    try {
+      upgrade(req, socket, head);
+    } catch (err) {
+      // Nothing a client sends may stop the hub: a failing upgrade is that client's 400.
+      log.warn(`WebSocket upgrade refused: ${(err as Error).message}`);
+      if (!socket.destroyed) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    }
+  });
+  const upgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== '/mcp/ws') {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
@@ -36,7 +48,7 @@ export function attachWebSocket(server: http.Server, deps: WsDeps): WebSocketSer
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, deps));
-  });
+  };
   return wss;
 }
 
@@ -44,6 +56,8 @@ function onConnection(ws: WebSocket, deps: WsDeps): void {
   const id = randomUUID();
   const server = deps.newServer();
   const transport = new WebSocketServerTransport(ws);
+  // The simple messages of this connection are one client too.
+  const simpleCaller = new Caller('websocket', id);
   const done = deps.sessions.openStream();
   deps.sessions.open({
     id,
@@ -75,7 +89,7 @@ function onConnection(ws: WebSocket, deps: WsDeps): void {
       return;
     }
     if (value && typeof value === 'object' && !Array.isArray(value) && typeof (value as { type?: unknown }).type === 'string' && !('jsonrpc' in value)) {
-      void simpleMessage(ws, value as SimpleMessage, deps);
+      void simpleMessage(ws, value as SimpleMessage, deps, simpleCaller);
       return;
     }
     transport.receive({ parsed: value });
@@ -84,26 +98,26 @@ function onConnection(ws: WebSocket, deps: WsDeps): void {
 
 type SimpleMessage = { type: string; requestId?: unknown; name?: unknown; arguments?: unknown };
 
-async function simpleMessage(ws: WebSocket, msg: SimpleMessage, deps: WsDeps): Promise<void> {
+async function simpleMessage(ws: WebSocket, msg: SimpleMessage, deps: WsDeps, caller: Caller): Promise<void> {
   const send = (v: object) => {
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(v));
   };
-  const answer = (m: JSONRPCMessage | undefined) => (m ?? {}) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
   if (msg.type === 'list_tools') {
-    const { result } = answer(await deps.dispatcher.handle({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
-    send({ type: 'tools_list', tools: result?.tools ?? [] });
+    send({ type: 'tools_list', tools: deps.calls.list() });
   } else if (msg.type === 'call_tool') {
     if (typeof msg.name !== 'string') {
       send({ type: 'error', requestId: msg.requestId ?? null, error: { code: 'INVALID_REQUEST', message: 'call_tool needs "name" (the tool) and optional "arguments".' } });
       return;
     }
-    if (deps.paused()) {
-      send({ type: 'tool_result', requestId: msg.requestId ?? null, result: { content: [{ type: 'text', text: PAUSED_MESSAGE }], isError: true } });
-      return;
+    const ac = new AbortController();
+    const abort = () => ac.abort();
+    ws.once('close', abort);
+    try {
+      const { result } = await deps.calls.call({ name: msg.name, arguments: msg.arguments ?? {}, caller, channel: { signal: ac.signal } });
+      send({ type: 'tool_result', requestId: msg.requestId ?? null, result });
+    } finally {
+      ws.off('close', abort);
     }
-    const r = answer(await deps.dispatcher.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: msg.name, arguments: msg.arguments ?? {} } }));
-    const result = r.error ? { content: [{ type: 'text', text: r.error.message }], isError: true } : r.result;
-    send({ type: 'tool_result', requestId: msg.requestId ?? null, result });
   } else if (msg.type === 'ping') {
     send({ type: 'pong', timestamp: Date.now() });
   } else {

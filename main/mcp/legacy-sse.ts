@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
-import { classifyLine } from './stdio-transport.js';
+import { classifyValue, rpcError } from './stdio-transport.js';
 
 /**
  * The 2024-11-05 HTTP+SSE transport, which SDK v2 no longer ships: the client
@@ -31,9 +31,13 @@ export class LegacySseTransport implements Transport {
     this.res.on('close', () => void this.close());
   }
 
-  /** A POSTed body: one message (or a batch); malformed input is answered on the stream. */
-  receive(body: string): void {
-    const r = classifyLine(body);
+  /** A POSTed body, already read as JSON once; malformed input is answered on the stream. */
+  receive(body: { ok: true; value: unknown } | { ok: false; error: string }): void {
+    if (!body.ok) {
+      void this.send(rpcError(null, -32700, `Parse error: ${body.error}`));
+      return;
+    }
+    const r = classifyValue(body.value);
     if ('message' in r) this.onmessage?.(r.message);
     else if ('reply' in r) void this.send(r.reply);
   }

@@ -67,8 +67,4 @@ export class JobsRepo {
   advanceOffset(id: number, from: number, to: number): boolean {
     return this.db.prepare('UPDATE jobs SET read_offset = ? WHERE id = ? AND read_offset = ?').run(to, id, from).changes > 0;
   }
-
-  setNote(id: number, note: string): void {
-    this.db.prepare('UPDATE jobs SET note = ? WHERE id = ?').run(note, id);
-  }
 }

@@ -4,7 +4,7 @@ import type { Settings } from '../core/settings/settings.js';
 import type { PincerPaths } from '../core/paths.js';
 import type { Db } from '../store/db.js';
 import type { JobManager } from './shell/jobs.js';
-import type { EventBus } from '../mcp/events.js';
+import type { EventBus } from './events.js';
 import type { TasksRepo } from '../store/tasks.js';
 import type { PlansRepo } from '../store/plans.js';
 import type { CallbacksRepo } from '../store/callbacks.js';
@@ -27,6 +27,8 @@ export interface Services {
   settings: Settings;
   db: Db;
   readOnly: boolean;
+  /** Why the database cannot be used any more (its file was deleted or replaced), or undefined. */
+  storeProblem(): string | undefined;
   jobs: JobManager;
   events: EventBus;
   tasks: TasksRepo;
@@ -53,7 +55,7 @@ export interface ToolContext {
   sessionId?: string;
   clientName?: string;
   /** Present when the client can show a form (it declared elicitation). */
-  elicit?: (params: ElicitRequestFormParams) => Promise<ElicitResult>;
+  elicit?: (params: ElicitRequestFormParams, signal?: AbortSignal) => Promise<ElicitResult>;
 }
 
 export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
@@ -77,8 +79,4 @@ export type AnyTool = ToolDefinition<z.ZodObject>;
 
 export function textResult(text: string, structured?: Record<string, unknown>): ToolResult {
   return structured ? { content: [{ type: 'text', text }], structuredContent: structured } : { content: [{ type: 'text', text }] };
-}
-
-export function errorResult(text: string): ToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
 }

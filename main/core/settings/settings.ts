@@ -4,6 +4,9 @@ import { EventEmitter } from 'node:events';
 import { EnvDocument } from './envfile.js';
 import { SETTINGS, PATTERN_SETTINGS, isKnownKey, type SettingKey, type SettingValues } from './schema.js';
 import { writeFileAtomic } from '../paths.js';
+import { guarded, logger } from '../log.js';
+
+const log = logger('settings');
 
 export interface SettingDiagnostic {
   file: string;
@@ -134,9 +137,12 @@ export class Settings extends EventEmitter<{ change: [SettingsChange] }> {
     if (this.watchers.length > 0 || this.pollTimer) return;
     const schedule = () => {
       clearTimeout(this.reloadTimer);
-      this.reloadTimer = setTimeout(() => {
-        if (this.stamp() !== this.lastStamp) this.reload();
-      }, 50);
+      this.reloadTimer = setTimeout(
+        guarded(log, 'settings reload', () => {
+          if (this.stamp() !== this.lastStamp) this.reload();
+        }),
+        50,
+      );
     };
     for (const file of [this.userFile, this.projectFile]) {
       if (!file) continue;

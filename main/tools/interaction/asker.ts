@@ -1,12 +1,21 @@
-import type { EventBus } from '../../mcp/events.js';
+import type { EventBus } from '../events.js';
 import type { QuestionsRepo, QuestionRow } from '../../store/questions.js';
 import type { Settings } from '../../core/settings/settings.js';
-import type { ToolContext } from '../types.js';
+import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/server';
 import { answersFromElicitation, elicitationSchema, validateAnswers, Question, type Answer } from './questions.js';
 import { UserError } from '../../core/errors.js';
 import { logger } from '../../core/log.js';
 
 const log = logger('ask');
+
+/** What the asker needs from the call that asks (a ToolContext has all of it). */
+export interface AskChannel {
+  sessionId?: string;
+  clientName?: string;
+  signal: AbortSignal;
+  progress(message: string): Promise<void>;
+  elicit?: (params: ElicitRequestFormParams, signal?: AbortSignal) => Promise<ElicitResult>;
+}
 
 export type AskOutcome =
   | { status: 'answered'; answers: Answer[]; via: 'client' | 'dashboard'; questionId: number }
@@ -20,45 +29,54 @@ export type AskOutcome =
 export class Asker {
   constructor(private repo: QuestionsRepo, private events: EventBus, private settings: Settings) {}
 
-  async ask(questions: Question[], ctx: ToolContext, purpose = 'ask'): Promise<AskOutcome> {
+  /**
+   * Asks through every channel at once — the client's form when it can show
+   * one, and the dashboard — and settles the question exactly once: the
+   * database row decides (compare-and-set), so the tool result and the record
+   * always agree, and the losing channel is withdrawn.
+   */
+  async ask(questions: Question[], ctx: AskChannel, purpose = 'ask'): Promise<AskOutcome> {
     const row = this.repo.insert({ session: ctx.sessionId, client: ctx.clientName, questions, purpose });
-    if (ctx.elicit) {
-      try {
-        const r = await ctx.elicit({ mode: 'form', message: questions.length === 1 ? questions[0]!.question : `${questions.length} questions from the assistant`, requestedSchema: elicitationSchema(questions) });
-        if (r.action === 'accept') {
-          const answers = answersFromElicitation(questions, (r.content ?? {}) as Record<string, unknown>);
-          this.repo.settle(row.id, 'answered', { answers, via: 'client' });
-          this.events.publish({ type: 'question_answered', id: row.id, at: Date.now() });
-          return { status: 'answered', answers, via: 'client', questionId: row.id };
-        }
-        this.repo.settle(row.id, 'declined', { via: 'client', action: r.action });
-        this.events.publish({ type: 'question_answered', id: row.id, at: Date.now() });
-        return { status: 'declined', via: 'client', questionId: row.id };
-      } catch (err) {
-        // A client that declared elicitation but cannot show it: fall back to the dashboard.
-        log.warn(`elicitation failed, asking through the dashboard: ${(err as Error).message}`);
-      }
+    this.events.publish({ type: 'question_asked', id: row.id, questions, session: ctx.sessionId, client: ctx.clientName, elicited: Boolean(ctx.elicit), at: Date.now() });
+    const withdraw = new AbortController();
+    if (ctx.elicit) void this.askClient(row.id, questions, ctx.elicit, withdraw.signal);
+    try {
+      return await this.wait(row, ctx);
+    } finally {
+      withdraw.abort();
     }
-    this.events.publish({ type: 'question_asked', id: row.id, questions, session: ctx.sessionId, client: ctx.clientName, at: Date.now() });
-    return this.wait(row, ctx);
   }
 
-  private async wait(row: QuestionRow, ctx: ToolContext): Promise<AskOutcome> {
+  /** The client's form: its answer settles the question only if nothing else did first. */
+  private async askClient(id: number, questions: Question[], elicit: NonNullable<AskChannel['elicit']>, signal: AbortSignal): Promise<void> {
+    try {
+      const r = await elicit({ mode: 'form', message: questions.length === 1 ? questions[0]!.question : `${questions.length} questions from the assistant`, requestedSchema: elicitationSchema(questions) }, signal);
+      const won =
+        r.action === 'accept'
+          ? this.repo.settle(id, 'answered', { answers: answersFromElicitation(questions, (r.content ?? {}) as Record<string, unknown>), via: 'client' })
+          : this.repo.settle(id, 'declined', { via: 'client', action: r.action });
+      if (won) this.events.publish({ type: 'question_answered', id, at: Date.now() });
+    } catch (err) {
+      // Withdrawn because the dashboard answered, or a client that declared elicitation but cannot show it:
+      // the question stays with the dashboard.
+      if (!signal.aborted) log.warn(`elicitation failed, the question waits in the dashboard: ${(err as Error).message}`);
+    }
+  }
+
+  private async wait(row: QuestionRow, ctx: AskChannel): Promise<AskOutcome> {
     const deadline = Date.now() + this.settings.get('ASK_TIMEOUT_S') * 1000;
     let lastProgress = Date.now();
     let wake: (() => void) | undefined;
-    const onEvent = (e: { type: string; id?: unknown }) => {
-      if (e.type === 'question_answered' && e.id === row.id) wake?.();
-    };
-    this.events.on('event', onEvent);
+    const unsubscribe = this.events.on('question_answered', (e) => {
+      if (e.id === row.id) wake?.();
+    });
     try {
       for (;;) {
         const fresh = this.repo.get(row.id)!;
         if (fresh.status !== 'pending') return outcomeOf(fresh);
         if (ctx.signal.aborted) {
-          this.repo.settle(row.id, 'cancelled');
-          this.events.publish({ type: 'question_answered', id: row.id, at: Date.now() });
-          return { status: 'cancelled', via: 'dashboard', questionId: row.id };
+          if (this.repo.settle(row.id, 'cancelled', { via: 'client' })) this.events.publish({ type: 'question_answered', id: row.id, at: Date.now() });
+          return outcomeOf(this.repo.get(row.id)!);
         }
         if (Date.now() >= deadline) {
           if (this.repo.settle(row.id, 'timeout')) this.events.publish({ type: 'question_answered', id: row.id, at: Date.now() });
@@ -78,19 +96,19 @@ export class Asker {
         });
       }
     } finally {
-      this.events.off('event', onEvent);
+      unsubscribe();
     }
   }
 
   /** The dashboard's answer (or refusal) to a pending question. */
   answer(id: number, body: unknown): QuestionRow {
     const row = this.repo.get(id);
-    if (!row) throw new UserError(`There is no question ${id}.`);
-    if (row.status !== 'pending') throw new UserError(`Question ${id} is already ${row.status}.`);
+    if (!row) throw new UserError(`There is no question ${id}.`, 'QUESTION_NOT_FOUND');
+    if (row.status !== 'pending') throw new UserError(`Question ${id} is already ${row.status}.`, 'QUESTION_SETTLED');
     const decline = body && typeof body === 'object' && (body as { decline?: unknown }).decline === true;
     const questions = Question.array().parse(JSON.parse(row.questions));
     const ok = decline ? this.repo.settle(id, 'declined', { via: 'dashboard' }) : this.repo.settle(id, 'answered', { answers: validateAnswers(questions, body), via: 'dashboard' });
-    if (!ok) throw new UserError(`Question ${id} was settled a moment ago.`);
+    if (!ok) throw new UserError(`Question ${id} was settled a moment ago.`, 'QUESTION_SETTLED');
     this.events.publish({ type: 'question_answered', id, at: Date.now() });
     return this.repo.get(id)!;
   }

@@ -8,7 +8,7 @@ import type { Settings } from '../../core/settings/settings.js';
 import { UserError } from '../../core/errors.js';
 import { resolveShell, resolveCwd, killTree, groupAlive } from './process.js';
 import { spawn } from 'node:child_process';
-import { logger } from '../../core/log.js';
+import { guarded, logger } from '../../core/log.js';
 
 const log = logger('jobs');
 
@@ -58,7 +58,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
   startWatching(intervalMs = 500): void {
     if (this.readOnly) return;
     this.reconcileAll();
-    this.timer = setInterval(() => this.reconcileAll(), intervalMs);
+    this.timer = setInterval(guarded(log, 'job reconcile', () => this.reconcileAll()), intervalMs);
     this.timer.unref();
   }
 

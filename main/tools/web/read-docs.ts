@@ -131,7 +131,7 @@ export const readDocsTool = defineTool({
     }
 
     const cut = page(body, args.offset ?? 0, s.get('READDOCS_MAX_CHARS'));
-    const header = format === 'markdown' && renderedWith !== 'http-only' ? [`# ${title || base.final_url}`, `URL: ${base.final_url}`, ''] : [`URL: ${base.final_url}`, ''];
+    const header = format === 'markdown' ? [`# ${title || base.final_url}`, `URL: ${base.final_url}`, ''] : [`URL: ${base.final_url}`, ''];
     const parts = [...header, cut.text];
     if (cut.note) parts.push('', cut.note);
     for (const n of notes) parts.push(`[Note: ${n}]`);

@@ -1,5 +1,5 @@
 import type { CallbacksRepo, FireRow } from '../../store/callbacks.js';
-import type { EventBus } from '../../mcp/events.js';
+import type { EventBus } from '../events.js';
 import { logger } from '../../core/log.js';
 
 const log = logger('callbacks');

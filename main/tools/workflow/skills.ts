@@ -5,6 +5,9 @@ import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import type { Settings } from '../../core/settings/settings.js';
 import { skillKey } from '../../core/settings/schema.js';
+import { guarded, logger } from '../../core/log.js';
+
+const skillsLog = logger('skills');
 
 export interface Skill {
   name: string;
@@ -152,9 +155,9 @@ export class SkillCatalog extends EventEmitter<{ change: [] }> {
 
   /** Watches the folders (and polls, since folders may not exist yet and fs.watch is not everywhere reliable). */
   watch(pollMs = 1000): void {
-    const check = () => {
+    const check = guarded(skillsLog, 'skills rescan', () => {
       if (this.rescan()) this.emit('change');
-    };
+    });
     this.timer = setInterval(check, pollMs);
     this.timer.unref();
     for (const folder of this.folders()) {

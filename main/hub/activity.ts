@@ -1,4 +1,4 @@
-import type { EventBus, HubEvent } from './events.js';
+import type { EventBus, HubEvent } from '../tools/events.js';
 
 export interface CallRecord {
   id: string;
@@ -26,18 +26,18 @@ export class Activity {
   private stats = new Map<string, { calls: number; errors: number; latencies: number[] }>();
 
   constructor(bus: EventBus, private max = 2000) {
-    bus.on('event', (e) => this.onEvent(e));
+    bus.subscribe((e) => this.onEvent(e));
   }
 
   private onEvent(e: HubEvent): void {
     if (e.type === 'tool_call_started') {
-      const ev = e as Extract<HubEvent, { type: 'tool_call_started' }>;
+      const ev = e;
       const rec: CallRecord = { id: ev.id, tool: ev.tool, session: ev.session, client: ev.client, args: ev.args, started: ev.at };
       this.calls.push(rec);
       this.byId.set(rec.id, rec);
       if (this.calls.length > this.max) this.byId.delete(this.calls.shift()!.id);
     } else if (e.type === 'tool_call_finished') {
-      const ev = e as Extract<HubEvent, { type: 'tool_call_finished' }>;
+      const ev = e;
       const rec = this.byId.get(ev.id);
       if (rec) Object.assign(rec, { ms: ev.ms, isError: ev.isError, summary: ev.summary });
       const s = this.stats.get(ev.tool) ?? { calls: 0, errors: 0, latencies: [] };

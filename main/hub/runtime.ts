@@ -3,10 +3,11 @@ import fs from 'node:fs';
 import { pincerPaths, ensureHome, type PincerPaths } from '../core/paths.js';
 import { Settings, formatDiagnostic } from '../core/settings/settings.js';
 import { openStore } from '../store/db.js';
+import { StoreFileGuard } from '../store/file-guard.js';
 import { JobManager } from '../tools/shell/jobs.js';
 import { allTools } from '../tools/catalogue.js';
 import { ToolRegistry } from './registry.js';
-import { EventBus } from './events.js';
+import { EventBus } from '../tools/events.js';
 import type { Services } from '../tools/types.js';
 import { logger } from '../core/log.js';
 import { TasksRepo } from '../store/tasks.js';
@@ -19,6 +20,8 @@ import { Asker } from '../tools/interaction/asker.js';
 import { findBrowser, PlaywrightRenderer, type PageRenderer } from '../tools/web/browser.js';
 import { SearchService } from '../tools/search/service.js';
 import { Activity } from './activity.js';
+import { ToolCalls } from './calls.js';
+import { Notifier } from './notifier.js';
 
 const log = logger('runtime');
 
@@ -27,6 +30,10 @@ export interface Runtime {
   paths: PincerPaths;
   services: Services;
   registry: ToolRegistry;
+  /** The one way every surface calls a tool. */
+  calls: ToolCalls;
+  /** The one place client notifications are fanned out from. */
+  notifier: Notifier;
   events: EventBus;
   warnings: string[];
   close(): void;
@@ -43,6 +50,8 @@ export function createRuntime(opts: { home: string; cwd?: string; env?: NodeJS.P
   for (const w of warnings) log.warn(w);
   const store = openStore(paths.database);
   if (store.warning) warnings.push(store.warning);
+  const storeGuard = new StoreFileGuard(paths.database, store.db);
+  storeGuard.watch();
   const jobs = new JobManager(store.db, settings, paths.jobsDir, store.readOnly);
   const events = new EventBus();
   const callbacks = new CallbacksRepo(store.db);
@@ -65,6 +74,7 @@ export function createRuntime(opts: { home: string; cwd?: string; env?: NodeJS.P
     settings,
     db: store.db,
     readOnly: store.readOnly,
+    storeProblem: () => storeGuard.check(),
     jobs,
     events,
     tasks: new TasksRepo(store.db),
@@ -78,6 +88,8 @@ export function createRuntime(opts: { home: string; cwd?: string; env?: NodeJS.P
     search: new SearchService(settings),
   };
   const registry = new ToolRegistry(allTools(), services);
+  const calls = new ToolCalls(services, registry);
+  const notifier = new Notifier(events, callbacks);
   const activity = new Activity(events);
   skills.on('change', () => {
     for (const p of skills.diagnostics()) log.warn(`skill ${p.file}:${p.line}: ${p.message}`);
@@ -105,17 +117,21 @@ export function createRuntime(opts: { home: string; cwd?: string; env?: NodeJS.P
     paths,
     services,
     registry,
+    calls,
+    notifier,
     events,
     warnings,
     close() {
       if (closed) return;
       closed = true;
+      notifier.close();
       settings.close();
       skills.close();
       void playwright?.renderer.close();
       services.scheduler.stop();
       jobs.stopWatching();
-      store.db.close();
+      storeGuard.close();
+      if (store.db.open) store.db.close();
     },
   };
 }

@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import type { CallToolResult, Tool, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/server';
+import type { Services, ToolContext, ToolGroup } from '../tools/types.js';
+import { UserError, errorMessage } from '../core/errors.js';
+import { preview } from '../core/format.js';
+import { logger } from '../core/log.js';
+import { fireText } from '../tools/workflow/scheduler.js';
+import type { ToolRegistry } from './registry.js';
+import { formatZodError } from './registry.js';
+import type { Caller } from './caller.js';
+import { PAUSED_MESSAGE, type CallError, type CallErrorCode } from './call-errors.js';
+
+const log = logger('calls');
+
+/** The per-call channel back to the client, supplied by the surface that received the call. */
+export interface CallChannel {
+  signal: AbortSignal;
+  /** Present when the client asked for progress. */
+  progress?: (message: string, progress?: number, total?: number) => Promise<void>;
+  /** Present when the client can show a form. */
+  elicit?: (params: ElicitRequestFormParams, signal?: AbortSignal) => Promise<ElicitResult>;
+}
+
+export interface CallRequest {
+  name: string;
+  arguments: unknown;
+  caller: Caller;
+  /** Limit to one tool group (the hub's per-group endpoints). */
+  group?: ToolGroup;
+  channel: CallChannel;
+}
+
+/**
+ * What a call produced: always a result a model can read; `error` says, as a
+ * code, why it is a failure. `outputSchema` is the schema the result conforms
+ * to when it succeeded (for surfaces that project structured content).
+ */
+export interface CallOutcome {
+  result: CallToolResult;
+  error?: CallError;
+  outputSchema?: Tool['outputSchema'];
+}
+
+/**
+ * The one way to call a tool. Every surface — stdio, Streamable HTTP,
+ * HTTP+SSE, JSON-RPC POST, REST, WebSocket, dashboard — is an adapter over
+ * `list` and `call`: visibility (settings, group, paused), argument
+ * validation, activity events, callback fires and result shaping live here.
+ */
+export class ToolCalls {
+  constructor(private services: Services, readonly registry: ToolRegistry) {}
+
+  get paused(): boolean {
+    return this.registry.servingPaused();
+  }
+
+  /** The tools a client may see now. */
+  list(group?: ToolGroup): Tool[] {
+    return this.registry.visible(group).map((t) => this.registry.describe(t));
+  }
+
+  /** One visible tool's description, or undefined. */
+  describe(name: string, group?: ToolGroup): (Tool & { group: ToolGroup }) | undefined {
+    const tool = this.registry.byName.get(name);
+    if (!tool || !this.registry.visible(group).includes(tool)) return undefined;
+    return { ...this.registry.describe(tool), group: tool.group };
+  }
+
+  async call(req: CallRequest): Promise<CallOutcome> {
+    const { name, caller } = req;
+    const tool = this.registry.byName.get(name);
+    if (!tool || (req.group && tool.group !== req.group)) {
+      const where = req.group ? ` in the ${req.group} group` : '';
+      return refused('TOOL_NOT_FOUND', `Unknown tool: ${name}${where}. tools/list shows the available tools.`);
+    }
+    if (this.registry.servingPaused()) return refused('SERVING_PAUSED', PAUSED_MESSAGE);
+    const storeProblem = this.services.storeProblem();
+    if (storeProblem) return refused('STORE_UNAVAILABLE', `${name}: ${storeProblem}`);
+    if (!this.registry.isEnabled(name)) {
+      return refused('TOOL_DISABLED', `${name} is turned off in Pincer (TOOL_${name.toUpperCase()}=false). Ask the user to enable it in the dashboard or pincer-env.txt.`);
+    }
+    const parsed = tool.inputSchema.safeParse(req.arguments ?? {});
+    if (!parsed.success) {
+      return refused('INVALID_ARGUMENTS', `${name}: invalid arguments: ${formatZodError(parsed.error)}. The input schema in tools/list shows what ${name} takes.`);
+    }
+    const events = this.services.events;
+    const callId = randomUUID();
+    const started = Date.now();
+    const client = caller.clientName;
+    events.publish({ type: 'tool_call_started', id: callId, tool: name, session: caller.id, client, args: preview(JSON.stringify(parsed.data) ?? ''), at: started });
+    if (name === 'SetCallback') caller.hasCallbacks = true;
+    let result: CallToolResult;
+    let error: CallError | undefined;
+    try {
+      result = await tool.handler(parsed.data, this.context(caller, req.channel));
+      if (result.isError) error = { code: 'TOOL_FAILED', message: firstText(result) };
+    } catch (err) {
+      if (!(err instanceof UserError)) log.error(`${name} failed`, { err });
+      const message = err instanceof UserError ? err.message : `${name} failed: ${errorMessage(err)}`;
+      result = failure(message);
+      error = { code: 'TOOL_FAILED', message };
+    }
+    events.publish({ type: 'tool_call_finished', id: callId, tool: name, session: caller.id, client, ms: Date.now() - started, isError: Boolean(result.isError), summary: preview(firstText(result)), at: Date.now() });
+    if (caller.hasCallbacks) result = this.prependFires(caller, result);
+    return { result, ...(error ? { error } : {}), ...(!result.isError ? { outputSchema: this.registry.schemas(tool).output } : {}) };
+  }
+
+  /** Fires waiting for this caller go in front of the result the model reads next. */
+  private prependFires(caller: Caller, result: CallToolResult): CallToolResult {
+    const fires = this.services.callbacks.claimUndelivered(caller.id);
+    if (fires.length === 0) return result;
+    return { ...result, content: [{ type: 'text', text: fires.map(fireText).join('\n') }, ...result.content] };
+  }
+
+  private context(caller: Caller, channel: CallChannel): ToolContext {
+    return {
+      services: this.services,
+      signal: channel.signal,
+      sessionId: caller.id,
+      clientName: caller.clientName,
+      wantsProgress: channel.progress !== undefined,
+      progress: channel.progress ?? (async () => undefined),
+      elicit: channel.elicit,
+    };
+  }
+}
+
+function refused(code: CallErrorCode, message: string): CallOutcome {
+  return { result: failure(message), error: { code, message } };
+}
+
+function failure(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+function firstText(result: CallToolResult): string {
+  const first = result.content.find((c) => c.type === 'text');
+  return first && 'text' in first ? first.text : `${result.content.length} content block(s)`;
+}
+
