@@ -85,7 +85,17 @@ async function runBash(command: string, timeoutArg: number | undefined, ctx: Too
     void killTree(child.pid, 'SIGTERM');
     setTimeout(() => void killTree(child.pid!, 'SIGKILL'), 1000).unref();
   };
-  const timer = setTimeout(() => stop('timeout'), timeout);
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  // When Pincer itself was suspended past the deadline (a laptop lid, SIGSTOP), the timer and the
+  // child's exit become due together and timers run first: give pending I/O one turn so a command
+  // that finished in time is reported as finished, not as timed out.
+  const timer = setTimeout(() => {
+    const grace = setTimeout(() => {
+      if (!exited) stop('timeout');
+    }, 50);
+    grace.unref();
+  }, timeout);
   const onAbort = () => stop('cancel');
   ctx.signal.addEventListener('abort', onAbort, { once: true });
   if (ctx.signal.aborted) onAbort();

@@ -1,0 +1,230 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import WebSocket from 'ws';
+import { Client } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startHubProcess, tokenOf } from './helpers/hub.js';
+import { tempHome, sleep, waitFor, PINCER_BIN, pincerEnv } from './helpers/env.js';
+import { connectV2, textOf } from './helpers/clients.js';
+
+// Issue 11, written as the attacks: each test is one way in or one way down that must stay shut.
+
+/** Sends raw bytes and resolves with everything the hub answered until it closed the socket (or the time ran out). */
+function rawExchange(port: number, payload: string, waitMs = 3000): Promise<{ text: string; closed: boolean }> {
+  return new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    let text = '';
+    const t = setTimeout(() => {
+      s.destroy();
+      resolve({ text, closed: false });
+    }, waitMs);
+    s.on('data', (d) => (text += d.toString()));
+    s.on('error', () => undefined);
+    s.on('close', () => {
+      clearTimeout(t);
+      resolve({ text, closed: true });
+    });
+    s.write(payload);
+  });
+}
+
+test('a malformed cookie on the WebSocket upgrade (and on HTTP) is refused, and the hub keeps running', async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home);
+  try {
+    for (const cookie of ['pincer_token=%', 'pincer_token=%E0%A4%A', 'pincer_token', '=;;==%', `pincer_token=${'%'.repeat(5000)}`]) {
+      const r = await rawExchange(hub.port, `GET /mcp/ws HTTP/1.1\r\nHost: 127.0.0.1:${hub.port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nCookie: ${cookie}\r\n\r\n`);
+      assert.match(r.text, /^HTTP\/1\.1 (400|401)/, `upgrade with cookie ${cookie.slice(0, 30)} answered ${r.text.slice(0, 40)}`);
+      const http = await fetch(`${hub.url}/api/overview`, { headers: { Cookie: cookie } });
+      assert.ok(http.status === 400 || http.status === 401, `HTTP with cookie ${cookie.slice(0, 30)} answered ${http.status}`);
+    }
+    assert.equal(hub.child.exitCode, null, 'the hub is still running');
+    const health = await fetch(`${hub.url}/api/mcp/health`);
+    assert.equal(health.status, 200);
+    const call = await fetch(`${hub.url}/api/mcp/tools/call`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ name: 'ListBgTasks', arguments: {} }) });
+    assert.equal(call.status, 200);
+  } finally {
+    await hub.stop();
+    h.cleanup();
+  }
+});
+
+test('pincer token rotate closes the WebSocket, the event stream and the MCP session opened with the old token', async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home);
+  const oldToken = hub.token;
+  try {
+    // A WebSocket that can run Bash.
+    const ws = new WebSocket(`ws://127.0.0.1:${hub.port}/mcp/ws`, { headers: { Authorization: `Bearer ${oldToken}` } });
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    const wsClosed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+    const answer = new Promise<string>((resolve) => ws.once('message', (d) => resolve(d.toString())));
+    ws.send(JSON.stringify({ type: 'call_tool', requestId: 'r1', name: 'Bash', arguments: { command: 'echo before-rotation' } }));
+    assert.match(await answer, /before-rotation/);
+
+    // The live event stream.
+    const events = await fetch(`${hub.url}/api/mcp/connect`, { headers: { Authorization: `Bearer ${oldToken}` } });
+    assert.equal(events.status, 200);
+    const reader = events.body!.getReader();
+    const streamEnded = (async () => {
+      for (;;) {
+        const { done } = await reader.read();
+        if (done) return true;
+      }
+    })();
+
+    // A Streamable HTTP session of the official client.
+    const client = new Client({ name: 'rotation-test', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${oldToken}` } } });
+    await client.connect(transport);
+    const sessionId = transport.sessionId!;
+    assert.ok(sessionId);
+
+    const rotate = spawnSync(process.execPath, [PINCER_BIN, 'token', 'rotate'], { env: pincerEnv(h.home), encoding: 'utf8' });
+    assert.equal(rotate.status, 0, rotate.stderr);
+    const newToken = await waitFor(() => {
+      const t = tokenOf(h.home);
+      return t !== oldToken ? t : undefined;
+    }, 'the new token in the settings file');
+
+    assert.equal(await Promise.race([wsClosed, sleep(8000).then(() => -1)]), 4001, 'the WebSocket is closed by the hub');
+    assert.equal(await Promise.race([streamEnded, sleep(8000).then(() => false)]), true, 'the event stream is ended by the hub');
+    // The old session is gone whatever token comes with it; the old token opens nothing new.
+    const reuse = await fetch(`${hub.url}/mcp`, { method: 'POST', headers: { Authorization: `Bearer ${newToken}`, 'Mcp-Session-Id': sessionId, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }) });
+    assert.equal(reuse.status, 404);
+    const old = await fetch(`${hub.url}/api/mcp/tools/call`, { method: 'POST', headers: { Authorization: `Bearer ${oldToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'Bash', arguments: { command: 'echo old' } }) });
+    assert.equal(old.status, 401);
+    const refused = await new Promise<string>((resolve) => {
+      const again = new WebSocket(`ws://127.0.0.1:${hub.port}/mcp/ws`, { headers: { Authorization: `Bearer ${oldToken}` } });
+      again.once('unexpected-response', (_req, res) => resolve(String(res.statusCode)));
+      again.once('open', () => resolve('open'));
+      again.once('error', () => undefined);
+    });
+    assert.equal(refused, '401');
+    await client.close().catch(() => undefined);
+  } finally {
+    await hub.stop();
+    h.cleanup();
+  }
+});
+
+test('a thousand half-open sockets from one local process do not keep a real client from its tools/call (within 2 s)', async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home);
+  const sockets: net.Socket[] = [];
+  const deadline = Date.now() + 60_000;
+  try {
+    for (let i = 0; i < 1000 && Date.now() < deadline; i++) {
+      const s = net.connect(hub.port, '127.0.0.1');
+      s.on('error', () => undefined);
+      sockets.push(s);
+      // Half of them start a request and never finish it.
+      if (i % 2) s.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${hub.port}\r\n`);
+      if (i % 100 === 99) await sleep(10);
+    }
+    await sleep(300);
+    const client = new Client({ name: 'flood-victim', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } });
+    const started = Date.now();
+    await client.connect(transport);
+    const result = await client.callTool({ name: 'Bash', arguments: { command: 'echo served' } }, { timeout: 2000 });
+    const took = Date.now() - started;
+    assert.match(textOf(result), /served/);
+    assert.ok(took < 2000, `the real client was answered in ${took} ms`);
+    await client.close();
+  } finally {
+    for (const s of sockets) s.destroy();
+    await hub.stop();
+    h.cleanup();
+  }
+});
+
+test('an unauthenticated upload gets its 401 and the connection is closed without reading the body', async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home);
+  try {
+    const r = await rawExchange(hub.port, `POST /api/mcp/jsonrpc HTTP/1.1\r\nHost: 127.0.0.1:${hub.port}\r\nContent-Type: application/json\r\nContent-Length: 3000000\r\n\r\n{"jsonrpc":`);
+    assert.match(r.text, /^HTTP\/1\.1 401/);
+    assert.equal(r.closed, true, 'the hub closed the connection instead of waiting for 3 MB');
+  } finally {
+    await hub.stop();
+    h.cleanup();
+  }
+});
+
+test('a pincer.db deleted under the running hub is noticed: calls fail with a clear message, nothing is acknowledged into the void', async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home);
+  const call = async (args: Record<string, unknown>) =>
+    (await (await fetch(`${hub.url}/api/mcp/tools/call`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ name: 'TaskManager', arguments: args }) })).json()) as { isError: boolean; content: { text: string }[]; error?: { code: string; message: string } };
+  try {
+    const created = await call({ action: 'create', text: 'before the deletion' });
+    assert.equal(created.isError, false);
+    for (const f of ['pincer.db', 'pincer.db-wal', 'pincer.db-shm']) fs.rmSync(path.join(h.home, f), { force: true });
+    const after = await call({ action: 'create', text: 'after the deletion' });
+    assert.equal(after.isError, true);
+    assert.equal(after.error?.code, 'STORE_UNAVAILABLE');
+    assert.match(after.error!.message, /pincer\.db was deleted while Pincer was running.*Restart Pincer/);
+    assert.equal(hub.child.exitCode, null, 'the hub still runs and says so on health');
+    assert.equal((await fetch(`${hub.url}/api/mcp/health`)).status, 200);
+  } finally {
+    await hub.stop();
+    h.cleanup();
+  }
+});
+
+test('a Bash call that finished while Pincer was suspended past its timeout reports its real exit', async () => {
+  const h = tempHome();
+  const { client, transport } = await connectV2({ home: h.home });
+  try {
+    const pending = client.callTool({ name: 'Bash', arguments: { command: 'sleep 0.3; echo finished-in-time', timeout: 1000 } });
+    await sleep(100);
+    const pid = transport.pid!;
+    process.kill(pid, 'SIGSTOP');
+    await sleep(2500);
+    process.kill(pid, 'SIGCONT');
+    const result = (await pending) as { structuredContent: { exit_code: number | null; timed_out: boolean } };
+    assert.match(textOf(result), /finished-in-time/);
+    assert.equal(result.structuredContent.timed_out, false);
+    assert.equal(result.structuredContent.exit_code, 0);
+  } finally {
+    await client.close();
+    h.cleanup();
+  }
+});
+
+test('200 sessions open at once: no MaxListenersExceededWarning, and all of them close cleanly', async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home, { PINCER_LOG_LEVEL: 'info' });
+  const clients: Client[] = [];
+  try {
+    for (let i = 0; i < 200; i += 20) {
+      await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          const c = new Client({ name: `many-${i}`, version: '1' });
+          await c.connect(new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
+          clients.push(c);
+        }),
+      );
+    }
+    // A change every session hears of.
+    fs.appendFileSync(path.join(h.home, 'pincer-env.txt'), 'TOOL_WEBSEARCH=false\n');
+    await sleep(2500);
+    assert.equal((await (await fetch(`${hub.url}/api/mcp/health`)).json()).sessions, 200);
+    assert.doesNotMatch(hub.stderr(), /MaxListenersExceededWarning/);
+    await Promise.all(clients.splice(0).map((c) => c.close()));
+    await waitFor(async () => (await (await fetch(`${hub.url}/api/mcp/health`)).json()).sessions === 0, 'every session to close');
+  } finally {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    await hub.stop();
+    h.cleanup();
+  }
+});
+
