@@ -203,14 +203,15 @@ test('a Bash call that finished while Pincer was suspended past its timeout repo
 test('200 sessions open at once: no MaxListenersExceededWarning, and all of them close cleanly', async () => {
   const h = tempHome();
   const hub = await startHubProcess(h.home, { PINCER_LOG_LEVEL: 'info' });
-  const clients: Client[] = [];
+  const clients: { client: Client; transport: StreamableHTTPClientTransport }[] = [];
   try {
     for (let i = 0; i < 200; i += 20) {
       await Promise.all(
         Array.from({ length: 20 }, async () => {
-          const c = new Client({ name: `many-${i}`, version: '1' });
-          await c.connect(new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
-          clients.push(c);
+          const client = new Client({ name: `many-${i}`, version: '1' });
+          const transport = new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } });
+          await client.connect(transport);
+          clients.push({ client, transport });
         }),
       );
     }
@@ -219,10 +220,14 @@ test('200 sessions open at once: no MaxListenersExceededWarning, and all of them
     await sleep(2500);
     assert.equal((await (await fetch(`${hub.url}/api/mcp/health`)).json()).sessions, 200);
     assert.doesNotMatch(hub.stderr(), /MaxListenersExceededWarning/);
-    await Promise.all(clients.splice(0).map((c) => c.close()));
+    // Each client ends its session (DELETE /mcp), as a well-behaved client does on exit.
+    await Promise.all(clients.splice(0).map(async (c) => {
+      await c.transport.terminateSession();
+      await c.client.close();
+    }));
     await waitFor(async () => (await (await fetch(`${hub.url}/api/mcp/health`)).json()).sessions === 0, 'every session to close');
   } finally {
-    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    await Promise.all(clients.map((c) => c.client.close().catch(() => undefined)));
     await hub.stop();
     h.cleanup();
   }

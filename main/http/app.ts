@@ -11,6 +11,7 @@ import type { Dispatcher } from './dispatch.js';
 import type { Runtime } from '../hub/runtime.js';
 import { VERSION } from '../core/version.js';
 import { dashboardStatic } from './static.js';
+import { DisposableStore } from '../core/disposables.js';
 
 export interface AppDeps {
   runtime: Runtime;
@@ -57,7 +58,7 @@ export function buildApp(deps: AppDeps) {
 
   // 2024-11-05 HTTP+SSE.
   const legacy = new Map<string, LegacySseTransport>();
-  app.get('/sse', (req, res) => {
+  app.get('/sse', (_req, res) => {
     if (!sessions.hasRoom() || !sessions.hasStreamRoom()) {
       res.status(503).json(jsonRpcErrorBody(-32000, 'Too many sessions: the hub is at MAX_SESSIONS or MAX_STREAMS.'));
       return;
@@ -74,15 +75,13 @@ export function buildApp(deps: AppDeps) {
         await server.close().catch(() => undefined);
       },
     });
-    const done = sessions.openStream(transport.sessionId);
-    transport.onclose = () => {
-      done();
-      legacy.delete(transport.sessionId);
-      sessions.remove(transport.sessionId);
-      void server.close().catch(() => undefined);
-    };
+    const lifetime = new DisposableStore();
+    lifetime.add(sessions.openStream(transport.sessionId));
+    lifetime.add(() => legacy.delete(transport.sessionId));
+    lifetime.add(() => sessions.remove(transport.sessionId));
+    lifetime.add(() => void server.close().catch(() => undefined));
+    transport.onclose = () => lifetime.dispose();
     void server.connect(transport);
-    void req;
   });
   app.post('/messages', (req, res) => {
     const id = String(req.query.sessionId ?? '');

@@ -3,28 +3,29 @@ import type { Socket } from 'node:net';
 
 /**
  * Keeps sockets that never send a complete request from crowding out real
- * clients: at most `maxWaiting` connections may wait for their first request
- * at once; past that the longest-waiting one is dropped. A local process that
- * opens a thousand half-open sockets thus costs the hub a bounded number of
- * slots, and a real client always gets one.
+ * clients. When more than `maxWaiting` connections wait for their first
+ * request, those that have waited longer than `staleMs` (a real client sends
+ * its request within milliseconds) are dropped, longest-waiting first. A
+ * local process that holds a thousand half-open sockets thus costs the hub a
+ * bounded number of slots, while a burst of real clients is never cut.
  */
-export function guardConnections(server: http.Server, maxWaiting: number): () => number {
-  // Insertion order is arrival order, so the first entry is the longest waiting.
-  const waiting = new Set<Socket>();
+export function guardConnections(server: http.Server, maxWaiting: number, staleMs = 1000): () => number {
+  // Insertion order is arrival order, so iteration starts with the longest waiting.
+  const waiting = new Map<Socket, number>();
   server.on('connection', (socket: Socket) => {
-    waiting.add(socket);
+    const now = Date.now();
+    waiting.set(socket, now);
     socket.once('close', () => waiting.delete(socket));
-    while (waiting.size > maxWaiting) {
-      const oldest = waiting.values().next().value as Socket;
-      waiting.delete(oldest);
-      oldest.destroy();
+    if (waiting.size <= maxWaiting) return;
+    for (const [old, since] of waiting) {
+      if (waiting.size <= maxWaiting || now - since < staleMs) break;
+      waiting.delete(old);
+      old.destroy();
     }
   });
-  server.on('request', (req: http.IncomingMessage) => {
-    waiting.delete(req.socket);
-  });
-  server.on('upgrade', (req: http.IncomingMessage) => {
-    waiting.delete(req.socket);
-  });
+  const started = (req: http.IncomingMessage) => void waiting.delete(req.socket);
+  server.on('request', started);
+  server.on('upgrade', started);
+  server.on('checkContinue', started);
   return () => waiting.size;
 }

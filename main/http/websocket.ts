@@ -4,6 +4,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { logger } from '../core/log.js';
+import { DisposableStore } from '../core/disposables.js';
 
 const log = logger('websocket');
 import { WebSocketServerTransport } from '../mcp/websocket-transport.js';
@@ -58,7 +59,9 @@ function onConnection(ws: WebSocket, deps: WsDeps): void {
   const transport = new WebSocketServerTransport(ws);
   // The simple messages of this connection are one client too.
   const simpleCaller = new Caller('websocket', id);
-  const done = deps.sessions.openStream();
+  // Everything this connection holds, released at once when it closes.
+  const lifetime = new DisposableStore();
+  lifetime.add(deps.sessions.openStream());
   deps.sessions.open({
     id,
     transport: 'websocket',
@@ -69,14 +72,10 @@ function onConnection(ws: WebSocket, deps: WsDeps): void {
       await server.close().catch(() => undefined);
     },
   });
-  const alive = setInterval(() => ws.ping(), 30_000);
-  alive.unref();
-  ws.on('close', () => {
-    clearInterval(alive);
-    done();
-    deps.sessions.remove(id);
-    void server.close().catch(() => undefined);
-  });
+  lifetime.add(() => deps.sessions.remove(id));
+  lifetime.add(() => void server.close().catch(() => undefined));
+  lifetime.interval(() => ws.ping(), 30_000);
+  ws.once('close', () => lifetime.dispose());
   void server.connect(transport);
   ws.on('message', (data, isBinary) => {
     deps.sessions.touch(id);
