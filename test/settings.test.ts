@@ -40,21 +40,27 @@ test('set rewrites one line in place, keeping its comment and every other line',
   assert.throws(() => doc.set('TOOLS', 'a\nb'), /single line/);
 });
 
-test('layers: defaults, user file, project file, environment', () => {
+test('layers: defaults, user file, environment; a project view narrows on top', () => {
   const { home, cleanup } = tempHome();
   try {
     const user = path.join(home, 'pincer-env.txt');
-    const project = path.join(home, 'proj', '.pincer', 'pincer-env.txt');
+    const projectDir = path.join(home, 'proj');
+    const project = path.join(projectDir, '.pincer', 'pincer-env.txt');
     fs.mkdirSync(path.dirname(project), { recursive: true });
     fs.writeFileSync(user, 'BASH_TIMEOUT_MS=1000\nBASH_OUTPUT_LIMIT=5000\nSTREAMING=false\n');
-    fs.writeFileSync(project, 'BASH_OUTPUT_LIMIT=6000\n');
-    const s = new Settings({ userFile: user, projectFile: project, env: { STREAMING: 'true', UNRELATED: 'x' } });
+    fs.writeFileSync(project, 'BASH_OUTPUT_LIMIT=4000\n');
+    const s = new Settings({ userFile: user, env: { STREAMING: 'true', UNRELATED: 'x' } });
     assert.equal(s.get('BASH_TIMEOUT_MS'), 1000);
-    assert.equal(s.get('BASH_OUTPUT_LIMIT'), 6000);
+    assert.equal(s.get('BASH_OUTPUT_LIMIT'), 5000, 'the hub itself never reads a project file');
     assert.equal(s.get('STREAMING'), true);
     assert.equal(s.source('STREAMING'), 'env');
     assert.equal(s.get('HTTP_HOST'), '127.0.0.1');
     assert.equal(s.source('HTTP_HOST'), 'default');
+    const view = s.forProject(projectDir);
+    assert.equal(view.get('BASH_OUTPUT_LIMIT'), 4000);
+    assert.equal(view.source('BASH_OUTPUT_LIMIT'), 'project');
+    assert.equal(view.get('BASH_TIMEOUT_MS'), 1000);
+    assert.equal(view.source('BASH_TIMEOUT_MS'), 'user');
   } finally {
     cleanup();
   }

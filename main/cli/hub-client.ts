@@ -34,6 +34,8 @@ export async function ensureHub(home: string, opts: { timeoutMs?: number; cliPat
   const out = fs.openSync(path.join(paths.logsDir, 'hub-start.log'), 'a', 0o600);
   const child = spawn(process.execPath, [cli, 'serve', '--quiet'], {
     detached: true,
+    // Never the bridge's folder: the hub serves every client and must not run in (or read) one project.
+    cwd: paths.home,
     stdio: ['ignore', out, out],
     env: { ...process.env, PINCER_HOME: home },
     windowsHide: true,

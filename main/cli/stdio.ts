@@ -13,7 +13,8 @@ const log = logger('stdio');
  */
 export async function runStandaloneStdio(home: string): Promise<void> {
   configureLogging({ logsDir: pincerPaths(home).logsDir, fileName: 'stdio.log', stderr: true });
-  const runtime = createRuntime({ home });
+  // One client, so its project folder (where the client started us) narrows what its calls see.
+  const runtime = createRuntime({ home, projectDir: process.cwd() });
   const handle = serveStdio(
     () => createPincerServer(runtime, { transport: 'stdio' }),
     { transport: new GuardedStdioTransport(), onerror: (err) => log.debug(`protocol: ${err.message.slice(0, 300)}`) },

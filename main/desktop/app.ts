@@ -69,7 +69,7 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   electron.session.fromPartition('readdocs').setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
   if (hub) {
     // The window is signed in by the same cookie a browser gets at login.
-    await electron.session.defaultSession.cookies.set({ url: hub.url, name: SESSION_COOKIE, value: hub.runtime.services.settings.get('AUTH_TOKEN'), httpOnly: true, sameSite: 'strict' });
+    await electron.session.defaultSession.cookies.set({ url: hub.url, name: SESSION_COOKIE, value: hub.runtime.settings.get('AUTH_TOKEN'), httpOnly: true, sameSite: 'strict' });
   }
 
   const facts = (): TrayFacts => {
@@ -106,7 +106,7 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   };
 
   const actions = {
-    setServing: (on: boolean) => hub?.runtime.services.settings.set('TOOLS', on ? 'true' : 'false'),
+    setServing: (on: boolean) => hub?.runtime.settings.set('TOOLS', on ? 'true' : 'false'),
     openDashboard: (page?: string) => void dashboard.open(page),
     toggleClient: (id: ClientId, connect: boolean) => {
       try {

@@ -26,7 +26,7 @@ export interface AppDeps {
 
 export function buildApp(deps: AppDeps) {
   const { runtime, sessions, dispatcher } = deps;
-  const settings = runtime.services.settings;
+  const settings = runtime.settings;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);

@@ -4,6 +4,7 @@ import type { Runtime } from '../hub/runtime.js';
 import { objectBody } from './body.js';
 import type { SessionTable } from './sessions.js';
 import { SETTINGS, PATTERN_SETTINGS, toolKey, skillKey } from '../core/settings/schema.js';
+import { SettingsError } from '../core/settings/errors.js';
 import { generateToken, SESSION_COOKIE } from './security.js';
 import { taskData } from '../tools/workflow/task-manager.js';
 import { planJson } from '../tools/workflow/plan-mode.js';
@@ -22,7 +23,7 @@ export function sessionCookie(token: string): string {
 export function dashboardApi(runtime: Runtime, sessions: SessionTable, hubUrl: () => string): express.Router {
   const r = express.Router();
   const s = runtime.services;
-  const settings = s.settings;
+  const settings = runtime.settings;
 
   r.get('/api/overview', (_req, res) => {
     const url = hubUrl();
@@ -78,11 +79,12 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, hubUrl: (
   r.get('/api/settings', (_req, res) => {
     res.json({
       file: settings.userFile,
-      projectFile: settings.projectFile ?? null,
+      // Project files of the clients seen lately; their refused lines are among the diagnostics.
+      projectFiles: settings.projectFiles(),
       text: settings.userFileText(),
-      keys: Object.entries(SETTINGS).map(([key, spec]) => ({ key, description: spec.description, default: spec.default, group: spec.group, secret: Boolean((spec as { secret?: boolean }).secret), value: settings.raw(key) ?? spec.default, source: settings.source(key) })),
-      patterns: PATTERN_SETTINGS.map((p) => ({ pattern: p.pattern.source, description: p.description, default: p.default })),
-      diagnostics: settings.diagnostics(),
+      keys: Object.entries(SETTINGS).map(([key, spec]) => ({ key, description: spec.description, default: spec.default, group: spec.group, secret: spec.secret === true, trust: spec.trust.level, value: settings.raw(key) ?? spec.default, source: settings.source(key) })),
+      patterns: PATTERN_SETTINGS.map((p) => ({ pattern: p.pattern.source, description: p.description, default: p.default, trust: p.trust.level })),
+      diagnostics: [...settings.diagnostics(), ...settings.projectDiagnostics()],
     });
   });
 
@@ -94,7 +96,8 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, hubUrl: (
       settings.set(b.key, b.value);
       res.json({ success: true, value: settings.raw(b.key) });
     } catch (err) {
-      fail(res, 400, (err as Error).message);
+      if (err instanceof SettingsError) return fail(res, 400, err.message, { code: err.code });
+      throw err;
     }
   });
 
@@ -102,8 +105,13 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, hubUrl: (
     const b = objectBody(req, res);
     if (!b) return;
     if (typeof b.text !== 'string') return fail(res, 400, 'Send {"text": "<the whole file>"}.');
-    const errors = settings.replaceUserFile(b.text);
-    if (errors.length) return fail(res, 400, `${errors.length} line(s) need fixing; nothing was saved.`, { errors });
+    try {
+      const errors = settings.replaceUserFile(b.text);
+      if (errors.length) return fail(res, 400, `${errors.length} line(s) need fixing; nothing was saved.`, { code: 'SETTING_VALUE_INVALID', errors });
+    } catch (err) {
+      if (err instanceof SettingsError) return fail(res, 400, `${err.message} Nothing was saved.`, { code: err.code });
+      throw err;
+    }
     res.json({ success: true, diagnostics: settings.diagnostics() });
   });
 

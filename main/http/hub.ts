@@ -40,7 +40,6 @@ export interface Hub {
 
 export interface HubOptions {
   home: string;
-  cwd?: string;
   env?: NodeJS.ProcessEnv;
   /** Extra origins allowed to call the hub (the desktop window). */
   extraOrigins?: string[];
@@ -59,9 +58,9 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
   if (!lock.acquired) throw new HubAlreadyRunning(lock.pid, lock.info);
   let runtime: Runtime | undefined;
   try {
-    runtime = createRuntime({ home: opts.home, cwd: opts.cwd, env: opts.env, renderer: opts.renderer });
+    runtime = createRuntime({ home: opts.home, env: opts.env, renderer: opts.renderer });
     if (opts.searchTransport) runtime.services.search.transport = opts.searchTransport;
-    const settings = runtime.services.settings;
+    const settings = runtime.settings;
     const warnings = [...runtime.warnings];
     if (settings.get('AUTH_TOKEN') === '') settings.set('AUTH_TOKEN', generateToken());
 

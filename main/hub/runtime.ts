@@ -1,7 +1,5 @@
-import path from 'node:path';
-import fs from 'node:fs';
 import { pincerPaths, ensureHome, type PincerPaths } from '../core/paths.js';
-import { Settings, formatDiagnostic } from '../core/settings/settings.js';
+import { Settings, formatDiagnostic, type SettingsView } from '../core/settings/settings.js';
 import { openStore } from '../store/db.js';
 import { StoreFileGuard } from '../store/file-guard.js';
 import { JobManager } from '../tools/shell/jobs.js';
@@ -27,6 +25,8 @@ const log = logger('runtime');
 
 export interface Runtime {
   activity: Activity;
+  /** The hub's own settings, the one writer (dashboard, token rotation). Tools read `services.settings`. */
+  settings: Settings;
   paths: PincerPaths;
   services: Services;
   registry: ToolRegistry;
@@ -39,29 +39,45 @@ export interface Runtime {
   close(): void;
 }
 
+export interface RuntimeOptions {
+  home: string;
+  env?: NodeJS.ProcessEnv;
+  watch?: boolean;
+  renderer?: PageRenderer;
+  /**
+   * The one client's project folder, for a process that serves a single client
+   * (`pincer stdio --standalone`): its `.pincer/pincer-env.txt` narrows what the
+   * tools see. A hub never gets one: it serves many clients and never reads the
+   * folder it happens to run in; per-client views come from `settings.forProject`.
+   */
+  projectDir?: string;
+}
+
 /** Builds everything a Pincer process serves from: settings, database, jobs, tools. */
-export function createRuntime(opts: { home: string; cwd?: string; env?: NodeJS.ProcessEnv; watch?: boolean; renderer?: PageRenderer }): Runtime {
+export function createRuntime(opts: RuntimeOptions): Runtime {
   const paths = pincerPaths(opts.home);
   ensureHome(paths);
-  const cwd = opts.cwd ?? process.cwd();
-  const projectFile = path.join(cwd, '.pincer', 'pincer-env.txt');
-  const settings = new Settings({ userFile: paths.settingsFile, projectFile: fs.existsSync(path.dirname(projectFile)) ? projectFile : undefined, env: opts.env });
+  const settings = new Settings({ userFile: paths.settingsFile, env: opts.env });
   const warnings: string[] = settings.diagnostics().map(formatDiagnostic);
   for (const w of warnings) log.warn(w);
+  // What tools read: the hub's settings, or the single client's project view of them (which logs its own warnings).
+  const project = opts.projectDir !== undefined ? settings.forProject(opts.projectDir) : undefined;
+  if (project) warnings.push(...project.projectDiagnostics().map(formatDiagnostic));
+  const view: SettingsView = project ?? settings;
   const store = openStore(paths.database);
   if (store.warning) warnings.push(store.warning);
   const storeGuard = new StoreFileGuard(paths.database, store.db);
   storeGuard.watch();
-  const jobs = new JobManager(store.db, settings, paths.jobsDir, store.readOnly);
+  const jobs = new JobManager(store.db, view, paths.jobsDir, store.readOnly);
   const events = new EventBus();
   const callbacks = new CallbacksRepo(store.db);
   const questions = new QuestionsRepo(store.db);
-  const skills = new SkillCatalog(settings, paths.skillsDir, cwd);
+  const skills = new SkillCatalog(view, paths.skillsDir, opts.projectDir);
   for (const p of skills.diagnostics()) log.warn(`skill ${p.file}:${p.line}: ${p.message}`);
   let playwright: { path: string; renderer: PlaywrightRenderer } | undefined;
   const browser = (): PageRenderer | undefined => {
     if (opts.renderer) return opts.renderer;
-    const found = findBrowser(settings);
+    const found = findBrowser(view);
     if (!found) return undefined;
     if (playwright?.path !== found) {
       void playwright?.renderer.close();
@@ -71,7 +87,7 @@ export function createRuntime(opts: { home: string; cwd?: string; env?: NodeJS.P
   };
   const services: Services = {
     paths,
-    settings,
+    settings: view,
     db: store.db,
     readOnly: store.readOnly,
     storeProblem: () => storeGuard.check(),
@@ -82,10 +98,10 @@ export function createRuntime(opts: { home: string; cwd?: string; env?: NodeJS.P
     callbacks,
     scheduler: new CallbackScheduler(callbacks, events, store.readOnly),
     questions,
-    asker: new Asker(questions, events, settings),
+    asker: new Asker(questions, events, view),
     skills,
     browser,
-    search: new SearchService(settings),
+    search: new SearchService(view),
   };
   const registry = new ToolRegistry(allTools(), services);
   const calls = new ToolCalls(services, registry);
@@ -96,8 +112,12 @@ export function createRuntime(opts: { home: string; cwd?: string; env?: NodeJS.P
     events.publish({ type: 'skills_changed', at: Date.now() });
   });
   jobs.on('event', (e) => events.publish({ type: e.type, job: { id: e.job.id, command: e.job.command, status: e.job.status, exit_code: e.job.exit_code }, at: Date.now() }));
-  settings.on('change', (c) => {
+  settings.on('change', () => {
     for (const d of settings.diagnostics()) log.warn(formatDiagnostic(d));
+  });
+  // A project's warnings appeared or went: the dashboard's settings page shows them.
+  settings.on('diagnostics', () => events.publish({ type: 'settings_changed', keys: [], at: Date.now() }));
+  view.on('change', (c) => {
     events.publish({ type: 'settings_changed', keys: c.changed, at: Date.now() });
     if (c.changed.some((k) => k === 'TOOLS' || k.startsWith('TOOL_'))) events.publish({ type: 'tools_changed', at: Date.now() });
     if (c.changed.some((k) => k.startsWith('SKILL_') || k === 'ADDITIONAL_SKILLS')) {
@@ -114,6 +134,7 @@ export function createRuntime(opts: { home: string; cwd?: string; env?: NodeJS.P
   let closed = false;
   return {
     activity,
+    settings,
     paths,
     services,
     registry,

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { CallToolResult, ToolAnnotations, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/server';
-import type { Settings } from '../core/settings/settings.js';
+import type { SettingsView } from '../core/settings/view.js';
 import type { PincerPaths } from '../core/paths.js';
 import type { Db } from '../store/db.js';
 import type { JobManager } from './shell/jobs.js';
@@ -24,7 +24,7 @@ export type ToolGroup = (typeof TOOL_GROUPS)[number];
 /** Everything long-lived a tool may use; built once per process. */
 export interface Services {
   paths: PincerPaths;
-  settings: Settings;
+  settings: SettingsView;
   db: Db;
   readOnly: boolean;
   /** Why the database cannot be used any more (its file was deleted or replaced), or undefined. */

@@ -1,3 +1,5 @@
+import { SettingsError } from './errors.js';
+
 /**
  * The scorpiox-env file format: one `KEY=VALUE` a line, `#` comments, blank
  * lines kept. A ` #` (whitespace, then #) after a value starts an inline comment;
@@ -60,9 +62,9 @@ export class EnvDocument {
 
   /** Sets a key in place (keeping spacing and inline comment) or appends it. */
   set(key: string, value: string): void {
-    if (!KEY_RE.test(key)) throw new Error(`"${key}" is not a valid setting name (letters, digits and _ only)`);
-    if (/[\r\n]/.test(value)) throw new Error(`the value of ${key} must be a single line`);
-    if (/\s#/.test(value)) throw new Error(`the value of ${key} cannot contain " #": in this file that starts a comment`);
+    if (!KEY_RE.test(key)) throw new SettingsError('SETTING_NAME_INVALID', `${JSON.stringify(key.slice(0, 80))} is not a valid setting name (letters, digits and _ only, not starting with a digit)`);
+    if (/[\r\n]/.test(value)) throw new SettingsError('SETTING_VALUE_INVALID', `the value of ${key} must be a single line`);
+    if (/\s#/.test(value)) throw new SettingsError('SETTING_VALUE_INVALID', `the value of ${key} cannot contain " #": in this file that starts a comment`);
     for (let i = this.lines.length - 1; i >= 0; i--) {
       const l = this.lines[i]!;
       if (l.kind === 'entry' && l.key === key) {

@@ -2,49 +2,60 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EventEmitter } from 'node:events';
 import { EnvDocument } from './envfile.js';
-import { SETTINGS, PATTERN_SETTINGS, isKnownKey, type SettingKey, type SettingValues } from './schema.js';
+import { SETTINGS, isKnownKey, isSettingKey, specFor, type SettingKey, type SettingValues } from './schema.js';
+import { lintText, readSettingsFile, shownValue, unsafeCharProblem, validateValue } from './lint.js';
+import { ProjectSettings, type ProjectBase } from './project.js';
+import { SettingsError } from './errors.js';
+import type { SettingDiagnostic, SettingSource, SettingsChange, SettingsView } from './view.js';
 import { writeFileAtomic } from '../paths.js';
 import { guarded, logger } from '../log.js';
 
 const log = logger('settings');
 
-export interface SettingDiagnostic {
-  file: string;
-  line: number;
-  key?: string;
-  severity: 'error' | 'warning';
-  message: string;
-}
+export { validateValue, lintText, formatDiagnostic, unsafeCharProblem } from './lint.js';
+export { SettingsError, type SettingsErrorCode } from './errors.js';
+export type { SettingDiagnostic, SettingSource, SettingsChange, SettingsView } from './view.js';
 
 export interface SettingsOptions {
+  /** `$PINCER_HOME/pincer-env.txt`: the user's own file, trusted with every key. */
   userFile: string;
-  /** `<cwd>/.pincer/pincer-env.txt`; omitted when there is no project. */
-  projectFile?: string;
   env?: NodeJS.ProcessEnv;
 }
 
-type Source = 'default' | 'user' | 'project' | 'env';
+/** What one project's view offers beyond reading: which file it is and what was wrong in it. */
+export interface ProjectView extends SettingsView {
+  readonly dir: string;
+  readonly file: string;
+  projectDiagnostics(): SettingDiagnostic[];
+}
+
+/** Project views kept (and watched) at once; the least recently asked-for one is let go beyond this. */
+export const MAX_PROJECT_VIEWS = 32;
+const USER_FILE_MAX_BYTES = 1024 * 1024;
 
 interface Resolved {
-  raw: Record<string, { value: string; source: Source }>;
+  raw: Map<string, { value: string; source: SettingSource }>;
   values: SettingValues;
   diagnostics: SettingDiagnostic[];
 }
 
-export interface SettingsChange {
-  changed: string[];
-}
+const TOKEN_REQUIRED =
+  'AUTH_TOKEN cannot be removed or emptied: without it nobody, the dashboard included, could connect until Pincer restarts. Keep the AUTH_TOKEN line, or rotate the token with "pincer token rotate" or the dashboard\'s Rotate button.';
 
 /**
- * Layered settings (DESIGN §5): defaults, the user file, the project file, then
- * environment variables. Reading never throws: a bad value is reported with its
- * file and line and the default is used instead.
+ * The hub's settings (DESIGN §5): defaults, the user's file, then environment
+ * variables. A project's file never changes these; `forProject(dir)` gives that
+ * project's narrowed, read-only view. Reading never throws: a bad value is
+ * reported with its file and line and the default is used instead.
  */
-export class Settings extends EventEmitter<{ change: [SettingsChange] }> {
+export class Settings extends EventEmitter<{ change: [SettingsChange]; diagnostics: [] }> implements ProjectBase {
   readonly userFile: string;
-  readonly projectFile?: string;
+  /** Increases on every reload; project views compare it to know they are stale. */
+  generation = 0;
   private env: NodeJS.ProcessEnv;
   private resolved: Resolved;
+  private projects = new Map<string, ProjectSettings>();
+  private watching = false;
   private watchers: fs.FSWatcher[] = [];
   private reloadTimer?: NodeJS.Timeout;
   private pollTimer?: NodeJS.Timeout;
@@ -52,8 +63,9 @@ export class Settings extends EventEmitter<{ change: [SettingsChange] }> {
 
   constructor(opts: SettingsOptions) {
     super();
+    // One listener per MCP session and per project view is by design.
+    this.setMaxListeners(0);
     this.userFile = opts.userFile;
-    this.projectFile = opts.projectFile;
     this.env = opts.env ?? process.env;
     this.resolved = this.resolve();
     this.lastStamp = this.stamp();
@@ -63,52 +75,105 @@ export class Settings extends EventEmitter<{ change: [SettingsChange] }> {
     return this.resolved.values[key];
   }
 
-  /** Any key, including `TOOL_*`/`SKILL_*` families, as a raw string. */
   raw(key: string): string | undefined {
-    return this.resolved.raw[key]?.value;
+    return this.resolved.raw.get(key)?.value;
   }
 
-  source(key: string): Source {
-    return this.resolved.raw[key]?.source ?? 'default';
+  source(key: string): SettingSource {
+    return this.resolved.raw.get(key)?.source ?? 'default';
   }
 
-  /** A boolean pattern key such as TOOL_BASH; bad values count as the default (true). */
   flag(key: string): boolean {
-    const raw = this.resolved.raw[key]?.value;
+    const raw = this.resolved.raw.get(key)?.value;
     if (raw === undefined) return true;
-    const fam = PATTERN_SETTINGS.find((p) => p.pattern.test(key));
-    const parsed = fam?.schema.safeParse(raw);
+    const parsed = specFor(key)?.schema.safeParse(raw);
     return parsed?.success ? Boolean(parsed.data) : true;
+  }
+
+  keys(): string[] {
+    return [...this.resolved.raw.keys()];
   }
 
   diagnostics(): SettingDiagnostic[] {
     return [...this.resolved.diagnostics];
   }
 
+  /**
+   * One project's view of these settings: the lines of `<dir>/.pincer/pincer-env.txt`
+   * that narrow or are harmless apply, every other line is a warning. Views are
+   * cached per folder (at most MAX_PROJECT_VIEWS) and follow their file while
+   * these settings are watched.
+   */
+  forProject(dir: string): ProjectView {
+    const problem = unsafeCharProblem(dir);
+    if (!path.isAbsolute(dir) || problem) {
+      throw new SettingsError('PROJECT_DIR_INVALID', `The project folder "${shownValue('', dir)}" ${problem ?? 'is not an absolute path'}; send the absolute path of the folder the client works in.`);
+    }
+    const key = path.resolve(dir);
+    const cached = this.projects.get(key);
+    if (cached) {
+      this.projects.delete(key);
+      this.projects.set(key, cached);
+      return cached;
+    }
+    const view = new ProjectSettings(this, key, () => this.emit('diagnostics'));
+    if (this.watching) view.watch();
+    this.projects.set(key, view);
+    if (this.projects.size > MAX_PROJECT_VIEWS) {
+      const [oldest, old] = this.projects.entries().next().value!;
+      old.close();
+      this.projects.delete(oldest);
+      this.emit('diagnostics');
+    }
+    return view;
+  }
+
+  /** What was wrong in the project files of the views held now (the dashboard shows these). */
+  projectDiagnostics(): SettingDiagnostic[] {
+    return [...this.projects.values()].flatMap((v) => v.projectDiagnostics());
+  }
+
+  projectFiles(): string[] {
+    return [...this.projects.values()].map((v) => v.file);
+  }
+
   /** Writes one key into the user file, keeping comments and order, then reloads. */
   set(key: string, value: string): void {
     const check = validateValue(key, value);
-    if (check) throw new Error(`${key}: ${check}`);
-    const doc = new EnvDocument(readText(this.userFile) ?? '');
+    if (check) throw new SettingsError('SETTING_VALUE_INVALID', `${key}: ${check}`);
+    if (key === 'AUTH_TOKEN' && value.trim() === '' && !this.envToken()) throw new SettingsError('TOKEN_REQUIRED', TOKEN_REQUIRED);
+    const doc = new EnvDocument(this.userFileText());
     doc.set(key, value);
     this.writeUserFile(doc.toString());
   }
 
   unset(key: string): void {
-    const doc = new EnvDocument(readText(this.userFile) ?? '');
+    if (key === 'AUTH_TOKEN' && !this.envToken()) throw new SettingsError('TOKEN_REQUIRED', TOKEN_REQUIRED);
+    const doc = new EnvDocument(this.userFileText());
     if (doc.delete(key)) this.writeUserFile(doc.toString());
   }
 
-  /** Replaces the whole user file (the dashboard's editor); rejected when a line is invalid. */
+  /**
+   * Replaces the whole user file (the dashboard's editor). Returns the lines to
+   * fix when any is invalid, and throws `TOKEN_REQUIRED` when the text would
+   * leave the hub without a token; nothing is written in either case.
+   */
   replaceUserFile(text: string): SettingDiagnostic[] {
     const problems = lintText(text, this.userFile).filter((d) => d.severity === 'error');
     if (problems.length > 0) return problems;
+    if ((new EnvDocument(text).get('AUTH_TOKEN') ?? '').trim() === '' && !this.envToken()) throw new SettingsError('TOKEN_REQUIRED', TOKEN_REQUIRED);
     this.writeUserFile(text);
     return [];
   }
 
   userFileText(): string {
-    return readText(this.userFile) ?? '';
+    const read = readSettingsFile(this.userFile, USER_FILE_MAX_BYTES);
+    return read.kind === 'text' ? read.text : '';
+  }
+
+  private envToken(): boolean {
+    const v = this.env.AUTH_TOKEN;
+    return v !== undefined && v.trim() !== '' && validateValue('AUTH_TOKEN', v) === undefined;
   }
 
   private writeUserFile(text: string): void {
@@ -117,24 +182,27 @@ export class Settings extends EventEmitter<{ change: [SettingsChange] }> {
     this.reload();
   }
 
-  /** Re-reads every layer and emits `change` with the keys whose value changed. */
+  /** Re-reads the user file and the environment and emits `change` with the keys whose value changed. */
   reload(): SettingsChange {
     const before = this.resolved.raw;
     this.resolved = this.resolve();
+    this.generation++;
     this.lastStamp = this.stamp();
-    const keys = new Set([...Object.keys(before), ...Object.keys(this.resolved.raw)]);
-    const changed = [...keys].filter((k) => before[k]?.value !== this.resolved.raw[k]?.value);
+    const keys = new Set([...before.keys(), ...this.resolved.raw.keys()]);
+    const changed = [...keys].filter((k) => before.get(k)?.value !== this.resolved.raw.get(k)?.value);
     const change = { changed };
     if (changed.length > 0) this.emit('change', change);
     return change;
   }
 
   /**
-   * Follows edits to the files. Directories are watched (editors replace files
-   * by rename) and a slow poll backs fs.watch up where it is unreliable.
+   * Follows edits to the user file (and, through their views, to project files).
+   * The directory is watched (editors replace files by rename) and a slow poll
+   * backs fs.watch up where it is unreliable.
    */
   watch(): void {
-    if (this.watchers.length > 0 || this.pollTimer) return;
+    if (this.watching) return;
+    this.watching = true;
     const schedule = () => {
       clearTimeout(this.reloadTimer);
       this.reloadTimer = setTimeout(
@@ -144,22 +212,20 @@ export class Settings extends EventEmitter<{ change: [SettingsChange] }> {
         50,
       );
     };
-    for (const file of [this.userFile, this.projectFile]) {
-      if (!file) continue;
-      const dir = path.dirname(file);
-      try {
-        fs.mkdirSync(dir, { recursive: true });
-        const w = fs.watch(dir, { persistent: false }, (_ev, name) => {
-          if (!name || name.toString() === path.basename(file)) schedule();
-        });
-        w.on('error', () => undefined);
-        this.watchers.push(w);
-      } catch {
-        // A directory we cannot watch is still covered by the poll below.
-      }
+    const dir = path.dirname(this.userFile);
+    try {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const w = fs.watch(dir, { persistent: false }, (_ev, name) => {
+        if (!name || name.toString() === path.basename(this.userFile)) schedule();
+      });
+      w.on('error', () => undefined);
+      this.watchers.push(w);
+    } catch {
+      // A directory we cannot watch is still covered by the poll below.
     }
     this.pollTimer = setInterval(schedule, 2000);
     this.pollTimer.unref();
+    for (const view of this.projects.values()) view.watch();
   }
 
   close(): void {
@@ -168,86 +234,47 @@ export class Settings extends EventEmitter<{ change: [SettingsChange] }> {
     clearInterval(this.pollTimer);
     clearTimeout(this.reloadTimer);
     this.pollTimer = undefined;
+    this.watching = false;
+    for (const view of this.projects.values()) view.close();
+    this.projects.clear();
   }
 
   private stamp(): string {
-    return [this.userFile, this.projectFile]
-      .map((f) => {
-        if (!f) return '';
-        try {
-          const st = fs.statSync(f);
-          return `${st.mtimeMs}:${st.size}:${st.ino}`;
-        } catch {
-          return 'none';
-        }
-      })
-      .join('|');
+    try {
+      const st = fs.statSync(this.userFile);
+      return `${st.mtimeMs}:${st.size}:${st.ino}`;
+    } catch {
+      return 'none';
+    }
   }
 
   private resolve(): Resolved {
     const diagnostics: SettingDiagnostic[] = [];
-    const raw: Resolved['raw'] = {};
-    for (const [key, s] of Object.entries(SETTINGS)) raw[key] = { value: s.default, source: 'default' };
+    const raw: Resolved['raw'] = new Map();
+    for (const [key, s] of Object.entries(SETTINGS)) raw.set(key, { value: s.default, source: 'default' });
 
-    const layer = (file: string | undefined, source: Source) => {
-      if (!file) return;
-      const text = readText(file);
-      if (text === undefined) return;
-      diagnostics.push(...lintText(text, file));
-      for (const l of new EnvDocument(text).entries()) {
-        if (validateValue(l.key!, l.value!) === undefined) raw[l.key!] = { value: l.value!, source };
+    const read = readSettingsFile(this.userFile, USER_FILE_MAX_BYTES);
+    if (read.kind === 'unusable') diagnostics.push({ file: this.userFile, line: 0, severity: 'error', message: `the settings file ${read.why}; using defaults and the environment` });
+    if (read.kind === 'text') {
+      diagnostics.push(...lintText(read.text, this.userFile));
+      for (const l of new EnvDocument(read.text).entries()) {
+        if (validateValue(l.key!, l.value!) === undefined) raw.set(l.key!, { value: l.value!, source: 'user' });
       }
-    };
-    layer(this.userFile, 'user');
-    layer(this.projectFile, 'project');
+    }
     for (const [key, value] of Object.entries(this.env)) {
       if (value === undefined || !isKnownKey(key)) continue;
       const problem = validateValue(key, value);
-      if (problem) diagnostics.push({ file: 'environment', line: 0, key, severity: 'error', message: `${key}=${value}: ${problem}; using the default` });
-      else raw[key] = { value: value.trim(), source: 'env' };
+      if (problem) diagnostics.push({ file: 'environment', line: 0, key, severity: 'error', message: `${key}=${shownValue(key, value)}: ${problem}; using the default` });
+      else raw.set(key, { value: value.trim(), source: 'env' });
     }
 
-    const values = {} as Record<string, unknown>;
-    for (const [key, s] of Object.entries(SETTINGS)) {
-      const parsed = s.schema.safeParse(raw[key]!.value);
-      values[key] = parsed.success ? parsed.data : s.schema.parse(s.default);
+    const values = new Map<SettingKey, unknown>();
+    for (const key of Object.keys(SETTINGS)) {
+      if (!isSettingKey(key)) continue;
+      const s = specFor(key)!;
+      const parsed = s.schema.safeParse(raw.get(key)!.value);
+      values.set(key, parsed.success ? parsed.data : s.schema.parse(s.default));
     }
-    return { raw, values: values as SettingValues, diagnostics };
+    return { raw, values: Object.fromEntries(values) as SettingValues, diagnostics };
   }
-}
-
-function readText(file: string): string | undefined {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
-/** Returns why a value is bad for a key, or undefined when it is fine (unknown keys are fine). */
-export function validateValue(key: string, value: string): string | undefined {
-  const spec = (SETTINGS as Record<string, { schema: { safeParse(v: string): { success: boolean; error?: { issues: { message: string }[] } } } }>)[key]
-    ?? PATTERN_SETTINGS.find((p) => p.pattern.test(key));
-  if (!spec) return undefined;
-  const r = spec.schema.safeParse(value);
-  return r.success ? undefined : r.error!.issues.map((i) => i.message).join('; ');
-}
-
-/** Problems in a settings text, each with its line: bad lines, bad values, unknown keys. */
-export function lintText(text: string, file: string): SettingDiagnostic[] {
-  const out: SettingDiagnostic[] = [];
-  for (const l of new EnvDocument(text).lines) {
-    if (l.kind === 'invalid') {
-      out.push({ file, line: l.line, severity: 'error', message: `line ${l.line} is not KEY=VALUE: "${l.raw.trim().slice(0, 80)}"` });
-    } else if (l.kind === 'entry') {
-      const problem = validateValue(l.key!, l.value!);
-      if (problem) out.push({ file, line: l.line, key: l.key, severity: 'error', message: `${l.key}=${l.value}: ${problem}; using the default` });
-      else if (!isKnownKey(l.key!)) out.push({ file, line: l.line, key: l.key, severity: 'warning', message: `${l.key} is not a Pincer setting; kept but ignored (check the spelling)` });
-    }
-  }
-  return out;
-}
-
-export function formatDiagnostic(d: SettingDiagnostic): string {
-  return d.line > 0 ? `${d.file}:${d.line}: ${d.message}` : `${d.file}: ${d.message}`;
 }

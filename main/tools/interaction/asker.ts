@@ -1,6 +1,6 @@
 import type { EventBus } from '../events.js';
 import type { QuestionsRepo, QuestionRow } from '../../store/questions.js';
-import type { Settings } from '../../core/settings/settings.js';
+import type { SettingsView } from '../../core/settings/view.js';
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/server';
 import { answersFromElicitation, elicitationSchema, validateAnswers, Question, type Answer } from './questions.js';
 import { UserError } from '../../core/errors.js';
@@ -27,7 +27,7 @@ export type AskOutcome =
  * API caller) answers. The waiting call keeps the client alive with progress.
  */
 export class Asker {
-  constructor(private repo: QuestionsRepo, private events: EventBus, private settings: Settings) {}
+  constructor(private repo: QuestionsRepo, private events: EventBus, private settings: SettingsView) {}
 
   /**
    * Asks through every channel at once — the client's form when it can show

@@ -1,4 +1,4 @@
-import type { Settings } from '../../core/settings/settings.js';
+import type { SettingsView } from '../../core/settings/view.js';
 import { EngineBlocked, EngineUnreadable, type Engine, type SearchResult } from './types.js';
 import { mergeResults, type MergedResult } from './merge.js';
 import { fetchUrl } from '../web/http-fetch.js';
@@ -51,7 +51,7 @@ export class SearchService {
   private health = new Map<string, EngineHealth>();
   transport: EngineTransport = nodeTransport;
 
-  constructor(private settings: Settings) {}
+  constructor(private settings: SettingsView) {}
 
   async load(): Promise<void> {
     await loadEngines();

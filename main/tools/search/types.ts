@@ -1,4 +1,4 @@
-import type { Settings } from '../../core/settings/settings.js';
+import type { SettingsView } from '../../core/settings/view.js';
 
 export interface SearchResult {
   title: string;
@@ -20,8 +20,8 @@ export interface Engine {
   weight: number;
   defaultBase: string;
   /** Keyed engines are used only when this says they are configured. */
-  configured?(settings: Settings): boolean;
-  request(query: string, base: string, settings: Settings): EngineRequest;
+  configured?(settings: SettingsView): boolean;
+  request(query: string, base: string, settings: SettingsView): EngineRequest;
   parse(body: string, status: number): SearchResult[];
 }
 

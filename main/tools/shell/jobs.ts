@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import { StringDecoder } from 'node:string_decoder';
 import { JobsRepo, type JobRow } from '../../store/jobs.js';
 import type { Db } from '../../store/db.js';
-import type { Settings } from '../../core/settings/settings.js';
+import type { SettingsView } from '../../core/settings/view.js';
 import { UserError } from '../../core/errors.js';
 import { resolveShell, resolveCwd, killTree, groupAlive } from './process.js';
 import { spawn } from 'node:child_process';
@@ -49,7 +49,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
   readonly repo: JobsRepo;
   private timer?: NodeJS.Timeout;
 
-  constructor(db: Db, private settings: Settings, private jobsDir: string, private readOnly = false) {
+  constructor(db: Db, private settings: SettingsView, private jobsDir: string, private readOnly = false) {
     super();
     this.repo = new JobsRepo(db);
   }

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import treeKill from 'tree-kill';
 import { UserError } from '../../core/errors.js';
-import type { Settings } from '../../core/settings/settings.js';
+import type { SettingsView } from '../../core/settings/view.js';
 
 export interface ShellSpec {
   file: string;
@@ -19,7 +19,7 @@ const GIT_BASH_CANDIDATES = [
   process.env.LOCALAPPDATA && path.join(process.env.LOCALAPPDATA, 'Programs', 'Git', 'bin', 'bash.exe'),
 ].filter((p): p is string => Boolean(p));
 
-export function resolveShell(settings: Settings, platform = process.platform): ShellSpec {
+export function resolveShell(settings: SettingsView, platform = process.platform): ShellSpec {
   if (settings.get('BASH_SHELL') === 'powershell') {
     return {
       kind: 'powershell',
@@ -40,7 +40,7 @@ export function resolveShell(settings: Settings, platform = process.platform): S
   return { kind: 'bash', file, args: (command) => ['-c', `exec 2>&1\n${command}`] };
 }
 
-export function resolveCwd(settings: Settings): string {
+export function resolveCwd(settings: SettingsView): string {
   const configured = settings.get('BASH_CWD').trim();
   const dir = configured === '' ? (process.env.HOME ?? process.env.USERPROFILE ?? process.cwd()) : configured;
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {

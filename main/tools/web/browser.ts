@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import type { Settings } from '../../core/settings/settings.js';
+import type { SettingsView } from '../../core/settings/view.js';
 import { logger } from '../../core/log.js';
 
 const log = logger('browser');
@@ -50,7 +50,7 @@ function candidates(): string[] {
 }
 
 /** BROWSER_PATH, else the usual install places of this OS; `off` disables the browser. */
-export function findBrowser(settings: Settings): string | undefined {
+export function findBrowser(settings: SettingsView): string | undefined {
   const configured = settings.get('BROWSER_PATH').trim();
   if (configured.toLowerCase() === 'off') return undefined;
   if (configured) return fs.existsSync(configured) ? configured : undefined;

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
-import type { Settings } from '../../core/settings/settings.js';
+import type { SettingsView } from '../../core/settings/view.js';
 import { skillKey } from '../../core/settings/schema.js';
 import { guarded, logger } from '../../core/log.js';
 
@@ -56,7 +56,7 @@ export function parseSkillFile(text: string, file: string, fallbackName: string)
 }
 
 /**
- * The skills on disk, in priority order: the project's `.claude/skills`, the
+ * The skills on disk, in priority order: the project's `.claude/skills` (when the process serves one project), the
  * user's `~/.claude/skills`, `PINCER_HOME/skills`, then ADDITIONAL_SKILLS. It
  * rescans when anything changes and emits `change`.
  */
@@ -67,7 +67,7 @@ export class SkillCatalog extends EventEmitter<{ change: [] }> {
   private timer?: NodeJS.Timeout;
   private watchers: fs.FSWatcher[] = [];
 
-  constructor(private settings: Settings, private pincerSkills: string, private cwd: string) {
+  constructor(private settings: SettingsView, private pincerSkills: string, private projectDir?: string) {
     super();
     this.rescan();
   }
@@ -79,7 +79,7 @@ export class SkillCatalog extends EventEmitter<{ change: [] }> {
       .map((s) => s.trim())
       .filter(Boolean)
       .map((s) => path.resolve(s.replace(/^~(?=$|[\\/])/, os.homedir())));
-    return [path.join(this.cwd, '.claude', 'skills'), path.join(os.homedir(), '.claude', 'skills'), this.pincerSkills, ...extra];
+    return [...(this.projectDir ? [path.join(this.projectDir, '.claude', 'skills')] : []), path.join(os.homedir(), '.claude', 'skills'), this.pincerSkills, ...extra];
   }
 
   list(): Skill[] {

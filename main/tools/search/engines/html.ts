@@ -1,13 +1,13 @@
 import { parseHTML } from 'linkedom';
 import type { Engine, EngineRequest, SearchResult } from '../types.js';
 import { assertNotBlocked, clean, EngineUnreadable } from '../types.js';
-import type { Settings } from '../../../core/settings/settings.js';
+import type { SettingsView } from '../../../core/settings/view.js';
 
 export interface HtmlEngineSpec {
   name: string;
   weight: number;
   defaultBase: string;
-  request(query: string, base: string, settings: Settings): EngineRequest;
+  request(query: string, base: string, settings: SettingsView): EngineRequest;
   /** A result block, and within it the link, the title and the snippet. */
   item: string;
   link: string;

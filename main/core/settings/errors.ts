@@ -1,0 +1,20 @@
+/** Why a settings edit or lookup was refused; callers branch on `code`, people read `message`. */
+export type SettingsErrorCode =
+  /** A key that is not letters, digits and _. */
+  | 'SETTING_NAME_INVALID'
+  /** A value its key's schema rejects, or one with control or separator characters. */
+  | 'SETTING_VALUE_INVALID'
+  /** The edit would leave the hub without AUTH_TOKEN, locking everyone out. */
+  | 'TOKEN_REQUIRED'
+  /** `forProject` was given something other than an absolute folder path. */
+  | 'PROJECT_DIR_INVALID';
+
+export class SettingsError extends Error {
+  constructor(
+    readonly code: SettingsErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SettingsError';
+  }
+}
