@@ -3,7 +3,7 @@ import path from 'node:path';
 import { EventEmitter } from 'node:events';
 import { EnvDocument } from './envfile.js';
 import { specFor, isSettingKey, type SettingKey, type SettingValues } from './schema.js';
-import { lintText, readSettingsFile, shownValue, validateValue } from './lint.js';
+import { formatDiagnostic, lintText, readSettingsFile, shownValue, validateValue } from './lint.js';
 import { projectRefusal } from './trust.js';
 import type { SettingDiagnostic, SettingSource, SettingsChange, SettingsView } from './view.js';
 import { logger } from '../log.js';
@@ -150,7 +150,7 @@ export class ProjectSettings extends EventEmitter<{ change: [SettingsChange] }> 
       this.load();
       const changed = this.diffEffective();
       if (this.own.map((d) => `${d.line}:${d.message}`).join('\n') !== before) {
-        for (const d of this.own) log.warn(`${d.file}:${d.line}: ${d.message}`);
+        for (const d of this.own) log.warn(formatDiagnostic(d));
         this.onDiagnostics();
       }
       // Listeners run after the read that noticed the change, never inside it.

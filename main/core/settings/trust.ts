@@ -10,9 +10,12 @@ export function projectRefusal(key: string, value: string, hub: SettingsView, us
   const spec = specFor(key);
   if (!spec) return `${key} is not a Pincer setting; ignored (check the spelling)`;
   const hubRaw = hub.raw(key) ?? spec.default;
+  // A hub value its schema refuses counts as the default, as it does for the hub itself.
   const parse = (v: string): unknown => {
     const r = spec.schema.safeParse(v);
-    return r.success ? r.data : spec.schema.parse(spec.default);
+    if (r.success) return r.data;
+    const d = spec.schema.safeParse(spec.default);
+    return d.success ? d.data : undefined;
   };
   return refusal(key, spec.trust, parse(value), parse(hubRaw), value, hubRaw, userFile);
 }
