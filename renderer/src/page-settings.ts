@@ -20,7 +20,7 @@ export const settingsPage: Page = {
   onEvent: () => dirty,
   async render() {
     const s = await api<Settings>('/api/settings');
-    const problems = h('ul', { class: 'diag', role: 'alert' }, ...s.diagnostics.map((d) => h('li', { class: d.severity === 'error' ? 'err' : 'warn' }, `${d.line ? `line ${d.line}: ` : ''}${d.message}`)));
+    const problems = h('ul', { class: 'diag', role: 'alert' }, ...s.diagnostics.map((d) => h('li', { class: d.severity === 'error' ? 'err' : 'warn' }, `${d.file === s.file ? '' : `${d.file} `}${d.line ? `line ${d.line}: ` : ''}${d.message}`)));
     const editor = h('textarea', { id: 'settings-file', 'aria-label': `Contents of ${s.file}`, spellcheck: 'false' });
     editor.value = s.text;
     dirty = false;
