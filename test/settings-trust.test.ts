@@ -312,3 +312,17 @@ test('a project settings path that is not a small regular file is ignored with a
     t.done();
   }
 });
+
+test('a user file that cannot be read is reported and never overwritten by a one-key edit', () => {
+  const t = setup('', undefined);
+  try {
+    const huge = `AUTH_TOKEN=tok\n${'# padding\n'.repeat(120_000)}`;
+    fs.writeFileSync(t.userFile, huge);
+    t.settings.reload();
+    assert.match(t.settings.diagnostics()[0]!.message, /more than the 1048576 a settings file may have; using defaults and the environment/);
+    assert.throws(() => t.settings.set('TOOLS', 'false'), (e: unknown) => e instanceof SettingsError && e.code === 'SETTINGS_FILE_UNUSABLE' && e.message.includes(t.userFile));
+    assert.equal(fs.readFileSync(t.userFile, 'utf8'), huge);
+  } finally {
+    t.done();
+  }
+});

@@ -7,7 +7,9 @@ export type SettingsErrorCode =
   /** The edit would leave the hub without AUTH_TOKEN, locking everyone out. */
   | 'TOKEN_REQUIRED'
   /** `forProject` was given something other than an absolute folder path. */
-  | 'PROJECT_DIR_INVALID';
+  | 'PROJECT_DIR_INVALID'
+  /** The user's file is there but cannot be read (not a regular file, too large, no permission): editing one key would lose it. */
+  | 'SETTINGS_FILE_UNUSABLE';
 
 export class SettingsError extends Error {
   constructor(

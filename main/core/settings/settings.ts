@@ -142,14 +142,14 @@ export class Settings extends EventEmitter<{ change: [SettingsChange]; diagnosti
     const check = validateValue(key, value);
     if (check) throw new SettingsError('SETTING_VALUE_INVALID', `${key}: ${check}`);
     if (key === 'AUTH_TOKEN' && value.trim() === '' && !this.envToken()) throw new SettingsError('TOKEN_REQUIRED', TOKEN_REQUIRED);
-    const doc = new EnvDocument(this.userFileText());
+    const doc = this.userDocument();
     doc.set(key, value);
     this.writeUserFile(doc.toString());
   }
 
   unset(key: string): void {
     if (key === 'AUTH_TOKEN' && !this.envToken()) throw new SettingsError('TOKEN_REQUIRED', TOKEN_REQUIRED);
-    const doc = new EnvDocument(this.userFileText());
+    const doc = this.userDocument();
     if (doc.delete(key)) this.writeUserFile(doc.toString());
   }
 
@@ -169,6 +169,13 @@ export class Settings extends EventEmitter<{ change: [SettingsChange]; diagnosti
   userFileText(): string {
     const read = readSettingsFile(this.userFile, USER_FILE_MAX_BYTES);
     return read.kind === 'text' ? read.text : '';
+  }
+
+  /** The user's file for an edit of one key; refuses when the file exists but cannot be read, rather than overwrite it. */
+  private userDocument(): EnvDocument {
+    const read = readSettingsFile(this.userFile, USER_FILE_MAX_BYTES);
+    if (read.kind === 'unusable') throw new SettingsError('SETTINGS_FILE_UNUSABLE', `${this.userFile} ${read.why}, so it was not changed; fix or remove it, then try again.`);
+    return new EnvDocument(read.kind === 'text' ? read.text : '');
   }
 
   private envToken(): boolean {
