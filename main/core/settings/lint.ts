@@ -54,15 +54,18 @@ export function validateValue(key: string, value: string): string | undefined {
   return r.success ? undefined : r.error.issues.map((i) => i.message).join('; ');
 }
 
-/** Problems in a settings text, each with its line: bad lines, bad values, unknown keys. */
-export function lintText(text: string, file: string): SettingDiagnostic[] {
+/**
+ * Problems in a settings text, each with its line: bad lines, bad values, unknown keys.
+ * `fallback` says what happens instead of a bad value (a project's line is simply ignored).
+ */
+export function lintText(text: string, file: string, fallback = 'using the default'): SettingDiagnostic[] {
   const out: SettingDiagnostic[] = [];
   for (const l of new EnvDocument(text).lines) {
     if (l.kind === 'invalid') {
       out.push({ file, line: l.line, severity: 'error', message: `line ${l.line} is not KEY=VALUE: "${shownValue('', l.raw.trim())}"` });
     } else if (l.kind === 'entry') {
       const problem = validateValue(l.key!, l.value!);
-      if (problem) out.push({ file, line: l.line, key: l.key, severity: 'error', message: `${l.key}=${shownValue(l.key!, l.value!)}: ${problem}; using the default` });
+      if (problem) out.push({ file, line: l.line, key: l.key, severity: 'error', message: `${l.key}=${shownValue(l.key!, l.value!)}: ${problem}; ${fallback}` });
       else if (!isKnownKey(l.key!)) out.push({ file, line: l.line, key: l.key, severity: 'warning', message: `${l.key} is not a Pincer setting; kept but ignored (check the spelling)` });
     }
   }

@@ -171,7 +171,7 @@ export class ProjectSettings extends EventEmitter<{ change: [SettingsChange] }> 
       return;
     }
     // Malformed lines and bad values, as in the user's file; unknown keys are judged below like every key.
-    const errors = lintText(read.text, this.file).filter((d) => d.severity === 'error');
+    const errors = lintText(read.text, this.file, "ignored, the hub's value applies").filter((d) => d.severity === 'error');
     this.own.push(...errors);
     const bad = new Set(errors.map((d) => d.line));
     for (const l of new EnvDocument(read.text).entries()) {
@@ -187,6 +187,7 @@ export class ProjectSettings extends EventEmitter<{ change: [SettingsChange] }> 
       this.applied.set(key, value);
       if (isSettingKey(key)) this.parsed.set(key, specFor(key)!.schema.parse(value));
     }
+    this.own.sort((a, b) => a.line - b.line);
   }
 
   private diffEffective(): string[] {
