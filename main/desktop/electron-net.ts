@@ -10,7 +10,12 @@ export function electronNetTransport(electron: Pick<ElectronApi, 'net'>): Engine
       headers: { 'User-Agent': req.userAgent, 'Accept-Language': 'en-US,en;q=0.9', ...req.headers },
       body: req.body,
       signal: AbortSignal.any([req.signal, timeout]),
+      redirect: 'manual',
     });
-    return { status: res.status, body: await res.text() };
+    const headers: Record<string, string> = {};
+    res.headers.forEach((v, k) => {
+      if (k !== 'set-cookie') headers[k] = v;
+    });
+    return { status: res.status, url: res.url || req.url, headers, setCookies: res.headers.getSetCookie(), body: await res.text() };
   };
 }

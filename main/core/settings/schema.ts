@@ -126,11 +126,13 @@ export const SETTINGS = {
   }),
   SEARCH_ENGINE_TIMEOUT_MS: spec({ trust: LOWER, schema: int(200, 60000), default: '4000', group: 'web', description: 'How long WebSearch waits for one engine.' }),
   SEARCH_DEADLINE_MS: spec({ trust: LOWER, schema: int(500, 120000), default: '6000', group: 'web', description: 'When WebSearch answers with what it has, at the latest.' }),
-  SEARCH_REST_S: spec({ trust: userOnly('engine rest times are shared by every client of the hub'), schema: int(0, 86400), default: '300', group: 'web', description: 'Seconds an engine that failed, was rate-limited or showed a CAPTCHA is left alone.' }),
+  SEARCH_REST_ERROR_S: spec({ trust: userOnly('engine rest times are shared by every client of the hub'), schema: int(0, 3600), default: '10', group: 'web', description: 'Seconds an engine is left alone after a timeout, a server error (5xx) or a network error; multiplied by the failures in a row, up to 12 times.' }),
+  SEARCH_REST_BLOCKED_S: spec({ trust: userOnly('engine rest times are shared by every client of the hub'), schema: int(0, 86400), default: '180', group: 'web', description: 'Seconds an engine is left alone after refusing (HTTP 402/403), rate-limiting (429), answering an unreadable page or rejecting its configuration.' }),
+  SEARCH_REST_CAPTCHA_S: spec({ trust: userOnly('engine rest times are shared by every client of the hub'), schema: int(0, 604800), default: '3600', group: 'web', description: 'Seconds an engine is left alone after showing a CAPTCHA or a page that needs a browser.' }),
   BRAVE_API_KEY: spec({ trust: userOnly('it decides whose account sees and pays for the searches'), schema: text, default: '', secret: true, group: 'web', description: 'Brave Search API key (enables brave_api).' }),
   TAVILY_API_KEY: spec({ trust: userOnly('it decides whose account sees and pays for the searches'), schema: text, default: '', secret: true, group: 'web', description: 'Tavily API key (enables tavily).' }),
-  MARGINALIA_API_KEY: spec({ trust: userOnly('it decides whose account sees and pays for the searches'), schema: text, default: '', secret: true, group: 'web', description: 'Marginalia Search API key (enables marginalia; "public" works with low limits).' }),
-  SEARXNG_URL: spec({ trust: userOnly('it decides where search queries are sent'), schema: text, default: '', group: 'web', description: 'Base URL of your SearXNG with the JSON format enabled (enables searxng).' }),
+  MARGINALIA_API_KEY: spec({ trust: userOnly('it decides whose account sees and pays for the searches'), schema: text, default: '', secret: true, group: 'web', description: 'Marginalia Search API key (enables marginalia); ask for one at https://about.marginalia-search.com/article/api.' }),
+  SEARXNG_URL: spec({ trust: userOnly('it decides where search queries are sent'), schema: text, default: '', group: 'web', description: 'Base URL of your SearXNG (enables searxng). It must allow JSON: list `json` under search.formats in its settings.yml.' }),
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;

@@ -1,20 +1,33 @@
 import type { SearchResult } from './types.js';
 
-const TRACKING = /^(utm_[a-z]+|gclid|fbclid|msclkid|mc_cid|mc_eid|igshid|yclid|_hsenc|_hsmi|ref_src|ref|spm|si)$/i;
+const TRACKING = /^(utm_[a-z_]+|gclid|gclsrc|dclid|fbclid|msclkid|mc_cid|mc_eid|igshid|yclid|_hsenc|_hsmi|_ga|_gl|ref_src|ref|spm|si|srsltid|ved|ei)$/i;
 
-/** The identity of a URL for de-duplication: host case, www., default port, tracking parameters, fragment and trailing slash do not count. */
+/** A path with its percent-escapes in one spelling: unreserved characters decoded, the rest upper-case hex. */
+function canonicalPath(path: string): string {
+  return path.replace(/%[0-9a-fA-F]{2}/g, (esc) => {
+    const ch = String.fromCharCode(parseInt(esc.slice(1), 16));
+    return /[A-Za-z0-9\-._~!$&'()*+,;=:@]/.test(ch) ? ch : esc.toUpperCase();
+  });
+}
+
+/**
+ * The identity of a URL for de-duplication. Scheme, host case, `www.`,
+ * default port, tracking parameters, parameter order, fragment, trailing
+ * slash and the spelling of percent-escapes do not count; the path's case
+ * does (paths are case-sensitive on most servers, Wikipedia's among them).
+ */
 export function normalizeUrl(raw: string): string {
   let u: URL;
   try {
-    u = new URL(raw);
+    u = new URL(raw.trim());
   } catch {
     return raw.trim().toLowerCase();
   }
   const host = u.hostname.toLowerCase().replace(/^www\./, '');
   const port = u.port && !((u.protocol === 'http:' && u.port === '80') || (u.protocol === 'https:' && u.port === '443')) ? `:${u.port}` : '';
-  const params = [...u.searchParams.entries()].filter(([k]) => !TRACKING.test(k));
+  const params = [...u.searchParams.entries()].filter(([k]) => !TRACKING.test(k)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const query = params.length ? `?${new URLSearchParams(params).toString()}` : '';
-  const path = u.pathname.replace(/\/+$/, '') || '';
+  const path = canonicalPath(u.pathname).replace(/\/+$/, '');
   return `${host}${port}${path}${query}`;
 }
 
@@ -24,10 +37,14 @@ export interface MergedResult extends SearchResult {
 }
 
 /**
- * Weighted reciprocal-rank fusion: each engine adds weight / (k + rank) for
- * each result it returned, and results several engines agree on get a bonus.
+ * Rank fusion that rewards agreement the way SearXNG does: each engine that
+ * returned a result adds weight / rank, and the sum is multiplied by the
+ * number of engines that returned it. A page that is #1 on two engines
+ * (2 × 2 = 4) beats a #1 on one (1), and even a #2 on two (2 × 1 = 2).
+ * (The k = 60 of classic reciprocal-rank fusion flattened this: #1 on two
+ * engines could land fifth.)
  */
-export function mergeResults(lists: { engine: string; weight: number; results: SearchResult[] }[], max: number, k = 60): MergedResult[] {
+export function mergeResults(lists: { engine: string; weight: number; results: SearchResult[] }[], max: number): MergedResult[] {
   const byKey = new Map<string, MergedResult>();
   for (const { engine, weight, results } of lists) {
     const seen = new Set<string>();
@@ -35,7 +52,7 @@ export function mergeResults(lists: { engine: string; weight: number; results: S
       const key = normalizeUrl(r.url);
       if (seen.has(key)) return;
       seen.add(key);
-      const add = weight / (k + i + 1);
+      const add = weight / (i + 1);
       const cur = byKey.get(key);
       if (!cur) {
         byKey.set(key, { ...r, engines: [engine], score: add });
@@ -43,12 +60,11 @@ export function mergeResults(lists: { engine: string; weight: number; results: S
       }
       cur.engines.push(engine);
       cur.score += add;
-      if (!cur.snippet && r.snippet) cur.snippet = r.snippet;
       if (r.snippet.length > cur.snippet.length * 1.5) cur.snippet = r.snippet;
       if (cur.url.startsWith('http:') && r.url.startsWith('https:')) cur.url = r.url;
     });
   }
-  const merged = [...byKey.values()].map((m) => ({ ...m, score: m.score * (1 + 0.3 * (m.engines.length - 1)) }));
+  const merged = [...byKey.values()].map((m) => ({ ...m, score: m.score * m.engines.length }));
   merged.sort((a, b) => b.score - a.score);
   return merged.slice(0, max);
 }

@@ -1,22 +1,18 @@
 import type { SettingsView } from '../../core/settings/view.js';
-import { EngineBlocked, EngineUnreadable, type Engine, type SearchResult } from './types.js';
+import { EngineFailure, type Engine, type EngineContext, type EngineRequest, type EngineResponse, type EngineSession, type FailureKind, type SearchResult } from './types.js';
 import { mergeResults, type MergedResult } from './merge.js';
-import { fetchUrl } from '../web/http-fetch.js';
+import { HealthBook, type EngineHealth } from './health.js';
+import { fetchUrl, FetchError } from '../web/http-fetch.js';
+import { decodeHtml } from '../web/decode.js';
 import { UserError } from '../../core/errors.js';
 
-export interface EngineHealth {
-  name: string;
-  lastSuccess?: number;
-  lastError?: string;
-  lastErrorAt?: number;
-  restUntil?: number;
-  latencies: number[];
-  medianMs?: number;
-}
+export type { EngineHealth };
 
 export interface EngineOutcome {
   engine: string;
   status: 'ok' | 'failed' | 'blocked' | 'timeout' | 'resting' | 'skipped';
+  /** Why it failed or rests, as a FailureKind; absent when ok. */
+  kind?: FailureKind;
   results: number;
   ms: number;
   error?: string;
@@ -29,17 +25,27 @@ export interface SearchAnswer {
   ms: number;
 }
 
+/** What a transport gives back: the answer as it came, redirects not followed. */
+export interface TransportResponse {
+  status: number;
+  url: string;
+  headers: Record<string, string>;
+  setCookies: string[];
+  body: string;
+}
+
 /** A transport for engine requests: Node's by default; the desktop app swaps in Chromium's network stack. */
-export type EngineTransport = (req: { url: string; method?: string; headers?: Record<string, string>; body?: string; timeoutMs: number; userAgent: string; signal: AbortSignal }) => Promise<{ status: number; body: string }>;
+export type EngineTransport = (req: { url: string; method?: string; headers?: Record<string, string>; body?: string; timeoutMs: number; userAgent: string; signal: AbortSignal }) => Promise<TransportResponse>;
 
 const nodeTransport: EngineTransport = async (req) => {
-  const r = await fetchUrl(req.url, { method: req.method, headers: req.headers, body: req.body, timeoutMs: req.timeoutMs, maxBytes: 5 * 1024 * 1024, userAgent: req.userAgent, signal: req.signal, tool: 'WebSearch', allowErrors: true });
-  return { status: r.status, body: r.body.toString('utf8') };
+  const r = await fetchUrl(req.url, { method: req.method, headers: req.headers, body: req.body, timeoutMs: req.timeoutMs, maxBytes: 5 * 1024 * 1024, userAgent: req.userAgent, signal: req.signal, tool: 'WebSearch', allowErrors: true, redirect: 'manual' });
+  return { status: r.status, url: r.finalUrl, headers: r.headers, setCookies: r.setCookies, body: decodeHtml(r.body, r.contentType).text };
 };
 
 export const SEARCH_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36';
 
-/** Asks many engines at once and answers by the deadline with what came back, merged. */
+const BLOCKED_KINDS: ReadonlySet<FailureKind> = new Set(['captcha', 'rate-limited', 'denied', 'needs-browser']);
+
 /** The engine modules load on the first search (their HTML parser is not needed to start). */
 let catalogue: Engine[] | undefined;
 async function loadEngines(): Promise<Engine[]> {
@@ -47,59 +53,99 @@ async function loadEngines(): Promise<Engine[]> {
   return catalogue;
 }
 
+/** `name=value` pairs of Set-Cookie headers, by undici's parser. */
+async function parseSetCookies(lines: string[]): Promise<{ name: string; value: string }[]> {
+  if (lines.length === 0) return [];
+  const { getSetCookies, Headers } = await import('undici');
+  const h = new Headers();
+  for (const l of lines) h.append('set-cookie', l);
+  return getSetCookies(h);
+}
+
+/** Asks many engines at once and answers by the deadline with what came back, merged. */
 export class SearchService {
-  private health = new Map<string, EngineHealth>();
+  private health: HealthBook;
+  private sessions = new Map<string, EngineSession>();
   transport: EngineTransport = nodeTransport;
 
-  constructor(private settings: SettingsView) {}
+  constructor(private settings: SettingsView) {
+    this.health = new HealthBook(settings);
+  }
 
   async load(): Promise<void> {
     await loadEngines();
   }
 
-  engines(): Engine[] {
-    const ENGINES = catalogue ?? [];
-    const wanted = this.settings
-      .get('SEARCH_ENGINES')
-      .split(',')
-      .map((s) => s.trim().toLowerCase())
-      .filter(Boolean);
-    return wanted.map((n) => ENGINES.find((e) => e.name === n)).filter((e): e is Engine => e !== undefined);
-  }
-
-  unknownEngines(): string[] {
-    const ENGINES = catalogue ?? [];
+  private wanted(): string[] {
     return this.settings
       .get('SEARCH_ENGINES')
       .split(',')
       .map((s) => s.trim().toLowerCase())
-      .filter((n) => n && !ENGINES.some((e) => e.name === n));
+      .filter(Boolean);
   }
 
-  healthReport(): EngineHealth[] {
-    return (catalogue ?? []).map((e) => {
-      const h = this.health.get(e.name) ?? { name: e.name, latencies: [] };
-      const sorted = [...h.latencies].sort((a, b) => a - b);
-      return { ...h, medianMs: sorted.length ? sorted[Math.floor(sorted.length / 2)] : undefined };
+  engines(): Engine[] {
+    const all = catalogue ?? [];
+    return this.wanted()
+      .map((n) => all.find((e) => e.name === n))
+      .filter((e): e is Engine => e !== undefined);
+  }
+
+  unknownEngines(): string[] {
+    const all = catalogue ?? [];
+    return this.wanted().filter((n) => !all.some((e) => e.name === n));
+  }
+
+  healthReport(): (EngineHealth & { configured: boolean })[] {
+    const all = catalogue ?? [];
+    return this.health.report(all.map((e) => e.name)).map((h) => {
+      const e = all.find((x) => x.name === h.name)!;
+      return { ...h, configured: !e.configured || e.configured(this.settings) };
     });
   }
 
-  private h(name: string): EngineHealth {
-    let h = this.health.get(name);
-    if (!h) this.health.set(name, (h = { name, latencies: [] }));
-    return h;
+  private session(name: string): EngineSession {
+    let s = this.sessions.get(name);
+    if (!s) this.sessions.set(name, (s = { cookies: new Map(), tokens: new Map() }));
+    return s;
+  }
+
+  /** One request for an engine: its session's cookies go out, the cookies it is given are kept. */
+  private async send(session: EngineSession, req: EngineRequest, signal: AbortSignal): Promise<EngineResponse> {
+    const cookie = [...session.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const res = await this.transport({
+      url: req.url,
+      method: req.method,
+      headers: { ...req.headers, ...(cookie ? { Cookie: cookie } : {}) },
+      body: req.body,
+      timeoutMs: this.settings.get('SEARCH_ENGINE_TIMEOUT_MS'),
+      userAgent: req.userAgent ?? (this.settings.get('USER_AGENT_SEARCH') || SEARCH_UA),
+      signal,
+    });
+    const cookies: Record<string, string> = {};
+    for (const c of await parseSetCookies(res.setCookies)) {
+      cookies[c.name] = c.value;
+      session.cookies.set(c.name, c.value);
+    }
+    return { status: res.status, url: res.url, headers: res.headers, cookies, body: res.body };
+  }
+
+  private async ask(engine: Engine, q: string, signal: AbortSignal): Promise<SearchResult[]> {
+    const session = this.session(engine.name);
+    const base = this.settings.raw(`SEARCH_URL_${engine.name.toUpperCase()}`)?.replace(/\/+$/, '') || engine.defaultBase;
+    const ctx: EngineContext = { query: q, base, settings: this.settings, session, fetch: (req) => this.send(session, req, signal) };
+    const req = await engine.request(ctx);
+    return engine.parse(await ctx.fetch(req), ctx);
   }
 
   async search(query: string, max: number, signal: AbortSignal): Promise<SearchAnswer> {
     const q = query.trim();
     if (!q) throw new UserError('WebSearch: query is empty; pass what to search for.');
-    const ENGINES = await loadEngines();
+    const known = await loadEngines();
     const t0 = Date.now();
-    const engineTimeout = this.settings.get('SEARCH_ENGINE_TIMEOUT_MS');
     const deadline = this.settings.get('SEARCH_DEADLINE_MS');
-    const ua = this.settings.get('USER_AGENT_SEARCH') || SEARCH_UA;
     const all = this.engines();
-    if (all.length === 0) throw new UserError(`WebSearch: SEARCH_ENGINES names no known engine. Known: ${ENGINES.map((e) => e.name).join(', ')}.`);
+    if (all.length === 0) throw new UserError(`WebSearch: SEARCH_ENGINES names no known engine. Known: ${known.map((e) => e.name).join(', ')}.`);
     const stop = new AbortController();
     const onAbort = () => stop.abort();
     signal.addEventListener('abort', onAbort, { once: true });
@@ -107,37 +153,29 @@ export class SearchService {
     const outcomes = new Map<string, EngineOutcome>();
 
     const runs = all.map(async (engine) => {
-      const h = this.h(engine.name);
       if (engine.configured && !engine.configured(this.settings)) {
         outcomes.set(engine.name, { engine: engine.name, status: 'skipped', results: 0, ms: 0, error: 'not configured' });
         return;
       }
-      if (h.restUntil && h.restUntil > Date.now()) {
-        outcomes.set(engine.name, { engine: engine.name, status: 'resting', results: 0, ms: 0, error: `resting after: ${h.lastError}` });
+      const resting = this.health.resting(engine.name);
+      if (resting) {
+        const back = new Date(resting.restUntil!).toISOString();
+        outcomes.set(engine.name, { engine: engine.name, status: 'resting', kind: resting.lastErrorKind, results: 0, ms: 0, error: `resting until ${back} after: ${resting.lastError}` });
         return;
       }
       const started = Date.now();
-      const base = this.settings.raw(`SEARCH_URL_${engine.name.toUpperCase()}`)?.replace(/\/+$/, '') || engine.defaultBase;
       try {
-        const req = engine.request(q, base, this.settings);
-        const res = await this.transport({ ...req, timeoutMs: engineTimeout, userAgent: ua, signal: stop.signal });
-        const results = engine.parse(res.body, res.status);
+        const results = await this.ask(engine, q, stop.signal);
         const ms = Date.now() - started;
-        h.lastSuccess = Date.now();
-        h.latencies = [...h.latencies.slice(-19), ms];
+        this.health.success(engine.name, ms);
         lists.push({ engine: engine.name, weight: engine.weight, results });
         outcomes.set(engine.name, { engine: engine.name, status: 'ok', results: results.length, ms });
       } catch (err) {
-        const ms = Date.now() - started;
-        const msg = (err as Error).message.replace(/^WebSearch: \S+: /, '');
-        const timedOut = /timed out/.test(msg);
-        const blocked = err instanceof EngineBlocked;
-        h.lastError = msg;
-        h.lastErrorAt = Date.now();
-        // Blocked, broken or slow engines are left alone for a while instead of being hammered.
-        if (blocked || err instanceof EngineUnreadable || timedOut || !(err instanceof UserError)) h.restUntil = Date.now() + this.settings.get('SEARCH_REST_S') * 1000;
-        else h.restUntil = Date.now() + Math.min(60, this.settings.get('SEARCH_REST_S')) * 1000;
-        outcomes.set(engine.name, { engine: engine.name, status: blocked ? 'blocked' : timedOut ? 'timeout' : 'failed', results: 0, ms, error: msg });
+        if (stop.signal.aborted && !signal.aborted && err instanceof FetchError && err.code === 'cancelled') return; // past the deadline: counted below
+        const { kind, message } = classify(err);
+        this.health.failure(engine.name, kind, message);
+        const status: EngineOutcome['status'] = kind === 'timeout' ? 'timeout' : BLOCKED_KINDS.has(kind) ? 'blocked' : 'failed';
+        outcomes.set(engine.name, { engine: engine.name, status, kind, results: 0, ms: Date.now() - started, error: message });
       }
     });
 
@@ -148,15 +186,23 @@ export class SearchService {
     signal.removeEventListener('abort', onAbort);
     for (const e of all) {
       if (!outcomes.has(e.name)) {
-        const h = this.h(e.name);
-        h.lastError = `no answer within the ${deadline} ms deadline`;
-        h.lastErrorAt = Date.now();
-        h.restUntil = Date.now() + this.settings.get('SEARCH_REST_S') * 1000;
-        outcomes.set(e.name, { engine: e.name, status: 'timeout', results: 0, ms: Date.now() - t0, error: h.lastError });
+        const message = `no answer within the ${deadline} ms deadline`;
+        this.health.failure(e.name, 'timeout', message);
+        outcomes.set(e.name, { engine: e.name, status: 'timeout', kind: 'timeout', results: 0, ms: Date.now() - t0, error: message });
       }
     }
     // Fuse in the configured engine order so that ties are stable.
     lists.sort((a, b) => all.findIndex((e) => e.name === a.engine) - all.findIndex((e) => e.name === b.engine));
     return { query: q, results: mergeResults(lists, max), engines: all.map((e) => outcomes.get(e.name)!), ms: Date.now() - t0 };
   }
+}
+
+function classify(err: unknown): { kind: FailureKind; message: string } {
+  if (err instanceof EngineFailure) return { kind: err.kind, message: err.message };
+  if (err instanceof FetchError) {
+    const message = err.message.replace(/^WebSearch: \S+: /, '');
+    return { kind: err.code === 'timeout' ? 'timeout' : err.code === 'too-large' ? 'unreadable' : 'network', message };
+  }
+  // A parser that tripped over markup it did not expect: the engine changed.
+  return { kind: 'unreadable', message: `could not read the answer: ${err instanceof Error ? err.message : String(err)}` };
 }

@@ -11,6 +11,57 @@ export interface EngineRequest {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
+  /** Replaces the default user agent (Google's no-JS endpoint answers only old phones). */
+  userAgent?: string;
+}
+
+/** An engine's answer as it came, redirects not followed: a redirect to a challenge page is itself the signal. */
+export interface EngineResponse {
+  status: number;
+  url: string;
+  /** Header names lower-cased. */
+  headers: Record<string, string>;
+  /** Cookies the answer sets, by name. */
+  cookies: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Why an engine gave no results. Each kind has its own rest period:
+ * - `captcha`: a challenge page (an hour by default);
+ * - `rate-limited`, `denied`: HTTP 429 / 402 / 403 or an engine's own "slow down" (minutes);
+ * - `timeout`, `server-error`, `network`: transient (seconds, growing while it repeats);
+ * - `unreadable`: the answer is not a page the parser knows (the engine changed; minutes);
+ * - `needs-browser`: the engine served a page that only works with JavaScript (as long as a CAPTCHA);
+ * - `misconfigured`: the user's own setting is wrong (e.g. a SearXNG without JSON output); minutes.
+ */
+export const FAILURE_KINDS = ['captcha', 'rate-limited', 'denied', 'timeout', 'server-error', 'network', 'unreadable', 'needs-browser', 'misconfigured'] as const;
+export type FailureKind = (typeof FAILURE_KINDS)[number];
+
+export class EngineFailure extends Error {
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EngineFailure';
+  }
+}
+
+/** What an engine may keep between searches: cookies it was given and tokens it fetched. */
+export interface EngineSession {
+  cookies: Map<string, string>;
+  tokens: Map<string, { value: string; expires: number }>;
+}
+
+export interface EngineContext {
+  query: string;
+  /** SEARCH_URL_<ENGINE> when set (tests point engines at local fakes), else the engine's own. */
+  base: string;
+  settings: SettingsView;
+  session: EngineSession;
+  /** A request on the engine's behalf (for tokens), with the session's cookies, redirects not followed. */
+  fetch(req: EngineRequest): Promise<EngineResponse>;
 }
 
 /** One search engine: how to ask it and how to read its answer. */
@@ -21,32 +72,8 @@ export interface Engine {
   defaultBase: string;
   /** Keyed engines are used only when this says they are configured. */
   configured?(settings: SettingsView): boolean;
-  request(query: string, base: string, settings: SettingsView): EngineRequest;
-  parse(body: string, status: number): SearchResult[];
-}
-
-/** The engine showed a CAPTCHA or said "slow down": rest it for a while. */
-export class EngineBlocked extends Error {}
-/** The answer could not be read (markup changed, garbage). */
-export class EngineUnreadable extends Error {}
-
-const CAPTCHA_MARKERS = [/captcha/i, /unusual traffic/i, /are you a (?:robot|human)/i, /anomaly-modal/, /challenge-form/, /\/sorry\/index/, /bots use duckduckgo too/i, /detected unusual/i];
-
-export function assertNotBlocked(body: string, status: number): void {
-  if (status === 429) throw new EngineBlocked('rate-limited (HTTP 429)');
-  if (CAPTCHA_MARKERS.some((m) => m.test(body.slice(0, 200_000)))) throw new EngineBlocked('answered with a CAPTCHA');
-  if (status === 403) throw new EngineBlocked('refused the request (HTTP 403)');
-  if (status >= 400) throw new EngineUnreadable(`HTTP ${status}`);
-}
-
-export function clean(text: string | null | undefined): string {
-  return (text ?? '').replace(/<[^>]+>/g, '').replace(/&quot;/g, '"').replace(/&#39;|&apos;/g, "'").replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/\s+/g, ' ').trim();
-}
-
-export function parseJson(body: string, engine: string): unknown {
-  try {
-    return JSON.parse(body);
-  } catch {
-    throw new EngineUnreadable(`${engine} did not answer with JSON`);
-  }
+  /** Builds the request, fetching and caching a token first when the engine wants one. */
+  request(ctx: EngineContext): EngineRequest | Promise<EngineRequest>;
+  /** Reads the answer; throws EngineFailure when it is a challenge, a refusal or unreadable. */
+  parse(res: EngineResponse, ctx: EngineContext): SearchResult[];
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool, textResult } from '../types.js';
+import { FAILURE_KINDS } from './types.js';
 
 export const webSearchTool = defineTool({
   name: 'WebSearch',
@@ -16,7 +17,16 @@ export const webSearchTool = defineTool({
   outputSchema: z.object({
     query: z.string(),
     results: z.array(z.object({ title: z.string(), url: z.string(), snippet: z.string(), engines: z.array(z.string()) })),
-    engines: z.array(z.object({ engine: z.string(), status: z.string(), results: z.number().int(), ms: z.number(), error: z.string().optional() })),
+    engines: z.array(
+      z.object({
+        engine: z.string(),
+        status: z.string(),
+        kind: z.enum(FAILURE_KINDS).optional().describe('Why it failed or rests: captcha, rate-limited, denied, timeout, server-error, network, unreadable, needs-browser, misconfigured'),
+        results: z.number().int(),
+        ms: z.number(),
+        error: z.string().optional(),
+      }),
+    ),
     took_ms: z.number(),
   }),
   annotations: { title: 'Search the web', readOnlyHint: true, idempotentHint: false, openWorldHint: true },
@@ -26,12 +36,12 @@ export const webSearchTool = defineTool({
     const failed = a.engines.filter((e) => e.status !== 'ok' && e.status !== 'skipped');
     const lines = a.results.map((r, i) => `${i + 1}. ${r.title}\n   ${r.url}${r.snippet ? `\n   ${r.snippet}` : ''}\n   [${r.engines.join(', ')}]`);
     const footer = [`${a.results.length} result(s) for "${a.query}" from ${ok.length} engine(s) in ${(a.ms / 1000).toFixed(1)} s.`];
-    if (failed.length) footer.push(`Not used: ${failed.map((e) => `${e.engine} (${e.status === 'resting' ? e.error : `${e.status}: ${e.error}`})`).join('; ')}.`);
+    if (failed.length) footer.push(`Not used: ${failed.map((e) => `${e.engine} (${e.status === 'resting' ? e.error : `${e.kind ?? e.status}: ${e.error}`})`).join('; ')}.`);
     const body = a.results.length ? lines.join('\n\n') : 'No results. Try other words, or check the engines listed below.';
     return textResult(`${body}\n\n${footer.join('\n')}`, {
       query: a.query,
       results: a.results.map((r) => ({ title: r.title, url: r.url, snippet: r.snippet, engines: r.engines })),
-      engines: a.engines.map((e) => ({ engine: e.engine, status: e.status, results: e.results, ms: e.ms, ...(e.error ? { error: e.error } : {}) })),
+      engines: a.engines.map((e) => ({ engine: e.engine, status: e.status, ...(e.kind ? { kind: e.kind } : {}), results: e.results, ms: e.ms, ...(e.error ? { error: e.error } : {}) })),
       took_ms: a.ms,
     });
   },

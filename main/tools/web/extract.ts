@@ -2,6 +2,8 @@ import { parseHTML } from 'linkedom';
 import { Readability } from '@mozilla/readability';
 import TurndownService from 'turndown';
 import { gfm } from '@joplin/turndown-plugin-gfm';
+import { blockText } from './block-text.js';
+import type { LinkStyle } from './link-styles.js';
 
 export interface Extracted {
   title: string;
@@ -23,9 +25,10 @@ function absolutize(doc: Document, base: string): void {
   }
 }
 
-function turndown(): TurndownService {
+function turndown(links: LinkStyle): { td: TurndownService; references: string[] } {
   const td = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_' });
   td.use(gfm);
+  const references: string[] = [];
   // Code blocks keep their language from the usual class names (language-x, lang-x, highlight-source-x).
   td.addRule('fencedWithLanguage', {
     filter: (node) => node.nodeName === 'PRE',
@@ -39,32 +42,60 @@ function turndown(): TurndownService {
       return `\n\n${fence}${lang}\n${text}\n${fence}\n\n`;
     },
   });
+  if (links !== 'inline') {
+    const numbered = new Map<string, number>();
+    td.addRule('leanLinks', {
+      filter: (node) => node.nodeName === 'A' && Boolean((node as HTMLElement).getAttribute('href')),
+      replacement: (content, node) => {
+        const href = (node as HTMLElement).getAttribute('href') ?? '';
+        const text = content.trim();
+        // Anchors within the page and links without text add nothing a model can use.
+        if (links === 'text' || !text || href.startsWith('#') || !/^https?:/i.test(href)) return content;
+        let n = numbered.get(href);
+        if (n === undefined) {
+          n = references.length + 1;
+          numbered.set(href, n);
+          references.push(`[${n}]: ${href}`);
+        }
+        return `[${text}][${n}]`;
+      },
+    });
+    td.addRule('leanImages', {
+      filter: 'img',
+      replacement: (_content, node) => {
+        const alt = ((node as HTMLElement).getAttribute('alt') ?? '').replace(/\s+/g, ' ').trim();
+        return alt ? `[image: ${alt}]` : '';
+      },
+    });
+  }
   td.remove(['script', 'style', 'noscript']);
-  return td;
+  return { td, references };
 }
 
-/** Main content as GitHub-flavoured markdown (readability, then turndown), plus readable text. */
-export function extract(html: string, baseUrl: string): Extracted {
+/**
+ * Main content as GitHub-flavoured markdown (Readability, then turndown) and
+ * as plain text with one block a line. Readability runs with its default
+ * threshold (500 characters): a lower one lets a cookie banner or newsletter
+ * box beat the article.
+ */
+export function extract(html: string, baseUrl: string, links: LinkStyle = 'references'): Extracted {
   const { document } = parseHTML(html);
   absolutize(document as unknown as Document, baseUrl);
   const title = (document.querySelector('title')?.textContent ?? '').trim();
   const clone = parseHTML(document.toString()).document;
-  let article: { title?: string | null; content?: string | null; textContent?: string | null } | null = null;
+  let article: { title?: string | null; content?: string | null } | null = null;
   try {
-    article = new Readability(clone as unknown as Document, { charThreshold: 100, keepClasses: true }).parse();
+    article = new Readability(clone as unknown as Document, { keepClasses: true }).parse();
   } catch {
     article = null;
   }
   const contentHtml = article?.content ?? document.querySelector('body')?.innerHTML ?? html;
-  const markdown = turndown()
+  const { td, references } = turndown(links);
+  let markdown = td
     .turndown(contentHtml)
     .replace(/\n{3,}/g, '\n\n')
     .trim();
-  const textSource = article?.textContent ?? document.querySelector('body')?.textContent ?? '';
-  const text = textSource
-    .replace(/[ \t\u00a0]+/g, ' ')
-    .replace(/\s*\n\s*/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
+  if (references.length) markdown += `\n\n${references.join('\n')}`;
+  const text = blockText(parseHTML(`<!doctype html><html><body>${contentHtml}</body></html>`).document.body);
   return { title: article?.title?.trim() || title, markdown, text };
 }

@@ -12,11 +12,34 @@ async function undici() {
   return { fetch: u.fetch, dispatcher: proxyAgent };
 }
 
+/** Why a fetch failed, for callers that act on it (WebSearch rests an engine by it). */
+export type FetchErrorCode = 'timeout' | 'cancelled' | 'network' | 'too-large' | 'http-status';
+
+export class FetchError extends UserError {
+  constructor(
+    readonly code: FetchErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'FetchError';
+  }
+}
+
+function failure(err: unknown): FetchErrorCode {
+  const e = err as { name?: string; cause?: { code?: string; name?: string } };
+  const code = e.cause?.code ?? '';
+  if (e.name === 'TimeoutError' || e.cause?.name === 'TimeoutError' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
+  return e.name === 'AbortError' ? 'cancelled' : 'network';
+}
+
 export interface Fetched {
   url: string;
   finalUrl: string;
   status: number;
   contentType: string;
+  /** Response headers, names lower-cased (Set-Cookie in setCookies). */
+  headers: Record<string, string>;
+  setCookies: string[];
   body: Buffer;
 }
 
@@ -32,6 +55,8 @@ export interface FetchOptions {
   tool: string;
   /** Return 4xx/5xx responses instead of throwing. */
   allowErrors?: boolean;
+  /** `manual` returns a redirect as it came (WebSearch reads challenge redirects); default `follow`. */
+  redirect?: 'follow' | 'manual';
 }
 
 /** One HTTP request with a deadline, a size cap, redirects followed, and errors a person can act on. */
@@ -43,7 +68,7 @@ export async function fetchUrl(url: string, o: FetchOptions): Promise<Fetched> {
   try {
     res = await u.fetch(url, {
       method: o.method ?? 'GET',
-      redirect: 'follow',
+      redirect: o.redirect ?? 'follow',
       signal,
       dispatcher: u.dispatcher,
       body: o.body,
@@ -55,16 +80,16 @@ export async function fetchUrl(url: string, o: FetchOptions): Promise<Fetched> {
       },
     });
   } catch (err) {
-    throw new UserError(`${o.tool}: ${url}: ${networkError(err, o.timeoutMs)}`);
+    throw new FetchError(failure(err), `${o.tool}: ${url}: ${networkError(err, o.timeoutMs)}`);
   }
   if (res.status >= 400 && !o.allowErrors) {
     await res.body?.cancel().catch(() => undefined);
-    throw new UserError(`${o.tool}: ${url} answered HTTP ${res.status} ${res.statusText || ''}`.trimEnd() + (res.status === 404 ? ' — the page does not exist.' : res.status === 403 || res.status === 401 ? ' — access is denied.' : res.status === 429 ? ' — too many requests; try later.' : '.'));
+    throw new FetchError('http-status', `${o.tool}: ${url} answered HTTP ${res.status} ${res.statusText || ''}`.trimEnd() + (res.status === 404 ? ' — the page does not exist.' : res.status === 403 || res.status === 401 ? ' — access is denied.' : res.status === 429 ? ' — too many requests; try later.' : '.'));
   }
   const declared = Number(res.headers.get('content-length') ?? 0);
   if (declared > o.maxBytes) {
     await res.body?.cancel().catch(() => undefined);
-    throw new UserError(`${o.tool}: ${url} is ${formatBytes(declared)}, more than the ${formatBytes(o.maxBytes)} limit (READDOCS_MAX_BYTES).`);
+    throw new FetchError('too-large', `${o.tool}: ${url} is ${formatBytes(declared)}, more than the ${formatBytes(o.maxBytes)} limit (READDOCS_MAX_BYTES).`);
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -73,15 +98,19 @@ export async function fetchUrl(url: string, o: FetchOptions): Promise<Fetched> {
       size += (chunk as Uint8Array).length;
       if (size > o.maxBytes) {
         await res.body?.cancel().catch(() => undefined);
-        throw new UserError(`${o.tool}: ${url} is larger than the ${formatBytes(o.maxBytes)} limit (READDOCS_MAX_BYTES).`);
+        throw new FetchError('too-large', `${o.tool}: ${url} is larger than the ${formatBytes(o.maxBytes)} limit (READDOCS_MAX_BYTES).`);
       }
       chunks.push(Buffer.from(chunk as Uint8Array));
     }
   } catch (err) {
     if (err instanceof UserError) throw err;
-    throw new UserError(`${o.tool}: ${url}: ${networkError(err, o.timeoutMs)}`);
+    throw new FetchError(failure(err), `${o.tool}: ${url}: ${networkError(err, o.timeoutMs)}`);
   }
-  return { url, finalUrl: res.url || url, status: res.status, contentType: (res.headers.get('content-type') ?? '').toLowerCase(), body: Buffer.concat(chunks) };
+  const headers: Record<string, string> = {};
+  res.headers.forEach((v, k) => {
+    if (k !== 'set-cookie') headers[k] = v;
+  });
+  return { url, finalUrl: res.url || url, status: res.status, contentType: (res.headers.get('content-type') ?? '').toLowerCase(), headers, setCookies: res.headers.getSetCookie(), body: Buffer.concat(chunks) };
 }
 
 /** Turns undici's nested causes into one sentence. */

@@ -4,6 +4,8 @@ import { UserError } from '../../core/errors.js';
 import { formatBytes } from '../../core/format.js';
 import { fetchUrl } from './http-fetch.js';
 import { prepareImage, describeImage } from '../media/image.js';
+import { decodeHtml, decodeText } from './decode.js';
+import { LINK_STYLES } from './link-styles.js';
 
 const FORMATS = ['markdown', 'text', 'html'] as const;
 
@@ -39,13 +41,18 @@ export const readDocsTool = defineTool({
   group: 'web',
   description:
     'Fetch a URL and return its main content as markdown (default), plain text or the rendered HTML. Pages are rendered in a real ' +
-    'browser so JavaScript-built docs work; wait_ms waits longer for late content. PDFs come back as text, images as images, JSON and ' +
+    'browser so JavaScript-built docs work; wait_ms waits longer for late content. Markdown keeps link text in place and lists each URL ' +
+    'once at the end (links: "text" drops URLs, "inline" keeps them in place). PDFs come back as text, images as images, JSON and ' +
     'plain text as is. Long pages are cut; pass offset to read on. Only http and https URLs.',
   inputSchema: z.object({
     url: z.string().describe('The URL to fetch'),
     format: z.enum(FORMATS, { error: 'format must be markdown, text or html' }).optional().describe('Output format: text, html, or markdown'),
     wait_ms: z.number().int().min(0, 'wait_ms must be 0 or more').optional().describe('Wait time for page load in ms'),
     offset: z.number().int().min(0, 'offset must be 0 or more').optional().describe('Character offset to continue reading a long page'),
+    links: z
+      .enum(LINK_STYLES, { error: 'links must be references, text or inline' })
+      .optional()
+      .describe('Markdown links: references (default: link text in place, each URL once in a numbered list at the end), text (no URLs), inline ([text](url) where it stands)'),
   }),
   outputSchema: z.object({
     url: z.string(),
@@ -54,6 +61,7 @@ export const readDocsTool = defineTool({
     format: z.string(),
     content_type: z.string(),
     rendered_with: z.string().describe('The browser, or "http" when scripts were not run'),
+    charset: z.string().describe('How the bytes were decoded when not rendered by a browser, e.g. "windows-1252 (meta)"; empty otherwise'),
     total_chars: z.number().int(),
     next_offset: z.number().int().nullable(),
   }),
@@ -72,13 +80,14 @@ export const readDocsTool = defineTool({
       const img = await prepareImage(fetched.body, fetched.finalUrl, { maxEdge: s.get('IMAGE_MAX_EDGE'), maxBytes: s.get('IMAGE_MAX_BYTES') });
       return {
         content: [{ type: 'text', text: describeImage(fetched.finalUrl, img) }, { type: 'image', data: img.data.toString('base64'), mimeType: img.mimeType }],
-        structuredContent: { ...base, title: '', format: 'image', rendered_with: 'http', total_chars: 0, next_offset: null },
+        structuredContent: { ...base, title: '', format: 'image', rendered_with: 'http', charset: '', total_chars: 0, next_offset: null },
       };
     }
 
     let title = '';
     let body: string;
     let renderedWith = 'http';
+    let charset = '';
     const notes: string[] = [];
     if (type === 'application/pdf' || fetched.body.subarray(0, 5).toString('latin1') === '%PDF-') {
       const { extractText, getDocumentProxy } = await import('unpdf');
@@ -91,7 +100,9 @@ export const readDocsTool = defineTool({
         throw new UserError(`ReadDocs: ${fetched.finalUrl} is a PDF that could not be read: ${(err as Error).message}`);
       }
     } else if (type === 'text/html' || type === 'application/xhtml+xml' || (type === '' && /<html[\s>]/i.test(fetched.body.subarray(0, 2048).toString()))) {
-      let html = fetched.body.toString('utf8');
+      const decoded = decodeHtml(fetched.body, fetched.contentType);
+      let html = decoded.text;
+      charset = `${decoded.encoding} (${decoded.source})`;
       let finalUrl = fetched.finalUrl;
       const renderer = ctx.services.browser();
       if (renderer) {
@@ -101,6 +112,7 @@ export const readDocsTool = defineTool({
           html = r.html;
           finalUrl = r.finalUrl;
           renderedWith = renderer.name;
+          charset = '';
         } catch (err) {
           notes.push(`the browser failed (${(err as Error).message.split('\n')[0]}); showing the page as fetched, scripts were not run`);
         }
@@ -113,12 +125,14 @@ export const readDocsTool = defineTool({
         title = /<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1]?.trim() ?? '';
       } else {
         const { extract } = await import('./extract.js');
-        const ex = extract(html, finalUrl);
+        const ex = extract(html, finalUrl, args.links ?? 'references');
         title = ex.title;
         body = format === 'markdown' ? ex.markdown : ex.text;
       }
     } else if (type.startsWith('text/') || type.includes('json') || type.includes('xml') || type.includes('javascript') || type === '') {
-      body = fetched.body.toString('utf8');
+      const decoded = decodeText(fetched.body, fetched.contentType);
+      body = decoded.text;
+      charset = `${decoded.encoding} (${decoded.source})`;
       if (type.includes('json')) {
         try {
           body = JSON.stringify(JSON.parse(body), null, 2);
@@ -137,7 +151,7 @@ export const readDocsTool = defineTool({
     for (const n of notes) parts.push(`[Note: ${n}]`);
     return {
       content: [{ type: 'text', text: parts.join('\n') }],
-      structuredContent: { ...base, title, format, rendered_with: renderedWith, total_chars: body.length, next_offset: cut.next ?? null },
+      structuredContent: { ...base, title, format, rendered_with: renderedWith, charset, total_chars: body.length, next_offset: cut.next ?? null },
     };
   },
 });

@@ -1,0 +1,95 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+
+/*
+ * Real web material for WebSearch and ReadDocs tests and the ReadDocs
+ * quality benchmark, read straight from git snapshots of the public
+ * repositories that publish it (nothing of it is copied into Pincer's tree):
+ * see test/fixtures/web/README.md for the sources and their licences.
+ *
+ * PINCER_WEB_CORPORA names the folder holding the snapshots as
+ * `<owner>+<name>/repo` git directories (default /work/.mirror).
+ */
+
+export const CORPORA_ROOT = process.env.PINCER_WEB_CORPORA ?? '/work/.mirror';
+
+export const SOURCES = {
+  readability: 'mozilla/readability',
+  articleBenchmark: 'scrapinghub/article-extraction-benchmark',
+  einoExt: 'cloudwego/eino-ext',
+} as const;
+
+function gitDir(repo: string): string {
+  return path.join(CORPORA_ROOT, repo.replace('/', '+'), 'repo');
+}
+
+/** Why a corpus cannot be read here, or undefined when it can. */
+export function missing(repo: string): string | undefined {
+  const dir = gitDir(repo);
+  return fs.existsSync(path.join(dir, 'HEAD')) ? undefined : `real-web corpus ${repo} not found at ${dir} (set PINCER_WEB_CORPORA; see test/fixtures/web/README.md)`;
+}
+
+function show(repo: string, file: string): Buffer {
+  return execFileSync('git', ['--git-dir', gitDir(repo), 'show', `HEAD:${file}`], { maxBuffer: 64 * 1024 * 1024 });
+}
+
+function list(repo: string, dir: string): string[] {
+  return execFileSync('git', ['--git-dir', gitDir(repo), 'ls-tree', '--name-only', 'HEAD', `${dir}/`], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean)
+    .map((p) => path.posix.basename(p));
+}
+
+export interface ArticlePage {
+  corpus: string;
+  id: string;
+  /** The page's bytes as the site served them (charset and all). */
+  html: Buffer;
+  /** The article's main text, as the corpus's authors established it. */
+  truth: string;
+  url: string;
+}
+
+/**
+ * Mozilla Readability's test pages: real pages saved from the web, each
+ * with the article Readability's authors expect (expected.html), whose text
+ * is the ground truth here.
+ */
+export function readabilityPages(): ArticlePage[] {
+  const repo = SOURCES.readability;
+  return list(repo, 'test/test-pages').map((id) => {
+    const expected = show(repo, `test/test-pages/${id}/expected.html`).toString('utf8');
+    return { corpus: 'readability-test-pages', id, html: show(repo, `test/test-pages/${id}/source.html`), truth: expected, url: `http://fakehost/test/${id}.html` };
+  });
+}
+
+/**
+ * Zyte's article-extraction benchmark: 181 real article pages (gzip, bytes
+ * as served) with a hand-made ground truth of each article body.
+ */
+export function articleBenchmarkPages(): ArticlePage[] {
+  const repo = SOURCES.articleBenchmark;
+  const truth = JSON.parse(show(repo, 'ground-truth.json').toString('utf8')) as Record<string, { articleBody?: string; url?: string }>;
+  return Object.entries(truth).map(([id, t]) => ({
+    corpus: 'article-extraction-benchmark',
+    id,
+    html: zlib.gunzipSync(show(repo, `html/${id}.html.gz`)),
+    truth: t.articleBody ?? '',
+    url: t.url ?? `https://example.invalid/${id}`,
+  }));
+}
+
+/**
+ * Real DuckDuckGo HTML result pages (html.duckduckgo.com/html/, 2025) that
+ * cloudwego/eino-ext keeps in its tests: a page of results for "eino" and
+ * two "no results" pages.
+ */
+export function duckDuckGoPages(): { results: string; noResults: string[] } {
+  const src = show(SOURCES.einoExt, 'components/tool/duckduckgo/v2/text_search_test.go').toString('utf8');
+  const pages = [...src.matchAll(/:= `(<!DOCTYPE html[\s\S]*?)`/g)].map((m) => m[1]!);
+  const results = pages.find((p) => p.includes('result__a'));
+  if (!results) throw new Error('the DuckDuckGo corpus has no result page');
+  return { results, noResults: pages.filter((p) => p !== results && p.includes('no-results')) };
+}
