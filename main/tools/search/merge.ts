@@ -37,34 +37,38 @@ export interface MergedResult extends SearchResult {
 }
 
 /**
- * Rank fusion that rewards agreement the way SearXNG does: each engine that
- * returned a result adds weight / rank, and the sum is multiplied by the
- * number of engines that returned it. A page that is #1 on two engines
- * (2 × 2 = 4) beats a #1 on one (1), and even a #2 on two (2 × 1 = 2).
- * (The k = 60 of classic reciprocal-rank fusion flattened this: #1 on two
- * engines could land fifth.)
+ * Rank fusion as SearXNG scores results (searx/results.py): a result's
+ * weight is the product of the weights of the engines that returned it times
+ * their number, and its score is that weight divided by its position, summed
+ * over those engines. Agreement counts twice, in the weight and in the sum: a
+ * page that is #1 on two engines (2 × (1 + 1) = 4) beats a #1 on one (1) and
+ * a #3 on three (3 × 3 × ⅓ = 3). (The k = 60 of classic reciprocal-rank
+ * fusion flattened this: #1 on two engines could land fifth.)
  */
 export function mergeResults(lists: { engine: string; weight: number; results: SearchResult[] }[], max: number): MergedResult[] {
-  const byKey = new Map<string, MergedResult>();
+  const byKey = new Map<string, MergedResult & { positions: number[]; weights: number[] }>();
   for (const { engine, weight, results } of lists) {
     const seen = new Set<string>();
     results.forEach((r, i) => {
       const key = normalizeUrl(r.url);
       if (seen.has(key)) return;
       seen.add(key);
-      const add = weight / (i + 1);
       const cur = byKey.get(key);
       if (!cur) {
-        byKey.set(key, { ...r, engines: [engine], score: add });
+        byKey.set(key, { ...r, engines: [engine], score: 0, positions: [i + 1], weights: [weight] });
         return;
       }
       cur.engines.push(engine);
-      cur.score += add;
+      cur.positions.push(i + 1);
+      cur.weights.push(weight);
       if (r.snippet.length > cur.snippet.length * 1.5) cur.snippet = r.snippet;
       if (cur.url.startsWith('http:') && r.url.startsWith('https:')) cur.url = r.url;
     });
   }
-  const merged = [...byKey.values()].map((m) => ({ ...m, score: m.score * m.engines.length }));
+  const merged = [...byKey.values()].map(({ positions, weights, ...m }) => {
+    const weight = weights.reduce((a, b) => a * b, 1) * positions.length;
+    return { ...m, score: positions.reduce((s, p) => s + weight / p, 0) };
+  });
   merged.sort((a, b) => b.score - a.score);
   return merged.slice(0, max);
 }

@@ -38,6 +38,12 @@ function unwrap(href: string | null): string | undefined {
   return absoluteHttp(target, 'https://duckduckgo.com/');
 }
 
+/** Past its last result DDG shows one more "result": a link to the same search on Google ("EOF"). */
+function isGoogleFallback(url: string): boolean {
+  const u = new URL(url);
+  return /(^|\.)google\.[a-z.]+$/.test(u.hostname) && u.pathname === '/search';
+}
+
 export const duckduckgo: Engine = {
   name: 'duckduckgo',
   weight: 1.2,
@@ -54,7 +60,7 @@ export const duckduckgo: Engine = {
       const a = item.querySelector('h2 a');
       const url = unwrap(a?.getAttribute('href') ?? null);
       const title = htmlText(a?.innerHTML);
-      if (!url || !title) continue;
+      if (!url || !title || isGoogleFallback(url)) continue;
       out.push({ title, url, snippet: htmlText(item.querySelector('a.result__snippet, .result__snippet')?.innerHTML) });
     }
     return out;
