@@ -2,11 +2,11 @@ import type { SettingsView } from '../../core/settings/view.js';
 import { EngineFailure, type Engine, type EngineContext, type EngineRequest, type EngineResponse, type EngineSession, type FailureKind, type SearchResult } from './types.js';
 import { mergeResults, type MergedResult } from './merge.js';
 import { HealthBook, type EngineHealth } from './health.js';
-import { fetchUrl, FetchError } from '../web/http-fetch.js';
-import { decodeHtml } from '../web/decode.js';
+import { FetchError } from '../web/http-fetch.js';
+import { nodeTransport, type EngineTransport } from './transport.js';
 import { UserError } from '../../core/errors.js';
 
-export type { EngineHealth };
+export type { EngineHealth, EngineTransport };
 
 export interface EngineOutcome {
   engine: string;
@@ -24,23 +24,6 @@ export interface SearchAnswer {
   engines: EngineOutcome[];
   ms: number;
 }
-
-/** What a transport gives back: the answer as it came, redirects not followed. */
-export interface TransportResponse {
-  status: number;
-  url: string;
-  headers: Record<string, string>;
-  setCookies: string[];
-  body: string;
-}
-
-/** A transport for engine requests: Node's by default; the desktop app swaps in Chromium's network stack. */
-export type EngineTransport = (req: { url: string; method?: string; headers?: Record<string, string>; body?: string; timeoutMs: number; userAgent: string; signal: AbortSignal }) => Promise<TransportResponse>;
-
-const nodeTransport: EngineTransport = async (req) => {
-  const r = await fetchUrl(req.url, { method: req.method, headers: req.headers, body: req.body, timeoutMs: req.timeoutMs, maxBytes: 5 * 1024 * 1024, userAgent: req.userAgent, signal: req.signal, tool: 'WebSearch', allowErrors: true, redirect: 'manual' });
-  return { status: r.status, url: r.finalUrl, headers: r.headers, setCookies: r.setCookies, body: decodeHtml(r.body, r.contentType).text };
-};
 
 export const SEARCH_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36';
 

@@ -6,10 +6,10 @@ export const CHROME_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/
 
 let proxyAgent: Dispatcher | undefined;
 /** Honours HTTP_PROXY / HTTPS_PROXY / NO_PROXY like curl does. undici loads on first use. */
-async function undici() {
+export async function undici() {
   const u = await import('undici');
   proxyAgent ??= new u.EnvHttpProxyAgent();
-  return { fetch: u.fetch, dispatcher: proxyAgent };
+  return { fetch: u.fetch, request: u.request, dispatcher: proxyAgent };
 }
 
 /** Why a fetch failed, for callers that act on it (WebSearch rests an engine by it). */
@@ -37,9 +37,6 @@ export interface Fetched {
   finalUrl: string;
   status: number;
   contentType: string;
-  /** Response headers, names lower-cased (Set-Cookie in setCookies). */
-  headers: Record<string, string>;
-  setCookies: string[];
   body: Buffer;
 }
 
@@ -55,8 +52,6 @@ export interface FetchOptions {
   tool: string;
   /** Return 4xx/5xx responses instead of throwing. */
   allowErrors?: boolean;
-  /** `manual` returns a redirect as it came (WebSearch reads challenge redirects); default `follow`. */
-  redirect?: 'follow' | 'manual';
 }
 
 /** One HTTP request with a deadline, a size cap, redirects followed, and errors a person can act on. */
@@ -68,7 +63,7 @@ export async function fetchUrl(url: string, o: FetchOptions): Promise<Fetched> {
   try {
     res = await u.fetch(url, {
       method: o.method ?? 'GET',
-      redirect: o.redirect ?? 'follow',
+      redirect: 'follow',
       signal,
       dispatcher: u.dispatcher,
       body: o.body,
@@ -106,11 +101,7 @@ export async function fetchUrl(url: string, o: FetchOptions): Promise<Fetched> {
     if (err instanceof UserError) throw err;
     throw new FetchError(failure(err), `${o.tool}: ${url}: ${networkError(err, o.timeoutMs)}`);
   }
-  const headers: Record<string, string> = {};
-  res.headers.forEach((v, k) => {
-    if (k !== 'set-cookie') headers[k] = v;
-  });
-  return { url, finalUrl: res.url || url, status: res.status, contentType: (res.headers.get('content-type') ?? '').toLowerCase(), headers, setCookies: res.headers.getSetCookie(), body: Buffer.concat(chunks) };
+  return { url, finalUrl: res.url || url, status: res.status, contentType: (res.headers.get('content-type') ?? '').toLowerCase(), body: Buffer.concat(chunks) };
 }
 
 /** Turns undici's nested causes into one sentence. */
