@@ -74,7 +74,7 @@ export interface PageScore {
 
 export function scorePage(page: ArticlePage): PageScore {
   const truth = truthText(page);
-  const decoded = decodeHtml(page.html, 'text/html').text;
+  const decoded = decodeHtml(page.html, page.contentType).text;
   const utf8 = page.html.toString('utf8');
   const ex = extract(decoded, page.url);
   const inline = extract(decoded, page.url, 'inline').markdown;

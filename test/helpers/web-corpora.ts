@@ -45,8 +45,10 @@ function list(repo: string, dir: string): string[] {
 export interface ArticlePage {
   corpus: string;
   id: string;
-  /** The page's bytes as the site served them (charset and all). */
+  /** The page's bytes as the corpus keeps them. */
   html: Buffer;
+  /** The Content-Type the bytes are to be read with: Readability's test pages are stored as UTF-8 whatever their <meta> says. */
+  contentType: string;
   /** The article's main text, as the corpus's authors established it. */
   truth: string;
   url: string;
@@ -61,7 +63,7 @@ export function readabilityPages(): ArticlePage[] {
   const repo = SOURCES.readability;
   return list(repo, 'test/test-pages').map((id) => {
     const expected = show(repo, `test/test-pages/${id}/expected.html`).toString('utf8');
-    return { corpus: 'readability-test-pages', id, html: show(repo, `test/test-pages/${id}/source.html`), truth: expected, url: `http://fakehost/test/${id}.html` };
+    return { corpus: 'readability-test-pages', id, html: show(repo, `test/test-pages/${id}/source.html`), contentType: 'text/html; charset=utf-8', truth: expected, url: `http://fakehost/test/${id}.html` };
   });
 }
 
@@ -76,6 +78,8 @@ export function articleBenchmarkPages(): ArticlePage[] {
     corpus: 'article-extraction-benchmark',
     id,
     html: zlib.gunzipSync(show(repo, `html/${id}.html.gz`)),
+    // Saved without the HTTP headers: the page's own <meta>, or sniffing, decides.
+    contentType: 'text/html',
     truth: t.articleBody ?? '',
     url: t.url ?? `https://example.invalid/${id}`,
   }));

@@ -19,6 +19,15 @@ function isUtf8(bytes: Uint8Array): boolean {
   }
 }
 
+/** The WHATWG name of an encoding label ("ISO-8859-1" → "windows-1252", "UTF8" → "utf-8"). */
+function canonical(label: string): string {
+  try {
+    return new TextDecoder(label).encoding;
+  } catch {
+    return label.toLowerCase();
+  }
+}
+
 function decodeAs(bytes: Uint8Array, label: string): string {
   try {
     return new TextDecoder(label).decode(bytes);
@@ -45,11 +54,11 @@ export function decodeHtml(body: Buffer, contentType: string): Decoded {
   const header = knownLabel(headerCharset(contentType));
   if (hasBom(body) || header) {
     const enc = getEncoding(body, { transportLayerEncodingLabel: header, defaultEncoding: 'utf-8' });
-    return { text: decodeAs(body, enc), encoding: enc, source: hasBom(body) ? 'bom' : 'header' };
+    return { text: decodeAs(body, enc), encoding: canonical(enc), source: hasBom(body) ? 'bom' : 'header' };
   }
   // The prescan found a <meta> charset exactly when the answer does not depend on the default.
   const withUtf8 = getEncoding(body, { defaultEncoding: 'utf-8' });
-  if (withUtf8 === getEncoding(body, { defaultEncoding: 'windows-1252' })) return { text: decodeAs(body, withUtf8), encoding: withUtf8, source: 'meta' };
+  if (withUtf8 === getEncoding(body, { defaultEncoding: 'windows-1252' })) return { text: decodeAs(body, withUtf8), encoding: canonical(withUtf8), source: 'meta' };
   const sniffed = isUtf8(body) ? 'utf-8' : 'windows-1252';
   return { text: decodeAs(body, sniffed), encoding: sniffed, source: 'sniffed' };
 }
@@ -61,7 +70,7 @@ export function decodeText(body: Buffer, contentType: string): Decoded {
     return { text: decodeAs(body, enc), encoding: enc, source: 'bom' };
   }
   const header = knownLabel(headerCharset(contentType));
-  if (header) return { text: decodeAs(body, header), encoding: header.toLowerCase(), source: 'header' };
+  if (header) return { text: decodeAs(body, header), encoding: canonical(header), source: 'header' };
   const sniffed = isUtf8(body) ? 'utf-8' : 'windows-1252';
   return { text: decodeAs(body, sniffed), encoding: sniffed, source: 'sniffed' };
 }

@@ -28,6 +28,7 @@ function absolutize(doc: Document, base: string): void {
 function turndown(links: LinkStyle): { td: TurndownService; references: string[] } {
   const td = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_' });
   td.use(gfm);
+  /** Link targets by placeholder id (see numberReferences). */
   const references: string[] = [];
   // Code blocks keep their language from the usual class names (language-x, lang-x, highlight-source-x).
   td.addRule('fencedWithLanguage', {
@@ -43,7 +44,9 @@ function turndown(links: LinkStyle): { td: TurndownService; references: string[]
     },
   });
   if (links !== 'inline') {
-    const numbered = new Map<string, number>();
+    // Links get a placeholder here and their numbers at the end, in reading order, so that links turndown drops
+    // (or leaves inside a table it keeps as HTML) do not leave gaps in the numbering.
+    const ids = new Map<string, number>();
     td.addRule('leanLinks', {
       filter: (node) => node.nodeName === 'A' && Boolean((node as HTMLElement).getAttribute('href')),
       replacement: (content, node) => {
@@ -51,13 +54,13 @@ function turndown(links: LinkStyle): { td: TurndownService; references: string[]
         const text = content.trim();
         // Anchors within the page and links without text add nothing a model can use.
         if (links === 'text' || !text || href.startsWith('#') || !/^https?:/i.test(href)) return content;
-        let n = numbered.get(href);
-        if (n === undefined) {
-          n = references.length + 1;
-          numbered.set(href, n);
-          references.push(`[${n}]: ${href}`);
+        let id = ids.get(href);
+        if (id === undefined) {
+          id = references.length;
+          ids.set(href, id);
+          references.push(href);
         }
-        return `[${text}][${n}]`;
+        return `[${text}][\u0000${id}\u0000]`;
       },
     });
     td.addRule('leanImages', {
@@ -70,6 +73,18 @@ function turndown(links: LinkStyle): { td: TurndownService; references: string[]
   }
   td.remove(['script', 'style', 'noscript']);
   return { td, references };
+}
+
+/** Numbers link placeholders in reading order and lists each URL once, at the end. */
+function numberReferences(markdown: string, targets: string[]): string {
+  const numbers = new Map<number, number>();
+  const body = markdown.replace(/\u0000(\d+)\u0000/g, (_m, id: string) => {
+    const key = Number(id);
+    if (!numbers.has(key)) numbers.set(key, numbers.size + 1);
+    return String(numbers.get(key));
+  });
+  if (numbers.size === 0) return body;
+  return `${body}\n\n${[...numbers].map(([id, n]) => `[${n}]: ${targets[id]}`).join('\n')}`;
 }
 
 /**
@@ -91,11 +106,10 @@ export function extract(html: string, baseUrl: string, links: LinkStyle = 'refer
   }
   const contentHtml = article?.content ?? document.querySelector('body')?.innerHTML ?? html;
   const { td, references } = turndown(links);
-  let markdown = td
-    .turndown(contentHtml)
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
-  if (references.length) markdown += `\n\n${references.join('\n')}`;
+  let converted = td.turndown(contentHtml);
+  // Tables markdown cannot hold (spans, nesting) come back as HTML, URLs and all; lean output shows them as text rows.
+  if (links !== 'inline') converted = converted.replace(/<div class="joplin-table-wrapper">([\s\S]*?<\/table>)<\/div>/g, (_m, table: string) => blockText(parseHTML(`<!doctype html><html><body>${table}</body></html>`).document.body));
+  const markdown = numberReferences(converted.replace(/\n{3,}/g, '\n\n').trim(), references);
   const text = blockText(parseHTML(`<!doctype html><html><body>${contentHtml}</body></html>`).document.body);
   return { title: article?.title?.trim() || title, markdown, text };
 }

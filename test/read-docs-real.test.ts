@@ -1,0 +1,122 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { parseHTML } from 'linkedom';
+import type { Client } from '@modelcontextprotocol/client';
+import { connectV2, textOf } from './helpers/clients.js';
+import { tempHome } from './helpers/env.js';
+import { articleBenchmarkPages, missing, readabilityPages, SOURCES, type ArticlePage } from './helpers/web-corpora.js';
+import { wordF1 } from '../bench/readdocs-quality.js';
+
+/*
+ * ReadDocs on real article pages (see test/fixtures/web/README.md), served
+ * from loopback without a browser so that Pincer's own decoding and
+ * extraction are what is tested.
+ */
+
+/** windows-1252 bytes of a string (Node has no encoder for it): Latin-1 plus the typographic characters at 0x80–0x9F. */
+function windows1252(s: string): Buffer {
+  const extra: Record<string, number> = { '€': 0x80, '‚': 0x82, '„': 0x84, '…': 0x85, '‘': 0x91, '’': 0x92, '“': 0x93, '”': 0x94, '•': 0x95, '–': 0x96, '—': 0x97, 'œ': 0x9c, 'Œ': 0x8c };
+  return Buffer.from([...s].map((c) => extra[c] ?? (c.codePointAt(0)! <= 0xff ? c.codePointAt(0)! : 0x3f)));
+}
+
+const needs = missing(SOURCES.readability) ?? missing(SOURCES.articleBenchmark);
+
+describe('ReadDocs on real pages', { skip: needs }, () => {
+  const h = tempHome();
+  let server: http.Server;
+  let base = '';
+  let client: Client;
+  let lemonde: ArticlePage;
+  let wikipedia: ArticlePage;
+  let boxed: ArticlePage;
+  const routes = new Map<string, { type: string; body: Buffer }>();
+
+  before(async () => {
+    const pages = readabilityPages();
+    lemonde = pages.find((p) => p.id === 'lemonde-1')!;
+    wikipedia = pages.find((p) => p.id === 'wikipedia')!;
+    // A real article whose page has boxes around it that beat the article at charThreshold 100.
+    boxed = articleBenchmarkPages().find((p) => p.id.startsWith('4219d096902d'))!;
+    const utf8 = lemonde.html.toString('utf8');
+    const latin = utf8.replace(/<meta http-equiv="Content-Type" content="text\/html; charset=utf-8"\/>/i, '');
+    assert.notEqual(latin, utf8, 'the page declares its charset in a <meta>');
+    routes.set('/lemonde-header', { type: 'text/html; charset=ISO-8859-1', body: windows1252(utf8) });
+    routes.set('/lemonde-meta', { type: 'text/html', body: windows1252(utf8.replace(/charset=utf-8/i, 'charset=iso-8859-1')) });
+    routes.set('/lemonde-sniffed', { type: 'text/html', body: windows1252(latin) });
+    routes.set('/lemonde-utf8', { type: 'text/html; charset=utf-8', body: lemonde.html });
+    routes.set('/wikipedia', { type: 'text/html; charset=utf-8', body: wikipedia.html });
+    routes.set('/boxed', { type: 'text/html; charset=utf-8', body: boxed.html });
+    routes.set('/blocks', { type: 'text/html; charset=utf-8', body: Buffer.from('<!doctype html><title>Blocks</title><body><article><h1>Heading One</h1><p>Hello <b>bold</b> world, this paragraph is long enough to count as the article body for the extractor.</p><ul><li>First item</li><li>Second item</li></ul><h2>Heading Two</h2><p>Another paragraph.<br>After a line break.</p><pre>  indented\n    code</pre></article></body>') });
+    server = http.createServer((req, res) => {
+      const r = routes.get(req.url ?? '');
+      if (!r) return void res.writeHead(404).end();
+      res.writeHead(200, { 'Content-Type': r.type }).end(r.body);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    ({ client } = await connectV2({ home: h.home, env: { BROWSER_PATH: 'off', READDOCS_MAX_CHARS: '1000000' } }));
+  });
+  after(async () => {
+    await client?.close();
+    server?.close();
+    h.cleanup();
+  });
+
+  const read = async (path: string, args: Record<string, unknown> = {}) => {
+    const r = await client.callTool({ name: 'ReadDocs', arguments: { url: `${base}${path}`, ...args } });
+    assert.notEqual(r.isError, true, textOf(r));
+    return { text: textOf(r), sc: r.structuredContent as { charset: string; title: string } };
+  };
+  const truthText = (p: ArticlePage) => parseHTML(`<!doctype html><html><body>${p.truth}</body></html>`).document.body.textContent ?? '';
+
+  test('text format puts headings, paragraphs and list items on lines of their own (issue 13)', async () => {
+    const { text } = await read('/blocks', { format: 'text' });
+    assert.match(text, /Heading One\n\nHello bold world, this paragraph/);
+    assert.match(text, /\nFirst item\nSecond item\n\nHeading Two\n\nAnother paragraph\.\nAfter a line break\.\n\n {2}indented\n {4}code/);
+    // On a real page every paragraph of the article is a line of its own.
+    const real = (await read('/lemonde-utf8', { format: 'text' })).text.split('\n').map((l) => l.trim());
+    const paragraphs = [...parseHTML(`<!doctype html><html><body>${lemonde.truth}</body></html>`).document.querySelectorAll('p')].map((p) => (p.textContent ?? '').replace(/\s+/g, ' ').trim()).filter((t) => t.length > 40);
+    assert.ok(paragraphs.length >= 5);
+    for (const p of paragraphs) assert.ok(real.includes(p), `paragraph not on a line of its own: ${p.slice(0, 60)}…`);
+  });
+
+  test('a page is decoded by its HTTP charset, else its <meta>, else by sniffing', async () => {
+    const reference = wordF1(truthText(lemonde), (await read('/lemonde-utf8', { format: 'text' })).text);
+    for (const [path, charset] of [['/lemonde-header', 'windows-1252 (header)'], ['/lemonde-meta', 'windows-1252 (meta)'], ['/lemonde-sniffed', 'windows-1252 (sniffed)']] as const) {
+      const { text, sc } = await read(path, { format: 'text' });
+      assert.equal(sc.charset, charset, path);
+      assert.doesNotMatch(text, /\ufffd|Ã©|Ã¨/, `${path} has mojibake`);
+      assert.match(text, /[éèàç]/, path);
+      // Same words as the UTF-8 original (characters windows-1252 lacks aside).
+      assert.ok(wordF1(truthText(lemonde), text) >= reference - 0.01, `${path}: F1 ${wordF1(truthText(lemonde), text)} vs ${reference}`);
+    }
+  });
+
+  test('the article wins over the boxes around it (Readability\'s default threshold)', async () => {
+    const { text } = await read('/boxed', { format: 'text' });
+    const f1 = wordF1(boxed.truth, text);
+    assert.ok(f1 > 0.9, `word F1 ${f1.toFixed(3)} against the benchmark's ground truth`);
+  });
+
+  test('markdown keeps link text and lists each URL once at the end; links: "text" drops URLs, "inline" keeps them in place', async () => {
+    const refs = (await read('/wikipedia')).text;
+    const inline = (await read('/wikipedia', { links: 'inline' })).text;
+    const plain = (await read('/wikipedia', { links: 'text' })).text;
+    const body = (md: string) => md.split('\n').slice(2).join('\n');
+    assert.match(inline, /\]\(https?:\/\//);
+    assert.doesNotMatch(refs, /\]\(https?:\/\//);
+    assert.match(refs, /\[[^\]]+\]\[1\]/);
+    const list = [...refs.matchAll(/^\[(\d+)\]: (\S+)$/gm)];
+    assert.ok(list.length > 20, `${list.length} references`);
+    assert.deepEqual(list.map((m) => Number(m[1])), list.map((_, i) => i + 1));
+    assert.equal(new Set(list.map((m) => m[2])).size, list.length, 'each URL once');
+    // No link targets at all; a URL that is the visible text of a link stays, as on the page.
+    assert.doesNotMatch(body(plain), /\]\(https?:|^\[\d+\]: |href=/m);
+    assert.doesNotMatch(body(refs), /href=|src=/);
+    assert.ok(body(refs).length < body(inline).length && body(plain).length < body(refs).length, `${body(plain).length} < ${body(refs).length} < ${body(inline).length}`);
+    const bad = await client.callTool({ name: 'ReadDocs', arguments: { url: `${base}/wikipedia`, links: 'footnotes' } });
+    assert.equal(bad.isError, true);
+    assert.match(textOf(bad), /links must be references, text or inline/);
+  });
+});
