@@ -154,7 +154,7 @@ export class SearchService {
         lists.push({ engine: engine.name, weight: engine.weight, results });
         outcomes.set(engine.name, { engine: engine.name, status: 'ok', results: results.length, ms });
       } catch (err) {
-        if (stop.signal.aborted && !signal.aborted && err instanceof FetchError && err.code === 'cancelled') return; // past the deadline: counted below
+        if (stop.signal.aborted && !signal.aborted && err instanceof FetchError && err.failure === 'cancelled') return; // past the deadline: counted below
         const { kind, message } = classify(err);
         this.health.failure(engine.name, kind, message);
         const status: EngineOutcome['status'] = kind === 'timeout' ? 'timeout' : BLOCKED_KINDS.has(kind) ? 'blocked' : 'failed';
@@ -184,7 +184,7 @@ function classify(err: unknown): { kind: FailureKind; message: string } {
   if (err instanceof EngineFailure) return { kind: err.kind, message: err.message };
   if (err instanceof FetchError) {
     const message = err.message.replace(/^WebSearch: \S+: /, '');
-    return { kind: err.code === 'timeout' ? 'timeout' : err.code === 'too-large' ? 'unreadable' : 'network', message };
+    return { kind: err.failure === 'timeout' ? 'timeout' : err.failure === 'too-large' ? 'unreadable' : 'network', message };
   }
   // A parser that tripped over markup it did not expect: the engine changed.
   return { kind: 'unreadable', message: `could not read the answer: ${err instanceof Error ? err.message : String(err)}` };

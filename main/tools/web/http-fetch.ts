@@ -17,10 +17,10 @@ export type FetchErrorCode = 'timeout' | 'cancelled' | 'network' | 'too-large' |
 
 export class FetchError extends UserError {
   constructor(
-    readonly code: FetchErrorCode,
+    readonly failure: FetchErrorCode,
     message: string,
   ) {
-    super(message);
+    super(message, 'FETCH_FAILED');
     this.name = 'FetchError';
   }
 }
