@@ -4,6 +4,8 @@ import { ENGINES } from '../main/tools/search/engines/index.js';
 import { EngineFailure, type Engine, type EngineContext, type EngineResponse, type FailureKind } from '../main/tools/search/types.js';
 import { normalizeUrl, mergeResults } from '../main/tools/search/merge.js';
 import { PAGES, CHALLENGES, type FakeHit } from './helpers/fake-engines.js';
+import { HealthBook, restSeconds } from '../main/tools/search/health.js';
+import { SETTINGS } from '../main/core/settings/schema.js';
 import { duckDuckGoPages, missing, SOURCES } from './helpers/web-corpora.js';
 
 /** The words the old scanner took for a block, in the query and in the results. */
@@ -194,4 +196,19 @@ describe('merging', () => {
       }
     }
   });
+});
+
+test('rest periods by kind, with the defaults the settings declare; transient failures grow while they repeat', () => {
+  const defaults = { get: (k: keyof typeof SETTINGS) => Number(SETTINGS[k].default) } as never;
+  const table = Object.fromEntries((['timeout', 'server-error', 'network', 'rate-limited', 'denied', 'unreadable', 'misconfigured', 'captcha', 'needs-browser'] as FailureKind[]).map((k) => [k, restSeconds(k, 1, defaults)]));
+  assert.deepEqual(table, { timeout: 10, 'server-error': 10, network: 10, 'rate-limited': 180, denied: 180, unreadable: 180, misconfigured: 180, captcha: 3600, 'needs-browser': 3600 });
+  assert.equal(restSeconds('timeout', 3, defaults), 30);
+  assert.equal(restSeconds('timeout', 50, defaults), 120);
+  const book = new HealthBook(defaults);
+  book.failure('google', 'needs-browser', 'served its JavaScript-only page');
+  const [g] = book.report(['google']);
+  assert.equal(g!.state, 'resting');
+  assert.ok(g!.restUntil! - Date.now() > 3590_000);
+  book.success('google', 12);
+  assert.deepEqual([book.report(['google'])[0]!.state, book.report(['google'])[0]!.consecutiveFailures], ['ok', 0]);
 });
