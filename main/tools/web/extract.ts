@@ -75,8 +75,18 @@ function turndown(links: LinkStyle): { td: TurndownService; references: string[]
   return { td, references };
 }
 
+/** A link target as short as it stays unambiguous: same-site links as a path from the page's origin (the output names the page's URL). */
+function shortTarget(href: string, page: URL | undefined): string {
+  try {
+    const u = new URL(href);
+    return page && u.origin === page.origin ? `${u.pathname}${u.search}${u.hash}` : href;
+  } catch {
+    return href;
+  }
+}
+
 /** Numbers link placeholders in reading order and lists each URL once, at the end. */
-function numberReferences(markdown: string, targets: string[]): string {
+function numberReferences(markdown: string, targets: string[], page: URL | undefined): string {
   const numbers = new Map<number, number>();
   const body = markdown.replace(/\u0000(\d+)\u0000/g, (_m, id: string) => {
     const key = Number(id);
@@ -84,7 +94,7 @@ function numberReferences(markdown: string, targets: string[]): string {
     return String(numbers.get(key));
   });
   if (numbers.size === 0) return body;
-  return `${body}\n\n${[...numbers].map(([id, n]) => `[${n}]: ${targets[id]}`).join('\n')}`;
+  return `${body}\n\n${[...numbers].map(([id, n]) => `[${n}]: ${shortTarget(targets[id]!, page)}`).join('\n')}`;
 }
 
 /**
@@ -109,7 +119,7 @@ export function extract(html: string, baseUrl: string, links: LinkStyle = 'refer
   let converted = td.turndown(contentHtml);
   // Tables markdown cannot hold (spans, nesting) come back as HTML, URLs and all; lean output shows them as text rows.
   if (links !== 'inline') converted = converted.replace(/<div class="joplin-table-wrapper">([\s\S]*?<\/table>)<\/div>/g, (_m, table: string) => blockText(parseHTML(`<!doctype html><html><body>${table}</body></html>`).document.body));
-  const markdown = numberReferences(converted.replace(/\n{3,}/g, '\n\n').trim(), references);
+  const markdown = numberReferences(converted.replace(/\n{3,}/g, '\n\n').trim(), references, URL.canParse(baseUrl) ? new URL(baseUrl) : undefined);
   const text = blockText(parseHTML(`<!doctype html><html><body>${contentHtml}</body></html>`).document.body);
   return { title: article?.title?.trim() || title, markdown, text };
 }
