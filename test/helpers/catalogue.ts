@@ -8,7 +8,7 @@ export const EXPECTED: Record<string, { params: string[]; required: string[] }> 
   ListBgTasks: { params: [], required: [] },
   KillBgTask: { params: ['task_id'], required: ['task_id'] },
   ReadImage: { params: ['file_path'], required: ['file_path'] },
-  ReadDocs: { params: ['url', 'format', 'wait_ms', 'offset'], required: ['url'] },
+  ReadDocs: { params: ['url', 'format', 'wait_ms', 'offset', 'links'], required: ['url'] },
   WebSearch: { params: ['query', 'max_results'], required: ['query'] },
   TaskManager: { params: ['action', 'query', 'task_id', 'step_id', 'text'], required: ['action'] },
   PlanMode: { params: ['action', 'goal', 'plan_file'], required: ['action'] },
