@@ -45,6 +45,8 @@ describe('ReadDocs against a local site', () => {
       else if (u === '/huge') res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': String(50 * 1024 * 1024) }).end();
       else if (u === '/data.json') res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"a":1,"b":[2,3]}');
       else if (u === '/notes.txt') res.writeHead(200, { 'Content-Type': 'text/plain' }).end('plain notes\nline two\n');
+      else if (u === '/latin1.txt') res.writeHead(200, { 'Content-Type': 'text/plain; charset=ISO-8859-1' }).end(Buffer.from('Café crème, déjà vu\n', 'latin1'));
+      else if (u === '/latin1-sniffed.txt') res.writeHead(200, { 'Content-Type': 'text/plain' }).end(Buffer.from('Café crème, déjà vu\n', 'latin1'));
       else if (u === '/paper.pdf') res.writeHead(200, { 'Content-Type': 'application/pdf' }).end(makePdf('Hello from a PDF'));
       else if (u === '/chart.png') res.writeHead(200, { 'Content-Type': 'image/png' }).end(png);
       else if (u === '/long.txt') res.writeHead(200, { 'Content-Type': 'text/plain' }).end('0123456789'.repeat(500));
@@ -99,6 +101,12 @@ describe('ReadDocs against a local site', () => {
   test('JSON, text, PDF and images', async () => {
     assert.match(textOf(await read(client, { url: `${base}/data.json` })), /\{\n  "a": 1,\n  "b": \[\n    2,\n    3\n  \]\n\}/);
     assert.match(textOf(await read(client, { url: `${base}/notes.txt` })), /plain notes\nline two/);
+    // Text is decoded by its declared charset, else sniffed (not UTF-8, so windows-1252).
+    for (const path of ['/latin1.txt', '/latin1-sniffed.txt']) {
+      const r = await read(client, { url: `${base}${path}` });
+      assert.match(textOf(r), /Café crème, déjà vu/, path);
+      assert.equal((r.structuredContent as { charset: string }).charset, path === '/latin1.txt' ? 'windows-1252 (header)' : 'windows-1252 (sniffed)');
+    }
     assert.match(textOf(await read(client, { url: `${base}/paper.pdf` })), /Hello from a PDF[\s\S]*PDF, 1 page/);
     const img = await read(client, { url: `${base}/chart.png` });
     const c = img.content as { type: string; mimeType?: string; data?: string }[];
