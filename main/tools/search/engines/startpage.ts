@@ -104,7 +104,11 @@ export const startpage: Engine = {
     };
   },
   parse(res, ctx) {
-    if (isCaptchaRedirect(res)) throw new EngineFailure('captcha', 'redirected to its CAPTCHA (/sp/captcha)');
+    if (isCaptchaRedirect(res)) {
+      // A token Startpage no longer accepts also ends here: the next try (after the rest) fetches a new one.
+      ctx.session.tokens.delete('sc');
+      throw new EngineFailure('captcha', 'redirected to its CAPTCHA (/sp/captcha)');
+    }
     checkHttp(res);
     if (res.status >= 300) unexpectedRedirect(res);
     const d = dom(res.body);
