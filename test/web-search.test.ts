@@ -82,13 +82,12 @@ describe('real DuckDuckGo pages (cloudwego/eino-ext test fixtures)', { skip: mis
     const { results } = duckDuckGoPages();
     const out = engine('duckduckgo').parse(response(200, results), ctx('eino'));
     assert.ok(out.length >= 10, `only ${out.length} results`);
-    assert.deepEqual(out[0], {
-      title: 'GitHub - cloudwego/eino: The ultimate LLM/AI application development ...',
-      url: 'https://github.com/cloudwego/eino',
-      snippet: 'Eino is a framework for building LLM applications in Golang, inspired by LangChain and LlamaIndex. It provides component abstractions, orchestration APIs, best practices, tools and examples for LLM development.',
-    });
+    assert.equal(out[0]!.url, 'https://github.com/cloudwego/eino');
+    assert.match(out[0]!.title, /cloudwego\/eino/);
+    // Snippets come as text: <b> gone, entities decoded.
+    assert.ok(out.every((r) => r.snippet.length > 20 && !/<\/?b>|&quot;|&#x27;/.test(r.snippet)), JSON.stringify(out.map((r) => r.snippet)));
     assert.equal(out[1]!.url, 'https://www.cloudwego.io/zh/docs/eino/overview/');
-    assert.match(out[1]!.snippet, /Eino\['aino\] \(近似音: i know，希望框架能达到 "i know" 的愿景\)/);
+    assert.match(out[1]!.snippet, /"i know"/);
   });
 
   test('the same page echoing a query full of "captcha" words is read the same', () => {
