@@ -6,6 +6,10 @@ import { normalizeUrl, mergeResults } from '../main/tools/search/merge.js';
 import { PAGES, CHALLENGES, type FakeHit } from './helpers/fake-engines.js';
 import { HealthBook, restSeconds } from '../main/tools/search/health.js';
 import { SETTINGS } from '../main/core/settings/schema.js';
+import { nodeTransport } from '../main/tools/search/transport.js';
+import { FetchError } from '../main/tools/web/http-fetch.js';
+import http from 'node:http';
+import zlib from 'node:zlib';
 import { duckDuckGoPages, missing, SOURCES } from './helpers/web-corpora.js';
 
 /** The words the old scanner took for a block, in the query and in the results. */
@@ -210,4 +214,24 @@ test('rest periods by kind, with the defaults the settings declare; transient fa
   assert.ok(g!.restUntil! - Date.now() > 3590_000);
   book.success('google', 12);
   assert.deepEqual([book.report(['google'])[0]!.state, book.report(['google'])[0]!.consecutiveFailures], ['ok', 0]);
+});
+
+test('the engine transport: redirects come back as they are, compressed answers are inflated, a compression bomb is refused', async () => {
+  const bomb = zlib.gzipSync(Buffer.alloc(64 * 1024 * 1024));
+  const server = http.createServer((req, res) => {
+    if (req.url === '/moved') return void res.writeHead(302, { Location: '/sp/captcha', 'Set-Cookie': ['a=1; Path=/', 'b=2'] }).end();
+    if (req.url === '/gzip') return void res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Encoding': 'gzip' }).end(zlib.gzipSync('<p>déjà</p>'));
+    res.writeHead(200, { 'Content-Type': 'text/html', 'Content-Encoding': 'gzip' }).end(bomb);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const ask = (path: string) => nodeTransport({ url: `${base}${path}`, timeoutMs: 5000, userAgent: 'test', signal: new AbortController().signal });
+  try {
+    const moved = await ask('/moved');
+    assert.deepEqual([moved.status, moved.headers.location, moved.setCookies], [302, '/sp/captcha', ['a=1; Path=/', 'b=2']]);
+    assert.equal((await ask('/gzip')).body, '<p>déjà</p>');
+    await assert.rejects(ask('/bomb'), (err) => err instanceof FetchError && err.failure === 'too-large');
+  } finally {
+    server.close();
+  }
 });

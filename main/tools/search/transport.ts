@@ -26,16 +26,19 @@ export interface TransportRequest {
 export type EngineTransport = (req: TransportRequest) => Promise<TransportResponse>;
 
 const MAX_BYTES = 5 * 1024 * 1024;
+const MAX_DECODED_BYTES = 20 * 1024 * 1024;
 
+/** Decompressed, but never past MAX_DECODED_BYTES: a small answer must not inflate into gigabytes. */
 function decompress(body: Buffer, encoding: string): Buffer {
+  const opts = { maxOutputLength: MAX_DECODED_BYTES };
   switch (encoding.trim().toLowerCase()) {
     case 'gzip':
     case 'x-gzip':
-      return zlib.gunzipSync(body);
+      return zlib.gunzipSync(body, opts);
     case 'deflate':
-      return zlib.inflateSync(body);
+      return zlib.inflateSync(body, opts);
     case 'br':
-      return zlib.brotliDecompressSync(body);
+      return zlib.brotliDecompressSync(body, opts);
     default:
       return body;
   }
@@ -92,7 +95,7 @@ export const nodeTransport: EngineTransport = async (req) => {
   try {
     raw = decompress(Buffer.concat(chunks), headers['content-encoding'] ?? '');
   } catch {
-    throw new FetchError('network', `WebSearch: ${req.url}: the answer's ${headers['content-encoding']} encoding is corrupt`);
+    throw new FetchError('too-large', `WebSearch: ${req.url}: the answer's ${headers['content-encoding']} body is corrupt or inflates past ${MAX_DECODED_BYTES} bytes`);
   }
   return { status: res.statusCode, url: req.url, headers, setCookies, body: decodeHtml(raw, headers['content-type'] ?? '').text };
 };
