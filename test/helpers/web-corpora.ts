@@ -9,8 +9,10 @@ import zlib from 'node:zlib';
  * repositories that publish it (nothing of it is copied into Pincer's tree):
  * see test/fixtures/web/README.md for the sources and their licences.
  *
- * PINCER_WEB_CORPORA names the folder holding the snapshots as
- * `<owner>+<name>/repo` git directories (default /work/.mirror).
+ * PINCER_WEB_CORPORA names the folder holding them (default /work/.mirror),
+ * one `<owner>+<name>/` each: either a git directory `repo` (a snapshot,
+ * read at HEAD) or a plain copy of the files used, under `files/` with the
+ * repository's paths.
  */
 
 export const CORPORA_ROOT = process.env.PINCER_WEB_CORPORA ?? '/work/.mirror';
@@ -25,17 +27,24 @@ function gitDir(repo: string): string {
   return path.join(CORPORA_ROOT, repo.replace('/', '+'), 'repo');
 }
 
+function filesDir(repo: string): string {
+  return path.join(CORPORA_ROOT, repo.replace('/', '+'), 'files');
+}
+
+const isGit = (repo: string) => fs.existsSync(path.join(gitDir(repo), 'HEAD'));
+
 /** Why a corpus cannot be read here, or undefined when it can. */
 export function missing(repo: string): string | undefined {
-  const dir = gitDir(repo);
-  return fs.existsSync(path.join(dir, 'HEAD')) ? undefined : `real-web corpus ${repo} not found at ${dir} (set PINCER_WEB_CORPORA; see test/fixtures/web/README.md)`;
+  return isGit(repo) || fs.existsSync(filesDir(repo)) ? undefined : `real-web corpus ${repo} not found at ${gitDir(repo)} or ${filesDir(repo)} (set PINCER_WEB_CORPORA; see test/fixtures/web/README.md)`;
 }
 
 function show(repo: string, file: string): Buffer {
+  if (!isGit(repo)) return fs.readFileSync(path.join(filesDir(repo), file));
   return execFileSync('git', ['--git-dir', gitDir(repo), 'show', `HEAD:${file}`], { maxBuffer: 64 * 1024 * 1024 });
 }
 
 function list(repo: string, dir: string): string[] {
+  if (!isGit(repo)) return fs.readdirSync(path.join(filesDir(repo), dir)).sort();
   return execFileSync('git', ['--git-dir', gitDir(repo), 'ls-tree', '--name-only', 'HEAD', `${dir}/`], { encoding: 'utf8' })
     .split('\n')
     .filter(Boolean)
