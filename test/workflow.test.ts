@@ -147,7 +147,17 @@ describe('SetCallback through pincer stdio', () => {
       assert.match(textOf(list), /1\. "b{57}\.\.\." — next in .*until cancelled/);
       assert.match(textOf(await cb({ action: 'cancel', callback_id: 0 })), /Cancelled callback 0/);
       assert.match(textOf(await cb({ action: 'cancel', callback_id: 0 })), /no active callback 0/);
-      assert.match(textOf(await cb({ action: 'cancel' })), /Cancelled all 1 callback/);
+      // Cancelling every callback takes an explicit all: true; a bare cancel cancels nothing.
+      const bare = await cb({ action: 'cancel' });
+      assert.equal(bare.isError, true);
+      assert.match(textOf(bare), /say which callback: .*"callback_id":N.*"all":true/);
+      assert.match(textOf(await cb({ action: 'list' })), /1 active callback/);
+      // callback_id on set takes that slot when it is free, and says so when it is not.
+      assert.match(textOf(await cb({ message: 'again', delay_seconds: 3600, callback_id: 0 })), /Callback 0 set/);
+      const taken = await cb({ message: 'clash', delay_seconds: 3600, callback_id: 1 });
+      assert.equal(taken.isError, true);
+      assert.match(textOf(taken), /slot 1 is in use/);
+      assert.match(textOf(await cb({ action: 'cancel', all: true })), /Cancelled all 2 callback/);
       for (const [args, re] of [
         [{ message: 'x', delay_seconds: 0 }, /delay_seconds must be 1 to 3600/],
         [{ message: 'x', delay_seconds: 3601 }, /delay_seconds must be 1 to 3600/],

@@ -12,6 +12,7 @@ import type { Runtime } from '../hub/runtime.js';
 import { VERSION } from '../core/version.js';
 import { dashboardStatic } from './static.js';
 import { DisposableStore } from '../core/disposables.js';
+import { oauthAbsentRoutes } from './oauth-absent.js';
 
 export interface AppDeps {
   runtime: Runtime;
@@ -48,6 +49,7 @@ export function buildApp(deps: AppDeps) {
   });
 
   app.use(dashboardStatic(settings));
+  app.use(oauthAbsentRoutes());
   app.use(requireToken(settings));
   app.use(jsonBodies(settings));
 

@@ -59,6 +59,10 @@ export function compatRouter(deps: CompatDeps): express.Router {
   };
   r.post('/api/mcp/jsonrpc', jsonrpc);
   r.post('/api/mcp/jsonrpc/:group', jsonrpc);
+  // Only POST carries JSON-RPC here; other methods are told so (405), not "no route" (404).
+  r.all(['/api/mcp/jsonrpc', '/api/mcp/jsonrpc/:group'], (req, res) => {
+    res.status(405).set('Allow', 'POST').json(jsonRpcErrorBody(-32000, `Method Not Allowed: ${req.method} ${req.path}. POST a JSON-RPC 2.0 request (or batch) here.`));
+  });
 
   r.get('/api/mcp/tools', (req, res) => {
     const group = groupParam(req, res);
@@ -67,10 +71,20 @@ export function compatRouter(deps: CompatDeps): express.Router {
     res.json({ success: true, tools, count: tools.length, ...(calls.paused ? { paused: true, message: PAUSED_MESSAGE } : {}) });
   });
 
-  r.get('/api/mcp/tools/groups', (_req, res) => {
+  // Seed 002 calls the groups "streams": /tools/streams is the same answer as /tools/groups.
+  const groupsView = (_req: Request, res: Response) => {
     const groups: Record<string, unknown[]> = {};
     for (const g of TOOL_GROUPS) groups[g] = calls.list(g);
     res.json({ success: true, groups, streams: [...TOOL_GROUPS], count: TOOL_GROUPS.length });
+  };
+  r.get('/api/mcp/tools/groups', groupsView);
+  r.get('/api/mcp/tools/streams', groupsView);
+
+  r.get('/api/mcp/tools/stream/:group', (req, res) => {
+    const group = groupParam(req, res);
+    if (group === false || group === undefined) return;
+    const tools = calls.list(group);
+    res.json({ success: true, stream: group, tools, count: tools.length });
   });
 
   r.get('/api/mcp/tools/:name', (req, res) => {

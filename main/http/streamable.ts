@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, isLegacyRequest, parseJSONRPCMessage, type McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
-import { salvageId } from '../mcp/stdio-transport.js';
+import { createMcpHandler, isLegacyRequest, type McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { classifyValue, RpcCode } from '../mcp/stdio-transport.js';
 import { SessionEventStore } from './event-store.js';
 import type { SessionTable } from './sessions.js';
 import { jsonRpcErrorBody } from './security.js';
@@ -36,11 +36,20 @@ export function streamableRoutes(deps: StreamableDeps) {
       return;
     }
     const body = parsed.value;
-    // A body that is JSON but not JSON-RPC is an Invalid Request (-32600), not a parse error.
+    // A body that is JSON but not JSON-RPC is an Invalid Request (-32600), not a parse error;
+    // array params and a malformed initialize get -32601/-32602 before any session is touched.
     if (req.method === 'POST' && body !== undefined) {
-      const bad = (Array.isArray(body) ? body : [body]).find((m) => !isJsonRpc(m));
-      if (bad !== undefined || (Array.isArray(body) && body.length === 0)) {
-        res.status(400).json({ jsonrpc: '2.0', id: salvageId(bad), error: { code: -32600, message: 'Invalid Request: not a JSON-RPC 2.0 message (needs "jsonrpc": "2.0", a string "method" and a string or number "id")' } });
+      if (Array.isArray(body) && body.length === 0) {
+        res.status(400).json(jsonRpcErrorBody(RpcCode.InvalidRequest, 'Invalid Request: empty batch'));
+        return;
+      }
+      for (const m of Array.isArray(body) ? body : [body]) {
+        const r = classifyValue(m);
+        if ('message' in r) continue;
+        if ('reply' in r) {
+          const code = (r.reply as { error?: { code?: number } }).error?.code;
+          res.status(code === RpcCode.InvalidRequest ? 400 : 200).json(r.reply);
+        } else res.status(400).json(jsonRpcErrorBody(RpcCode.InvalidRequest, `Invalid Request: ${r.ignore}`));
         return;
       }
     }
@@ -64,7 +73,8 @@ export function streamableRoutes(deps: StreamableDeps) {
       return;
     }
     if (req.method !== 'POST') {
-      res.status(400).json(jsonRpcErrorBody(-32000, 'Bad Request: no Mcp-Session-Id. Start a session by POSTing initialize.'));
+      // No session to stream from: 405 is what clients probing for a standalone GET stream expect.
+      res.status(405).set('Allow', 'POST').json(jsonRpcErrorBody(-32000, `Method Not Allowed: ${req.method} /mcp needs an Mcp-Session-Id. Start a session by POSTing initialize.`));
       return;
     }
     if (!isInitialize(body)) {
@@ -115,15 +125,6 @@ export function streamableRoutes(deps: StreamableDeps) {
       resourceUpdated: (uri: string) => modern.notify.resourceUpdated(uri),
     },
   };
-}
-
-function isJsonRpc(m: unknown): boolean {
-  try {
-    parseJSONRPCMessage(m);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function isInitialize(body: unknown): boolean {

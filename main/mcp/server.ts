@@ -6,7 +6,7 @@ import { Caller } from '../hub/caller.js';
 import { JSONRPC_ERROR } from '../hub/call-errors.js';
 import { VERSION } from '../core/version.js';
 import { DisposableStore } from '../core/disposables.js';
-import { registerResources, registerPrompts } from './surfaces.js';
+import { registerResources, registerPrompts, rejectCursor } from './surfaces.js';
 
 export const SERVER_INSTRUCTIONS =
   'Pincer gives you local tools: Bash for quick shell commands; BackgroundBash, ReadBgOutput, ListBgTasks and KillBgTask for ' +
@@ -48,7 +48,10 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
   registerResources(mcp, services, subscriptions);
   registerPrompts(mcp, services);
 
-  server.setRequestHandler('tools/list', () => ({ tools: calls.list(opts.group) }));
+  server.setRequestHandler('tools/list', (req) => {
+    rejectCursor('tools/list', req.params);
+    return { tools: calls.list(opts.group) };
+  });
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const outcome = await calls.call({ name: request.params.name, arguments: request.params.arguments, caller, group: opts.group, channel: channelOf(ctx, server, services) });
     const protocolCode = outcome.error ? JSONRPC_ERROR[outcome.error.code] : undefined;

@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { parseJSONRPCMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
+import { isSpecType, parseJSONRPCMessage, specTypeSchemas, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
 
 export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 
@@ -17,21 +17,68 @@ export function salvageId(value: unknown): string | number | null {
   return null;
 }
 
+/** JSON-RPC error codes Pincer answers with before a message reaches the server. */
+export const RpcCode = { ParseError: -32700, InvalidRequest: -32600, MethodNotFound: -32601, InvalidParams: -32602 } as const;
+
+/** The request methods an MCP client may send, as the SDK's own ClientRequest union names them. */
+const CLIENT_METHODS: ReadonlySet<string> = new Set(unionMethods(specTypeSchemas.ClientRequest));
+
+function unionMethods(schema: unknown): string[] {
+  if (!schema || typeof schema !== 'object' || !('options' in schema) || !Array.isArray(schema.options)) return [];
+  return schema.options.flatMap((o: unknown) => {
+    const method = o && typeof o === 'object' && 'shape' in o && o.shape && typeof o.shape === 'object' && 'method' in o.shape ? o.shape.method : undefined;
+    const value = method && typeof method === 'object' && 'value' in method ? method.value : undefined;
+    return typeof value === 'string' ? [value] : [];
+  });
+}
+
+/**
+ * A request that is well formed except for by-position (array) params: MCP
+ * methods take named params, so an unknown method is -32601 and a known one
+ * -32602, as JSON-RPC 2.0 says the method decides.
+ */
+function arrayParamsReply(value: unknown): JSONRPCMessage | undefined {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const v = value as { jsonrpc?: unknown; method?: unknown; params?: unknown };
+  if (v.jsonrpc !== '2.0' || typeof v.method !== 'string' || !Array.isArray(v.params)) return undefined;
+  const id = salvageId(value);
+  if (id === null) return undefined;
+  if (!CLIENT_METHODS.has(v.method)) return rpcError(id, RpcCode.MethodNotFound, `Method not found: ${v.method}. MCP methods are initialize, tools/list, tools/call, resources/*, prompts/* and ping.`);
+  return rpcError(id, RpcCode.InvalidParams, `Invalid params: ${v.method} takes named params (a JSON object such as {"name": …}), not an array.`);
+}
+
+/** initialize whose params are not {protocolVersion, capabilities, clientInfo}: -32602 with a sentence, not a validation dump. */
+function initializeReply(message: JSONRPCMessage): JSONRPCMessage | undefined {
+  const m = message as { id?: string | number; method?: string; params?: unknown };
+  if (m.method !== 'initialize' || m.id === undefined || isSpecType.InitializeRequestParams(m.params)) return undefined;
+  return rpcError(
+    m.id,
+    RpcCode.InvalidParams,
+    'Invalid params: initialize needs params.protocolVersion (a string such as "2025-11-25"), params.capabilities (an object, {} for none) and params.clientInfo ({"name": …, "version": …}).',
+  );
+}
+
 /**
  * Classifies one parsed value: a valid message, or the JSON-RPC error to
- * answer with (-32600 for a bad shape), or nothing for an invalid
- * notification/response that deserves no reply.
+ * answer with (-32600 for a bad shape, -32601/-32602 for array params or a
+ * malformed initialize), or nothing for an invalid notification/response
+ * that deserves no reply.
  */
 export function classifyValue(value: unknown): { message: JSONRPCMessage } | { reply: JSONRPCMessage } | { ignore: string } {
+  const byPosition = arrayParamsReply(value);
+  if (byPosition) return { reply: byPosition };
+  let message: JSONRPCMessage;
   try {
-    return { message: parseJSONRPCMessage(value) };
+    message = parseJSONRPCMessage(value);
   } catch {
     const id = salvageId(value);
     const hasMethod = value && typeof value === 'object' && 'method' in value;
     if (id === null && hasMethod) return { ignore: 'invalid notification' };
     if (value && typeof value === 'object' && !hasMethod && ('result' in value || 'error' in value)) return { ignore: 'invalid response' };
-    return { reply: rpcError(id, -32600, 'Invalid Request: not a JSON-RPC 2.0 request (needs "jsonrpc": "2.0", a string "method" and a string or number "id")') };
+    return { reply: rpcError(id, RpcCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 request (needs "jsonrpc": "2.0", a string "method" and a string or number "id")') };
   }
+  const badInit = initializeReply(message);
+  return badInit ? { reply: badInit } : { message };
 }
 
 /** Classifies one line of input: bad JSON is answered with -32700, the rest as classifyValue says. */
@@ -40,7 +87,7 @@ export function classifyLine(line: string): { message: JSONRPCMessage } | { repl
   try {
     value = JSON.parse(line);
   } catch (err) {
-    return { reply: rpcError(null, -32700, `Parse error: ${(err as Error).message}`) };
+    return { reply: rpcError(null, RpcCode.ParseError, `Parse error: ${(err as Error).message}`) };
   }
   return classifyValue(value);
 }

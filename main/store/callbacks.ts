@@ -50,12 +50,13 @@ export class CallbacksRepo {
     return r ? CallbackRow.parse(r) : undefined;
   }
 
-  /** Takes the lowest free slot; undefined when all `max` are in use. */
-  insert(c: { session?: string; message: string; delayS: number; repeatTotal: number; max: number }): CallbackRow | undefined {
+  /** Takes the requested slot when it is free, else the lowest free one; undefined when none is. */
+  insert(c: { session?: string; message: string; delayS: number; repeatTotal: number; max: number; slot?: number }): CallbackRow | undefined {
     return this.db.transaction(() => {
       const used = new Set(this.active().map((r) => r.slot));
       let slot = -1;
-      for (let i = 0; i < c.max; i++) if (!used.has(i)) { slot = i; break; }
+      if (c.slot !== undefined) slot = used.has(c.slot) || c.slot >= c.max ? -1 : c.slot;
+      else for (let i = 0; i < c.max; i++) if (!used.has(i)) { slot = i; break; }
       if (slot < 0) return undefined;
       const now = Date.now();
       const id = Number(

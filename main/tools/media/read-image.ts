@@ -14,14 +14,10 @@ export const readImageTool = defineTool({
     'Read an image file and return it as an image you can see, with its format and size. PNG, JPEG, GIF (first frame), WebP, BMP, ' +
     'TIFF, AVIF and SVG are detected from the bytes; large images are scaled down to what clients accept. file_path must be absolute.',
   inputSchema: z.object({ file_path: z.string().describe('The absolute path to the image file') }),
-  outputSchema: z.object({
-    file_path: z.string(),
-    format: z.string(),
-    mime_type: z.string(),
-    original: z.object({ width: z.number(), height: z.number(), bytes: z.number() }),
-    sent: z.object({ width: z.number(), height: z.number(), bytes: z.number() }),
-    notes: z.array(z.string()),
-  }),
+  // No outputSchema on purpose: clients that prefer structuredContent (Mastra, the AI SDK with
+  // declared schemas, LangChain's artifacts) hand the model that object and drop the content
+  // blocks — the image with them. Without structured output every client passes the image on;
+  // format, sizes and notes are in the text block beside it.
   annotations: { title: 'Look at an image file', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async handler(args, ctx) {
     const file = args.file_path.trim();
@@ -55,7 +51,6 @@ export const readImageTool = defineTool({
         { type: 'text', text: describeImage(file, img) },
         { type: 'image', data: img.data.toString('base64'), mimeType: img.mimeType },
       ],
-      structuredContent: { file_path: file, format: img.format, mime_type: img.mimeType, original: img.original, sent: img.sent, notes: img.notes },
     };
   },
 });

@@ -33,8 +33,8 @@ export const setCallbackTool = defineTool({
   group: 'workflow',
   description:
     'Schedule a message to come back to you later: set (message fires after delay_seconds 1-3600, then again every delay_seconds, ' +
-    'repeat_count times in all; default 20, -1 until cancelled), list (active callbacks with time to next fire and fires left), cancel ' +
-    '(callback_id, or all). Fired messages arrive as log notifications and at the start of your next tool result. Use it to check on ' +
+    'repeat_count times in all; default 20, -1 until cancelled; callback_id picks a free slot), list (active callbacks with time to next ' +
+    'fire and fires left), cancel (callback_id, or all: true to cancel every callback). Fired messages arrive as log notifications and at the start of your next tool result. Use it to check on ' +
     'background jobs or to pace long work. At most 8 callbacks at once (ids 0-7).',
   inputSchema: z.object({
     action: z.enum(['set', 'list', 'cancel'], { error: 'action must be set, list or cancel' }).optional().describe('Action: set, list, cancel (default set)'),
@@ -46,7 +46,8 @@ export const setCallbackTool = defineTool({
       .refine((n) => n === -1 || (n >= 1 && n <= 100000), 'repeat_count must be -1 (until cancelled) or 1 to 100000')
       .optional()
       .describe('Times to fire before cancel (default 20; -1 until cancelled)'),
-    callback_id: z.number().int().min(0, 'callback_id is a slot id from 0 to 7').max(7, 'callback_id is a slot id from 0 to 7').optional().describe('Callback slot ID'),
+    callback_id: z.number().int().min(0, 'callback_id is a slot id from 0 to 7').max(7, 'callback_id is a slot id from 0 to 7').optional().describe('Callback slot ID (cancel: which one; set: the slot to use, which must be free)'),
+    all: z.boolean().optional().describe('cancel: true cancels every active callback (instead of callback_id)'),
   }),
   outputSchema: z.object({ action: z.string(), callbacks: z.array(cbShape), cancelled: z.array(z.number().int()).optional() }),
   annotations: { title: 'Set a timer that reminds you', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -62,7 +63,11 @@ export const setCallbackTool = defineTool({
       if (!message) throw new UserError('SetCallback set: message is empty; say what the callback should remind you of.');
       if (args.delay_seconds === undefined) throw new UserError('SetCallback set: delay_seconds is missing (1-3600).');
       const max = ctx.services.settings.get('CALLBACK_MAX');
-      const c = repo.insert({ session: ctx.sessionId, message, delayS: args.delay_seconds, repeatTotal: args.repeat_count ?? 20, max });
+      if (args.callback_id !== undefined && args.callback_id >= max) throw new UserError(`SetCallback set: callback_id ${args.callback_id} is beyond CALLBACK_MAX (${max} slots, ids 0-${max - 1}).`);
+      const c = repo.insert({ session: ctx.sessionId, message, delayS: args.delay_seconds, repeatTotal: args.repeat_count ?? 20, max, slot: args.callback_id });
+      if (!c && args.callback_id !== undefined) {
+        throw new UserError(`SetCallback set: slot ${args.callback_id} is in use. Leave callback_id out to take a free slot, or cancel ${args.callback_id} first ({"action":"cancel","callback_id":${args.callback_id}}).`);
+      }
       if (!c) throw new UserError(`SetCallback set: all ${max} callback slots are in use. Cancel one ({"action":"cancel","callback_id":N}) or wait for one to finish.`);
       changed();
       const times = c.repeat_total === -1 ? 'until cancelled' : c.repeat_total === 1 ? 'once' : `${c.repeat_total} times`;
@@ -74,13 +79,17 @@ export const setCallbackTool = defineTool({
       const lines = all.map((c) => `  ${c.callback_id}. "${preview(c.message)}" — next in ${formatDuration(c.next_fire_in_ms)}, every ${c.delay_seconds} s, ${c.fires_left === null ? 'until cancelled' : `${c.fires_left} left`}`);
       return textResult(`${all.length} active callback(s):\n${lines.join('\n')}`, { action, callbacks: all });
     }
-    // cancel
+    // cancel: one callback by id, or all of them only when asked for explicitly.
+    if (args.callback_id !== undefined && args.all) throw new UserError('SetCallback cancel: pass either callback_id or all: true, not both.');
     if (args.callback_id !== undefined) {
       const c = repo.bySlot(args.callback_id);
       if (!c) throw new UserError(`SetCallback cancel: no active callback ${args.callback_id}. {"action":"list"} shows the active ones.`);
       repo.cancel(c.id);
       changed();
       return textResult(`Cancelled callback ${c.slot} ("${preview(c.message)}").`, { action, callbacks: repo.active().map(data), cancelled: [c.slot] });
+    }
+    if (args.all !== true) {
+      throw new UserError('SetCallback cancel: say which callback: {"action":"cancel","callback_id":N} for one ({"action":"list"} shows them), or {"action":"cancel","all":true} for every one.');
     }
     const active = repo.active();
     for (const c of active) repo.cancel(c.id);
