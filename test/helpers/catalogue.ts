@@ -14,7 +14,7 @@ export const EXPECTED: Record<string, { params: string[]; required: string[] }> 
   PlanMode: { params: ['action', 'goal', 'plan_file'], required: ['action'] },
   InvokeSkill: { params: ['skill_name', 'arguments'], required: ['skill_name'] },
   SetCallback: { params: ['action', 'message', 'delay_seconds', 'repeat_count', 'callback_id', 'all'], required: [] },
-  AskUserQuestion: { params: ['questions_json'], required: ['questions_json'] },
+  AskUserQuestion: { params: ['questions_json', 'question_id'], required: [] },
 };
 
 export const TOOL_COUNT = Object.keys(EXPECTED).length;

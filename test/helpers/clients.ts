@@ -2,7 +2,12 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1StdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { PINCER_BIN, pincerEnv } from './env.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import assert from 'node:assert/strict';
+import type { TestContext } from 'node:test';
+import { PINCER_BIN, pincerEnv, sleep, waitFor } from './env.js';
+import { TOOL_COUNT } from './catalogue.js';
 
 export interface StdioOptions {
   home: string;
@@ -29,7 +34,7 @@ export async function connectV2(opts: StdioOptions & { modern?: boolean; capabil
 }
 
 /** The v1 `@modelcontextprotocol/sdk` client most clients in the field still run. */
-export async function connectV1(opts: StdioOptions): Promise<{ client: V1Client; transport: V1StdioTransport }> {
+export async function connectV1(opts: StdioOptions & { capabilities?: Record<string, unknown> }): Promise<{ client: V1Client; transport: V1StdioTransport }> {
   const transport = new V1StdioTransport({
     command: process.execPath,
     args: [PINCER_BIN, ...(opts.args ?? ['stdio', '--standalone'])],
@@ -37,7 +42,7 @@ export async function connectV1(opts: StdioOptions): Promise<{ client: V1Client;
     cwd: opts.cwd ?? opts.home,
     stderr: 'pipe',
   });
-  const client = new V1Client({ name: 'pincer-test-v1', version: '1.0.0' }, { capabilities: {} });
+  const client = new V1Client({ name: 'pincer-test-v1', version: '1.0.0' }, { capabilities: opts.capabilities ?? {} });
   await client.connect(transport);
   return { client, transport };
 }
@@ -45,4 +50,195 @@ export async function connectV1(opts: StdioOptions): Promise<{ client: V1Client;
 export function textOf(result: unknown): string {
   const content = ((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[];
   return content.filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n');
+}
+
+/**
+ * One third-party (or official) client, reduced to what the client matrix
+ * needs. Each adapter calls the client's own API; errors a client throws for
+ * `isError` results (LangChain) come back as `isError: true` with the text.
+ */
+export interface DrivenClient {
+  label: string;
+  listTools(): Promise<string[]>;
+  call(name: string, args: Record<string, unknown>): Promise<{ text: string; isError: boolean }>;
+  resources?: { list(): Promise<string[]>; read(uri: string): Promise<string> };
+  prompts?: { list(): Promise<string[]>; get(name: string, args: Record<string, string>): Promise<string> };
+  close(): Promise<void>;
+}
+
+export interface MatrixHub {
+  url: string;
+  token: string;
+}
+
+const QUESTION_WAIT_MS = 20_000;
+
+/** The hub's dashboard API view of a pending question, found by its text. */
+async function pendingQuestion(hub: MatrixHub, text: string): Promise<{ id: number }> {
+  return waitFor(async () => {
+    const r = await fetch(`${hub.url}/api/questions`, { headers: { Authorization: `Bearer ${hub.token}` } });
+    const body = (await r.json()) as { pending: { id: number; questions: { question: string }[] }[] };
+    return body.pending.find((q) => q.questions.some((x) => x.question === text));
+  }, `the question "${text}" to be pending`, QUESTION_WAIT_MS);
+}
+
+async function answerQuestion(hub: MatrixHub, id: number, question: string, selected: string): Promise<void> {
+  const r = await fetch(`${hub.url}/api/questions/${id}/answer`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${hub.token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ answers: [{ question, selected }] }),
+  });
+  if (r.status !== 200) throw new Error(`answering question ${id}: ${r.status} ${await r.text()}`);
+}
+
+function askArgs(question: string): Record<string, unknown> {
+  return { questions_json: JSON.stringify({ questions: [{ text: question, options: ['yes', 'no'] }] }) };
+}
+
+/** What every client must manage; `todo` names the checks known not to work yet on this client/protocol. */
+export interface ScenarioOptions {
+  hub: MatrixHub;
+  /** Skill prompt the home provides (see `writeSkill`). */
+  prompt?: { name: string; contains: string };
+  todo?: Partial<Record<'callback', string>>;
+}
+
+/**
+ * Runs the matrix scenario on one connected client as subtests: tools/list,
+ * Bash, a tool error, a background job, a callback, AskUserQuestion answered
+ * through the dashboard API (waiting first, then collected by question_id),
+ * resources and prompts where the client has them.
+ */
+export async function runScenario(t: TestContext, c: DrivenClient, opts: ScenarioOptions): Promise<void> {
+  const tag = c.label.replace(/[^a-z0-9]+/gi, '-');
+  await t.test(`${c.label}: tools/list`, async () => {
+    const names = await c.listTools();
+    assert.equal(names.length, TOOL_COUNT, names.join(','));
+    for (const n of ['Bash', 'BackgroundBash', 'SetCallback', 'AskUserQuestion', 'ReadImage']) assert.ok(names.includes(n), n);
+  });
+  await t.test(`${c.label}: Bash`, async () => {
+    const r = await c.call('Bash', { command: `echo hello-${tag}` });
+    assert.equal(r.isError, false, r.text);
+    assert.match(r.text, new RegExp(`hello-${tag}`));
+  });
+  await t.test(`${c.label}: a tool error is a result with a message`, async () => {
+    const r = await c.call('ReadImage', { file_path: 'relative.png' });
+    assert.equal(r.isError, true, r.text);
+    assert.match(r.text, /relative\.png is a relative path; pass an absolute path/);
+  });
+  await t.test(`${c.label}: background job round trip`, async () => {
+    const started = await c.call('BackgroundBash', { command: `echo bg-${tag}; sleep 0.3; echo bg-done` });
+    const id = Number(/background task (\d+)/.exec(started.text)?.[1]);
+    assert.ok(id > 0, started.text);
+    let output = '';
+    await waitFor(async () => {
+      const r = await c.call('ReadBgOutput', { task_id: id, wait_ms: 3000 });
+      assert.equal(r.isError, false, r.text);
+      output += r.text + '\n';
+      return /\[exited 0\]/.test(r.text);
+    }, `job ${id} to finish`, 20_000);
+    assert.deepEqual(output.split('\n').filter((l) => l && !/^Task \d+ \[/.test(l)), [`bg-${tag}`, 'bg-done']);
+    const all = await c.call('ListBgTasks', {});
+    assert.match(all.text, new RegExp(`bg-${tag}`));
+  });
+  await t.test(`${c.label}: a callback reaches this client`, { todo: opts.todo?.callback }, async () => {
+    const message = `reminder-${tag}-${Date.now()}`;
+    const set = await c.call('SetCallback', { action: 'set', message, delay_seconds: 1, repeat_count: 1 });
+    assert.equal(set.isError, false, set.text);
+    const slot = Number(/Callback (\d+) set/.exec(set.text)?.[1]);
+    await sleep(1600);
+    const seen = await waitFor(async () => {
+      const r = await c.call('Bash', { command: 'echo next-call' });
+      return r.text.includes(message) ? r : undefined;
+    }, `the callback "${message}" on a tool result`, 10_000);
+    assert.match(seen.text, /next-call/);
+    // Fired once and finished: the slot is free again.
+    assert.doesNotMatch((await c.call('SetCallback', { action: 'list' })).text, new RegExp(`${slot}\\. "${message}`));
+  });
+  await t.test(`${c.label}: AskUserQuestion, answered in the dashboard after the call said it waits`, async () => {
+    const question = `Proceed for ${tag}?`;
+    const first = await c.call('AskUserQuestion', askArgs(question));
+    assert.equal(first.isError, false, first.text);
+    const id = Number(/question (\d+) yet/.exec(first.text)?.[1]);
+    assert.match(first.text, /Nobody has answered question \d+ yet; .*\{"question_id": \d+\}/);
+    assert.equal((await pendingQuestion(opts.hub, question)).id, id);
+    await answerQuestion(opts.hub, id, question, 'yes');
+    const collected = await c.call('AskUserQuestion', { question_id: id });
+    assert.match(collected.text, new RegExp(`The person answered:\\n- ${question.replace('?', '\\?')}\\n  → yes`));
+  });
+  await t.test(`${c.label}: AskUserQuestion answered while the call waits`, async () => {
+    const question = `Deploy ${tag}?`;
+    const call = c.call('AskUserQuestion', askArgs(question));
+    const { id } = await pendingQuestion(opts.hub, question);
+    await answerQuestion(opts.hub, id, question, 'no');
+    let r = await call;
+    // On a slow machine the call may have said "waiting" just before the answer: collect it then.
+    if (/Nobody has answered/.test(r.text)) r = await c.call('AskUserQuestion', { question_id: id });
+    assert.match(r.text, /The person answered:[\s\S]*→ no/);
+  });
+  if (c.resources) {
+    const res = c.resources;
+    await t.test(`${c.label}: resources`, async () => {
+      const uris = await res.list();
+      assert.deepEqual([...uris].sort(), ['pincer://plan', 'pincer://tasks']);
+      assert.match(await res.read('pincer://tasks'), /^# Tasks/m);
+    });
+  }
+  if (c.prompts && opts.prompt) {
+    const pr = c.prompts;
+    const want = opts.prompt;
+    await t.test(`${c.label}: prompts`, async () => {
+      assert.ok((await pr.list()).includes(want.name));
+      assert.match(await pr.get(want.name, { arguments: 'from-the-client' }), new RegExp(want.contains));
+    });
+  }
+}
+
+/** A skill (so a prompt) in a data directory, for the prompts checks. */
+export function writeSkill(home: string, name = 'matrix-skill'): { name: string; contains: string } {
+  const dir = path.join(home, 'skills', name);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: A skill the client matrix reads as a prompt.\n---\nSay the magic word, then: $ARGUMENTS\n`);
+  return { name, contains: 'magic word, then: from-the-client' };
+}
+
+/** Text of MCP tool-result content, whatever client produced it. */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((c): c is { type: string; text: string } => !!c && typeof c === 'object' && (c as { type?: unknown }).type === 'text' && typeof (c as { text?: unknown }).text === 'string')
+    .map((c) => c.text)
+    .join('\n');
+}
+
+/** The part of the official SDK clients (v1 and v2 alike) the matrix drives. */
+export interface SdkLikeClient {
+  listTools(): Promise<{ tools: { name: string }[] }>;
+  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<unknown>;
+  listResources(): Promise<{ resources: { uri: string }[] }>;
+  readResource(params: { uri: string }): Promise<{ contents: unknown[] }>;
+  listPrompts(): Promise<{ prompts: { name: string }[] }>;
+  getPrompt(params: { name: string; arguments?: Record<string, string> }): Promise<{ messages: { content: unknown }[] }>;
+  close(): Promise<void>;
+}
+
+export function drivenSdk(label: string, client: SdkLikeClient): DrivenClient {
+  return {
+    label,
+    listTools: async () => (await client.listTools()).tools.map((t) => t.name),
+    async call(name, args) {
+      const r = (await client.callTool({ name, arguments: args })) as { content?: unknown; isError?: boolean };
+      return { text: contentText(r.content), isError: r.isError === true };
+    },
+    resources: {
+      list: async () => (await client.listResources()).resources.map((r) => r.uri),
+      read: async (uri) => (await client.readResource({ uri })).contents.map((c) => (c as { text?: string }).text ?? '').join('\n'),
+    },
+    prompts: {
+      list: async () => (await client.listPrompts()).prompts.map((p) => p.name),
+      get: async (name, args) => (await client.getPrompt({ name, arguments: args })).messages.map((m) => contentText([m.content])).join('\n'),
+    },
+    close: () => client.close(),
+  };
 }

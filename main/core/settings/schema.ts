@@ -106,6 +106,7 @@ export const SETTINGS = {
   JOB_WAIT_MAX_MS: spec({ trust: LOWER, schema: int(0, 55000), default: '25000', group: 'shell', description: 'Longest wait_ms a ReadBgOutput call may use (kept below common client timeouts of 60 s).' }),
   PLAN_APPROVAL: spec({ trust: toward(true), schema: bool, default: 'false', group: 'workflow', description: 'Ask the person to approve a plan when PlanMode exits (through the client, or the dashboard).' }),
   ASK_TIMEOUT_S: spec({ trust: LOWER, schema: int(5, 86400), default: '600', group: 'workflow', description: 'Seconds AskUserQuestion waits for an answer before saying nobody answered.' }),
+  ASK_REPLY_S: spec({ trust: LOWER, schema: int(1, 55), default: '45', group: 'workflow', description: 'Seconds one AskUserQuestion call waits before answering that the question is still open, with its id to collect the answer later (kept below the 60 s timeout of most clients).' }),
   CALLBACK_MAX: spec({ trust: LOWER, schema: int(1, 8), default: '8', group: 'workflow', description: 'Most active SetCallback timers (slot ids 0 to CALLBACK_MAX-1).' }),
   ADDITIONAL_SKILLS: spec({ trust: userOnly('it adds folders of instructions and scripts from outside the project'), schema: text, default: '', group: 'workflow', description: 'More skill folders, comma-separated, searched after the built-in places.' }),
   IMAGE_MAX_EDGE: spec({ trust: LOWER, schema: int(64, 16384), default: '1568', group: 'web', description: 'Longest edge, in pixels, of an image sent to the client; larger images are scaled down.' }),

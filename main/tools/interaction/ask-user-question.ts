@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool, textResult } from '../types.js';
+import { UserError } from '../../core/errors.js';
 import { parseQuestions, formatAnswers, Answer } from './questions.js';
 
 export const askUserQuestionTool = defineTool({
@@ -9,15 +10,29 @@ export const askUserQuestionTool = defineTool({
   description:
     'Ask the person at the keyboard 1-4 multiple-choice questions (2-8 options each; they may also answer in their own words) and wait ' +
     'for the answer. Use when a decision needs them: a preference, an approval, missing information. questions_json is a JSON string: ' +
-    '[{"question":"…","header":"…","options":[{"label":"…","description":"…"}],"multiSelect":false}] or {"questions":[{"text":"…","options":["A","B"]}]}.',
-  inputSchema: z.object({ questions_json: z.string().describe('JSON string with questions and options') }),
-  outputSchema: z.object({ status: z.enum(['answered', 'declined', 'timeout', 'cancelled']), answers: z.array(Answer), question_id: z.number().int() }),
+    '[{"question":"…","header":"…","options":[{"label":"…","description":"…"}],"multiSelect":false}] or {"questions":[{"text":"…","options":["A","B"]}]}. ' +
+    'When nobody has answered yet the result says so with a question_id: call again with {"question_id": N} to collect the answer.',
+  inputSchema: z.object({
+    questions_json: z.string().optional().describe('JSON string with questions and options'),
+    question_id: z.number().int().positive('question_id is the id an earlier AskUserQuestion result gave').optional().describe('Collect the answer to an earlier question instead of asking'),
+  }),
+  outputSchema: z.object({ status: z.enum(['answered', 'declined', 'timeout', 'cancelled', 'waiting']), answers: z.array(Answer), question_id: z.number().int() }),
   annotations: { title: 'Ask the person a question', readOnlyHint: true, idempotentHint: false, openWorldHint: false },
   async handler(args, ctx) {
-    const questions = parseQuestions(args.questions_json);
-    const r = await ctx.services.asker.ask(questions, ctx);
+    if (args.questions_json !== undefined && args.question_id !== undefined) throw new UserError('AskUserQuestion: pass questions_json to ask, or question_id to collect an earlier answer, not both.');
+    let r;
+    if (args.question_id !== undefined) r = await ctx.services.asker.collect(args.question_id, ctx);
+    else if (args.questions_json !== undefined) r = await ctx.services.asker.ask(parseQuestions(args.questions_json), ctx);
+    else throw new UserError('AskUserQuestion: questions_json is missing; pass the questions to ask (or question_id to collect an earlier answer).');
     if (r.status === 'answered') {
       return textResult(`The person answered:\n${formatAnswers(r.answers)}`, { status: r.status, answers: r.answers, question_id: r.questionId });
+    }
+    if (r.status === 'waiting') {
+      return textResult(
+        `Nobody has answered question ${r.questionId} yet; it stays open in the Pincer dashboard for another ${r.openForS} s. ` +
+          `Carry on with other work if you can, then call AskUserQuestion with {"question_id": ${r.questionId}} to collect the answer.`,
+        { status: r.status, answers: [], question_id: r.questionId },
+      );
     }
     const text =
       r.status === 'declined'

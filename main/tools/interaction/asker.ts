@@ -19,12 +19,17 @@ export interface AskChannel {
 
 export type AskOutcome =
   | { status: 'answered'; answers: Answer[]; via: 'client' | 'dashboard'; questionId: number }
-  | { status: 'declined' | 'timeout' | 'cancelled'; via: 'client' | 'dashboard'; questionId: number };
+  | { status: 'declined' | 'timeout' | 'cancelled'; via: 'client' | 'dashboard'; questionId: number }
+  /** Still open when this call had to answer; `openForS` more seconds to collect it with question_id. */
+  | { status: 'waiting'; questionId: number; openForS: number };
 
 /**
  * Puts questions to the person: through the client's own UI when it declared
  * elicitation, else as a pending question in SQLite that the dashboard (or any
- * API caller) answers. The waiting call keeps the client alive with progress.
+ * API caller) answers. The waiting call keeps the client alive with progress,
+ * and when only the dashboard can answer it replies before the client's own
+ * deadline (ASK_REPLY_S, under the usual 60 s) that the question is still
+ * open; a later call with its id collects the answer.
  */
 export class Asker {
   constructor(private repo: QuestionsRepo, private events: EventBus, private settings: SettingsView) {}
@@ -41,10 +46,20 @@ export class Asker {
     const withdraw = new AbortController();
     if (ctx.elicit) void this.askClient(row.id, questions, ctx.elicit, withdraw.signal);
     try {
-      return await this.wait(row, ctx);
+      // Only AskUserQuestion can be called again to collect, and only when no form is open in the
+      // client (the person is looking at it); other askers (plan approval) wait it out.
+      return await this.wait(row, ctx, purpose === 'ask' && !ctx.elicit);
     } finally {
       withdraw.abort();
     }
+  }
+
+  /** A later call for an earlier question: its answer when there is one, else another wait. */
+  async collect(id: number, ctx: AskChannel): Promise<AskOutcome> {
+    const row = this.repo.get(id);
+    if (!row) throw new UserError(`AskUserQuestion: there is no question ${id}. Ask with questions_json instead.`, 'QUESTION_NOT_FOUND');
+    if (row.status !== 'pending') return outcomeOf(row);
+    return this.wait(row, ctx, true);
   }
 
   /** The client's form: its answer settles the question only if nothing else did first. */
@@ -63,8 +78,9 @@ export class Asker {
     }
   }
 
-  private async wait(row: QuestionRow, ctx: AskChannel): Promise<AskOutcome> {
-    const deadline = Date.now() + this.settings.get('ASK_TIMEOUT_S') * 1000;
+  private async wait(row: QuestionRow, ctx: AskChannel, replyEarly: boolean): Promise<AskOutcome> {
+    const deadline = row.created_at + this.settings.get('ASK_TIMEOUT_S') * 1000;
+    const replyBy = Date.now() + this.settings.get('ASK_REPLY_S') * 1000;
     let lastProgress = Date.now();
     let wake: (() => void) | undefined;
     const unsubscribe = this.events.on('question_answered', (e) => {
@@ -82,6 +98,8 @@ export class Asker {
           if (this.repo.settle(row.id, 'timeout')) this.events.publish({ type: 'question_answered', id: row.id, at: Date.now() });
           return outcomeOf(this.repo.get(row.id)!);
         }
+        // Answer before the client gives up on this call; the question stays open.
+        if (replyEarly && Date.now() >= replyBy) return { status: 'waiting', questionId: row.id, openForS: Math.ceil((deadline - Date.now()) / 1000) };
         if (Date.now() - lastProgress >= 5000) {
           lastProgress = Date.now();
           await ctx.progress(`Waiting for the person to answer in the Pincer dashboard (question ${row.id})…`).catch(() => undefined);

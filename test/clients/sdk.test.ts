@@ -1,0 +1,136 @@
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client, StreamableHTTPClientTransport, SSEClientTransport } from '@modelcontextprotocol/client';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SSEClientTransport as V1SseTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { ElicitRequestSchema as V1ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { startHubProcess, type HubProcess } from '../helpers/hub.js';
+import { tempHome } from '../helpers/env.js';
+import { connectV1, connectV2, drivenSdk, runScenario, textOf, writeSkill, type DrivenClient, type ScenarioOptions } from '../helpers/clients.js';
+
+/**
+ * The official SDK clients, v2 (`@modelcontextprotocol/client`, both protocol
+ * generations) and v1 (`@modelcontextprotocol/sdk`), over every transport:
+ * `pincer stdio` relaying to the hub, `pincer stdio --standalone`, the hub's
+ * /mcp and its /sse. One hub for the whole file.
+ */
+// Standalone stdio keeps one server for the connection, so its callbacks arrive under 2026-07-28 too;
+// the hub serves each 2026-07-28 HTTP request with a fresh server.
+const MODERN_CALLBACKS = 'issue 13 item 3: callbacks under 2026-07-28 over HTTP need one client identity across stateless requests';
+const ENV = { ASK_REPLY_S: '2' };
+
+function authFetch(token: string) {
+  return (url: string | URL | Request, init?: RequestInit) => {
+    const headers = new Headers(init?.headers);
+    headers.set('Authorization', `Bearer ${token}`);
+    return fetch(url, { ...init, headers });
+  };
+}
+
+describe('official SDK clients, every transport and protocol generation', { concurrency: 4 }, () => {
+  const h = tempHome();
+  let hub: HubProcess;
+  let opts: ScenarioOptions;
+  before(async () => {
+    const prompt = writeSkill(h.home);
+    hub = await startHubProcess(h.home, ENV);
+    opts = { hub, prompt };
+  });
+  after(async () => {
+    await hub.stop();
+    h.cleanup();
+  });
+
+  const auth = () => ({ headers: { Authorization: `Bearer ${hub.token}` } });
+  const cases: { label: string; statelessModern?: boolean; connect: () => Promise<DrivenClient> }[] = [];
+  for (const modern of [false, true]) {
+    const gen = modern ? '2026-07-28' : '2025-11-25';
+    cases.push(
+      {
+        label: `v2 ${gen} pincer stdio (bridge)`,
+        statelessModern: modern,
+        connect: async () => drivenSdk(`v2 ${gen} bridge`, (await connectV2({ home: h.home, args: ['stdio'], modern, env: ENV })).client),
+      },
+      {
+        label: `v2 ${gen} pincer stdio --standalone`,
+        connect: async () => drivenSdk(`v2 ${gen} standalone`, (await connectV2({ home: h.home, modern, env: ENV })).client),
+      },
+      {
+        label: `v2 ${gen} /mcp`,
+        statelessModern: modern,
+        connect: async () => {
+          const client = new Client({ name: 'matrix-v2-http', version: '1' }, modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
+          await client.connect(new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: auth() }));
+          assert.equal(client.getNegotiatedProtocolVersion(), gen);
+          return drivenSdk(`v2 ${gen} http`, client);
+        },
+      },
+    );
+  }
+  cases.push(
+    {
+      label: 'v2 2024-11-05 /sse',
+      connect: async () => {
+        const client = new Client({ name: 'matrix-v2-sse', version: '1' });
+        await client.connect(new SSEClientTransport(new URL(`${hub.url}/sse`), { requestInit: auth(), eventSourceInit: { fetch: authFetch(hub.token) } }));
+        return drivenSdk('v2 sse', client);
+      },
+    },
+    { label: 'v1 pincer stdio (bridge)', connect: async () => drivenSdk('v1 bridge', (await connectV1({ home: h.home, args: ['stdio'], env: ENV })).client) },
+    { label: 'v1 pincer stdio --standalone', connect: async () => drivenSdk('v1 standalone', (await connectV1({ home: h.home, env: ENV })).client) },
+    {
+      label: 'v1 /mcp',
+      connect: async () => {
+        const client = new V1Client({ name: 'matrix-v1-http', version: '1' });
+        await client.connect(new V1HttpTransport(new URL(`${hub.url}/mcp`), { requestInit: auth() }));
+        return drivenSdk('v1 http', client);
+      },
+    },
+    {
+      label: 'v1 /sse',
+      connect: async () => {
+        const client = new V1Client({ name: 'matrix-v1-sse', version: '1' });
+        await client.connect(new V1SseTransport(new URL(`${hub.url}/sse`), { requestInit: auth(), eventSourceInit: { fetch: authFetch(hub.token) } }));
+        return drivenSdk('v1 sse', client);
+      },
+    },
+  );
+
+  for (const c of cases) {
+    test(c.label, async (t) => {
+      const client = await c.connect();
+      try {
+        await runScenario(t, client, { ...opts, todo: c.statelessModern ? { callback: MODERN_CALLBACKS } : undefined });
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  test('v2 client with elicitation answers AskUserQuestion in its own form (2025-11-25, /mcp)', async () => {
+    const client = new Client({ name: 'matrix-v2-elicit', version: '1' }, { capabilities: { elicitation: { form: {} } } });
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', (req) => {
+      asked.push(req.params.message);
+      const field = Object.keys((req.params as { requestedSchema: { properties: Record<string, unknown> } }).requestedSchema.properties)[0]!;
+      return { action: 'accept', content: { [field]: 'yes' } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: auth() }));
+    const r = await client.callTool({ name: 'AskUserQuestion', arguments: { questions_json: JSON.stringify({ questions: [{ text: 'Elicit me?', options: ['yes', 'no'] }] }) } });
+    assert.deepEqual(asked, ['Elicit me?']);
+    assert.match(textOf(r), /The person answered:\n- Elicit me\?\n  → yes/);
+    await client.close();
+  });
+
+  test('v1 client with elicitation answers AskUserQuestion in its own form (pincer stdio)', async () => {
+    const { client } = await connectV1({ home: h.home, args: ['stdio'], env: ENV, capabilities: { elicitation: {} } });
+    client.setRequestHandler(V1ElicitRequestSchema, (req) => {
+      const schema = (req.params as { requestedSchema: { properties: Record<string, unknown> } }).requestedSchema;
+      return { action: 'accept', content: { [Object.keys(schema.properties)[0]!]: 'no' } };
+    });
+    const r = await client.callTool({ name: 'AskUserQuestion', arguments: { questions_json: JSON.stringify({ questions: [{ text: 'Elicit v1?', options: ['yes', 'no'] }] }) } });
+    assert.match(textOf(r), /The person answered:\n- Elicit v1\?\n  → no/);
+    await client.close();
+  });
+});
