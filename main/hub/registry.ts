@@ -54,7 +54,8 @@ export class ToolRegistry {
 }
 
 function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', override: ({ jsonSchema }) => splitTypeArray(jsonSchema) }) as Record<string, unknown>;
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  splitTypeArrays(json);
   // Older clients choke on a draft they do not know; the shape is plain JSON Schema either way.
   delete json.$schema;
   if (json.type !== 'object') return { type: 'object', properties: {} };
@@ -67,14 +68,20 @@ function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string,
  * schemas onto a one-type dialect (Gemini's OpenAPI subset; the Inspector's
  * --strict check) reject it; `anyOf` with one type per branch means the same.
  */
-function splitTypeArray(node: Record<string, unknown>): void {
-  if (!Array.isArray(node.type)) return;
-  const types = node.type as unknown[];
-  delete node.type;
-  const { description, ...rest } = node;
-  for (const k of Object.keys(rest)) delete node[k];
-  node.anyOf = types.map((t) => (t === 'null' ? { type: 'null' } : { ...rest, type: t }));
-  if (description !== undefined) node.description = description;
+function splitTypeArrays(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const n of node) splitTypeArrays(n);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  const obj = node as Record<string, unknown>;
+  for (const v of Object.values(obj)) splitTypeArrays(v);
+  if (!Array.isArray(obj.type)) return;
+  const types: unknown[] = obj.type;
+  const { description, type: _type, ...rest } = obj;
+  for (const k of Object.keys(obj)) delete obj[k];
+  obj.anyOf = types.map((t) => (t === 'null' ? { type: 'null' } : { ...rest, type: t }));
+  if (description !== undefined) obj.description = description;
 }
 
 /** "command: expected string, received number" — one line per problem, named by path. */
