@@ -33,6 +33,14 @@ export async function connectV2(opts: StdioOptions & { modern?: boolean; capabil
   return { client, transport };
 }
 
+/** The official v2 client spawning any stdio command (a third-party bridge such as mcp-remote). */
+export async function connectV2Command(opts: { command: string; args: string[]; env: Record<string, string>; cwd: string; modern?: boolean }): Promise<{ client: Client; transport: StdioClientTransport }> {
+  const transport = new StdioClientTransport({ command: opts.command, args: opts.args, env: opts.env, cwd: opts.cwd, stderr: 'pipe' });
+  const client = new Client({ name: 'pincer-test-v2', version: '1.0.0' }, opts.modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
+  await client.connect(transport);
+  return { client, transport };
+}
+
 /** The v1 `@modelcontextprotocol/sdk` client most clients in the field still run. */
 export async function connectV1(opts: StdioOptions & { capabilities?: Record<string, unknown> }): Promise<{ client: V1Client; transport: V1StdioTransport }> {
   const transport = new V1StdioTransport({
