@@ -219,6 +219,8 @@ export function writeSkill(home: string, name = 'matrix-skill'): { name: string;
 /** Text of MCP tool-result content, whatever client produced it. */
 export function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
+  // LangChain hands back a single text block (with structuredContent beside it) unwrapped.
+  if (content && typeof content === 'object' && !Array.isArray(content)) return contentText([content]);
   if (!Array.isArray(content)) return '';
   return content
     .filter((c): c is { type: string; text: string } => !!c && typeof c === 'object' && (c as { type?: unknown }).type === 'text' && typeof (c as { text?: unknown }).text === 'string')
