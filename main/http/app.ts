@@ -1,3 +1,4 @@
+import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
 import express, { type Request, type Response, type NextFunction } from 'express';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { hostAndOriginGuard, requireToken, jsonRpcErrorBody, type GuardOptions } from './security.js';
@@ -19,7 +20,7 @@ export interface AppDeps {
   sessions: SessionTable;
   dispatcher: Dispatcher;
   guard: GuardOptions;
-  newServer: (era: 'legacy' | 'modern', transport: string) => McpServer;
+  newServer: (era: 'legacy' | 'modern', transport: string, client?: ClientHandle) => McpServer;
   startedAt: number;
   /** Extra routers mounted behind the token (the dashboard API). */
   extraRoutes?: express.Router[];
@@ -53,7 +54,7 @@ export function buildApp(deps: AppDeps) {
   app.use(requireToken(settings));
   app.use(jsonBodies(settings));
 
-  const streamable = streamableRoutes({ sessions, newServer: (era) => deps.newServer(era, 'streamable-http') });
+  const streamable = streamableRoutes({ sessions, newServer: (era, client) => deps.newServer(era, 'streamable-http', client) });
   app.all('/mcp', (req, res, next) => {
     streamable.handle(req, res).catch(next);
   });
@@ -65,7 +66,7 @@ export function buildApp(deps: AppDeps) {
       res.status(503).json(jsonRpcErrorBody(-32000, 'Too many sessions: the hub is at MAX_SESSIONS or MAX_STREAMS.'));
       return;
     }
-    const server = deps.newServer('legacy', 'sse');
+    const server = deps.newServer('legacy', 'sse', clientHandleFrom(req.headers));
     const transport = new LegacySseTransport(res, '/messages');
     legacy.set(transport.sessionId, transport);
     sessions.open({

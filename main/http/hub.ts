@@ -2,6 +2,7 @@ import http from 'node:http';
 import { pincerPaths, ensureHome } from '../core/paths.js';
 import { createRuntime, type Runtime } from '../hub/runtime.js';
 import { createPincerServer } from '../mcp/server.js';
+import type { ClientHandle } from '../mcp/client-identity.js';
 import { acquireHubLock, writeHubInfo, type HubInfo } from './lock.js';
 import { listen } from './ports.js';
 import { generateToken, isLoopbackAddress, hostOriginProblem, tokenProblem, type GuardOptions } from './security.js';
@@ -81,7 +82,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       maxStreams: () => settings.get('MAX_STREAMS'),
       idleMs: () => settings.get('SESSION_IDLE_S') * 1000,
     });
-    const newServer = (transport: string, group?: ToolGroup) => createPincerServer(rt, { transport, group });
+    const newServer = (transport: string, group?: ToolGroup, era?: 'legacy' | 'modern', client?: ClientHandle) => createPincerServer(rt, { transport, group, era, client });
     const dispatcher = new Dispatcher((group) => newServer('jsonrpc', group));
     const startedAt = Date.now();
     const { app, streamable, closeLegacy, closeEventStreams } = buildApp({
@@ -89,7 +90,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       sessions,
       dispatcher,
       guard,
-      newServer: (_era, transport) => newServer(transport),
+      newServer: (era, transport, client) => newServer(transport, undefined, era, client),
       startedAt,
       extraRoutes: [hubApi(rt, sessions), dashboardApi(rt, sessions, () => hubUrl), ...(opts.extraRoutes?.({ runtime: rt, sessions }) ?? [])],
     });

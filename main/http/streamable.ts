@@ -8,12 +8,13 @@ import type { SessionTable } from './sessions.js';
 import { jsonRpcErrorBody } from './security.js';
 import { bodyOf } from './body.js';
 import { logger } from '../core/log.js';
+import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
 
 const log = logger('mcp-http');
 
 export interface StreamableDeps {
   sessions: SessionTable;
-  newServer: (era: 'legacy' | 'modern') => McpServer;
+  newServer: (era: 'legacy' | 'modern', client: ClientHandle) => McpServer;
 }
 
 /**
@@ -23,7 +24,7 @@ export interface StreamableDeps {
  * per-request handler built from the same factory.
  */
 export function streamableRoutes(deps: StreamableDeps) {
-  const modern: McpHttpHandler = createMcpHandler(() => deps.newServer('modern'), { legacy: 'reject' });
+  const modern: McpHttpHandler = createMcpHandler((ctx) => deps.newServer('modern', clientHandleFrom(ctx.requestInfo?.headers)), { legacy: 'reject' });
   const modernNode = toNodeHandler(modern, { onerror: (e) => log.warn(`modern handler: ${e.message}`) });
   // The HTTP transport of each live session, by Mcp-Session-Id.
   const transports = new Map<string, NodeStreamableHTTPServerTransport>();
@@ -85,7 +86,7 @@ export function streamableRoutes(deps: StreamableDeps) {
       res.status(503).json(jsonRpcErrorBody(-32000, 'Too many sessions: the hub is at MAX_SESSIONS. Close unused clients or raise MAX_SESSIONS.'));
       return;
     }
-    const server = deps.newServer('legacy');
+    const server = deps.newServer('legacy', clientHandleFrom(req.headers));
     const http = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       eventStore: new SessionEventStore(),

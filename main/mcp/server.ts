@@ -7,6 +7,7 @@ import { JSONRPC_ERROR } from '../hub/call-errors.js';
 import { VERSION } from '../core/version.js';
 import { DisposableStore } from '../core/disposables.js';
 import { registerResources, registerPrompts, rejectCursor } from './surfaces.js';
+import { statelessIdentity, type ClientHandle } from './client-identity.js';
 
 export const SERVER_INSTRUCTIONS =
   'Pincer gives you local tools: Bash for quick shell commands; BackgroundBash, ReadBgOutput, ListBgTasks and KillBgTask for ' +
@@ -32,6 +33,10 @@ export interface ServerOptions {
   transport: string;
   /** Serve only one group's tools (the hub's per-group endpoints). */
   group?: ToolGroup;
+  /** The protocol era this instance serves; a 'modern' HTTP instance serves one stateless request. */
+  era?: 'legacy' | 'modern';
+  /** X-Pincer-Client / X-Pincer-Cwd of the connection or request, when the client sent them. */
+  client?: ClientHandle;
 }
 
 /**
@@ -43,7 +48,19 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
   const { services, calls } = deps;
   const mcp = new McpServer({ name: 'pincer', title: 'Pincer', version: VERSION }, { capabilities: SERVER_CAPABILITIES, instructions: SERVER_INSTRUCTIONS });
   const server = mcp.server;
-  const caller = new Caller(opts.transport, undefined, () => server.getClientVersion()?.name);
+  const nameOf = () => server.getClientVersion()?.name;
+  // "This client": X-Pincer-Client when sent (the bridge's id, the same for every session it opens),
+  // else this session; a stateless request without the header is its client's name and version.
+  const named = opts.client?.id ? new Caller(opts.transport, `client:${opts.client.id}`, nameOf) : undefined;
+  // An identity outliving this instance may have callbacks set through an earlier one.
+  if (named) named.hasCallbacks = true;
+  const caller = named ?? new Caller(opts.transport, undefined, nameOf);
+  const callerForCall = (): Caller => {
+    if (named || opts.era !== 'modern') return caller;
+    const c = new Caller(opts.transport, statelessIdentity(server.getClientVersion()), nameOf);
+    c.hasCallbacks = true;
+    return c;
+  };
   const subscriptions = new Set<string>();
   registerResources(mcp, services, subscriptions);
   registerPrompts(mcp, services);
@@ -53,7 +70,7 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
     return { tools: calls.list(opts.group) };
   });
   server.setRequestHandler('tools/call', async (request, ctx) => {
-    const outcome = await calls.call({ name: request.params.name, arguments: request.params.arguments, caller, group: opts.group, channel: channelOf(ctx, server, services) });
+    const outcome = await calls.call({ name: request.params.name, arguments: request.params.arguments, caller: callerForCall(), group: opts.group, channel: channelOf(ctx, server, services) });
     const protocolCode = outcome.error ? JSONRPC_ERROR[outcome.error.code] : undefined;
     if (protocolCode !== undefined) throw new ProtocolError(protocolCode as ProtocolErrorCode, outcome.error!.message);
     return server.projectCallToolResult(outcome.result, outcome.outputSchema);

@@ -14,9 +14,10 @@ import { contentText, runScenario, writeSkill, type DrivenClient, type ScenarioO
  * the model through `toModelOutput`. With protocol discovery on (its default)
  * it speaks 2026-07-28; off, it does the 2025 initialize handshake.
  */
-const STATELESS_CALLBACKS = 'issue 13 item 3: callbacks under 2026-07-28 over HTTP need one client identity across stateless requests';
-// Through pincer stdio (the bridge) the AI SDK's server/discover probe ends in its 2025-11-25 fallback.
-const BRIDGE_DISCOVERY = 'the bridge relay of server/discover (owned by the bridge engineer): the AI SDK falls back to 2025-11-25 through pincer stdio';
+// The AI SDK waits only 1 s for its server/discover probe, then falls back to initialize (2025-11-25).
+// pincer stdio answers its first message in 0.3-0.7 s when idle (standalone), later when the machine is
+// busy or the bridge is still reaching or starting the hub: then this client runs on 2025-11-25.
+const SLOW_DISCOVERY = 'pincer stdio must answer server/discover within the AI SDK\'s 1 s probe timeout, also while starting (bridge engineer / startup time)';
 const ENV = { ASK_REPLY_S: '2' };
 
 type ToolSet = Awaited<ReturnType<MCPClient['tools']>>;
@@ -67,13 +68,13 @@ describe('Vercel AI SDK MCP client', { concurrency: 4 }, () => {
   const stdio = (standalone: boolean) => new StdioMCPTransport({ command: process.execPath, args: [PINCER_BIN, 'stdio', ...(standalone ? ['--standalone'] : [])], env: pincerEnv(h.home, ENV), cwd: h.home });
   const http = (type: 'http' | 'sse', endpoint: string) => ({ type, url: `${hub.url}${endpoint}`, headers: { Authorization: `Bearer ${hub.token}` } });
 
-  const cases: { label: string; modern: boolean; statelessHttp?: boolean; negotiates?: string; transport: () => Parameters<typeof createMCPClient>[0]['transport'] }[] = [];
+  const cases: { label: string; modern: boolean; negotiates?: string; transport: () => Parameters<typeof createMCPClient>[0]['transport'] }[] = [];
   for (const modern of [false, true]) {
     const gen = modern ? '2026-07-28' : '2025-11-25';
     cases.push(
-      { label: `${gen} pincer stdio (bridge)`, modern, statelessHttp: modern, transport: () => stdio(false) },
+      { label: `${gen} pincer stdio (bridge)`, modern, transport: () => stdio(false) },
       { label: `${gen} pincer stdio --standalone`, modern, transport: () => stdio(true) },
-      { label: `${gen} /mcp`, modern, statelessHttp: modern, transport: () => http('http', '/mcp') },
+      { label: `${gen} /mcp`, modern, transport: () => http('http', '/mcp') },
     );
   }
   // The 2024-11-05 HTTP+SSE transport, carrying the AI SDK's 2025-11-25 protocol.
@@ -84,10 +85,10 @@ describe('Vercel AI SDK MCP client', { concurrency: 4 }, () => {
       const client = await createMCPClient({ transport: c.transport(), protocolVersionDiscovery: c.modern, clientName: 'matrix-ai-sdk' });
       try {
         const want = c.negotiates ?? c.label.slice(0, 10);
-        await t.test(`ai-sdk ${c.label}: negotiates ${want}`, { todo: c.label === '2026-07-28 pincer stdio (bridge)' ? BRIDGE_DISCOVERY : undefined }, () => {
+        await t.test(`ai-sdk ${c.label}: negotiates ${want}`, { todo: c.modern && c.label.includes('pincer stdio') ? SLOW_DISCOVERY : undefined }, () => {
           assert.equal(client.initializeResult.protocolVersion, want);
         });
-        await runScenario(t, drivenAiSdk(`ai-sdk ${c.label}`, client), { ...opts, todo: c.statelessHttp ? { callback: STATELESS_CALLBACKS } : undefined });
+        await runScenario(t, drivenAiSdk(`ai-sdk ${c.label}`, client), opts);
       } finally {
         await client.close();
       }

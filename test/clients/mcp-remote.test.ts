@@ -11,7 +11,6 @@ import { connectV2Command, drivenSdk, runScenario, writeSkill, type ScenarioOpti
  * an HTTP server, driven by the official v2 client as Claude Desktop would
  * drive it: over the hub's /mcp (http-only) and /sse (sse-only).
  */
-const STATELESS_CALLBACKS = 'issue 13 item 3: callbacks under 2026-07-28 over HTTP need one client identity across stateless requests';
 const MCP_REMOTE = path.join(ROOT, 'node_modules', 'mcp-remote', 'dist', 'proxy.js');
 
 function remoteEnv(home: string): Record<string, string> {
@@ -50,7 +49,7 @@ describe('mcp-remote', { concurrency: 3 }, () => {
       });
       try {
         if (modern) assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
-        await runScenario(t, drivenSdk(`mcp-remote ${label}`, client), { ...opts, todo: modern ? { callback: STATELESS_CALLBACKS } : undefined });
+        await runScenario(t, drivenSdk(`mcp-remote ${label}`, client), opts);
       } finally {
         await client.close();
       }

@@ -15,9 +15,6 @@ import { connectV1, connectV2, drivenSdk, runScenario, textOf, writeSkill, type 
  * `pincer stdio` relaying to the hub, `pincer stdio --standalone`, the hub's
  * /mcp and its /sse. One hub for the whole file.
  */
-// Standalone stdio keeps one server for the connection, so its callbacks arrive under 2026-07-28 too;
-// the hub serves each 2026-07-28 HTTP request with a fresh server.
-const MODERN_CALLBACKS = 'issue 13 item 3: callbacks under 2026-07-28 over HTTP need one client identity across stateless requests';
 const ENV = { ASK_REPLY_S: '2' };
 
 function authFetch(token: string) {
@@ -43,13 +40,12 @@ describe('official SDK clients, every transport and protocol generation', { conc
   });
 
   const auth = () => ({ headers: { Authorization: `Bearer ${hub.token}` } });
-  const cases: { label: string; statelessModern?: boolean; connect: () => Promise<DrivenClient> }[] = [];
+  const cases: { label: string; connect: () => Promise<DrivenClient> }[] = [];
   for (const modern of [false, true]) {
     const gen = modern ? '2026-07-28' : '2025-11-25';
     cases.push(
       {
         label: `v2 ${gen} pincer stdio (bridge)`,
-        statelessModern: modern,
         connect: async () => drivenSdk(`v2 ${gen} bridge`, (await connectV2({ home: h.home, args: ['stdio'], modern, env: ENV })).client),
       },
       {
@@ -58,7 +54,6 @@ describe('official SDK clients, every transport and protocol generation', { conc
       },
       {
         label: `v2 ${gen} /mcp`,
-        statelessModern: modern,
         connect: async () => {
           const client = new Client({ name: 'matrix-v2-http', version: '1' }, modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
           await client.connect(new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: auth() }));
@@ -101,7 +96,7 @@ describe('official SDK clients, every transport and protocol generation', { conc
     test(c.label, async (t) => {
       const client = await c.connect();
       try {
-        await runScenario(t, client, { ...opts, todo: c.statelessModern ? { callback: MODERN_CALLBACKS } : undefined });
+        await runScenario(t, client, opts);
       } finally {
         await client.close();
       }

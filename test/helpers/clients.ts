@@ -103,12 +103,11 @@ function askArgs(question: string): Record<string, unknown> {
   return { questions_json: JSON.stringify({ questions: [{ text: question, options: ['yes', 'no'] }] }) };
 }
 
-/** What every client must manage; `todo` names the checks known not to work yet on this client/protocol. */
+/** What every client must manage. */
 export interface ScenarioOptions {
   hub: MatrixHub;
   /** Skill prompt the home provides (see `writeSkill`). */
   prompt?: { name: string; contains: string };
-  todo?: Partial<Record<'callback', string>>;
   /**
    * A client that is a new connection for every call (a CLI): "the same
    * client's next call" does not exist, so the callback check and the
@@ -155,7 +154,7 @@ export async function runScenario(t: TestContext, c: DrivenClient, opts: Scenari
     const all = await c.call('ListBgTasks', {});
     assert.match(all.text, new RegExp(`bg-${tag}`));
   });
-  if (!opts.oneShot) await t.test(`${c.label}: a callback reaches this client`, { todo: opts.todo?.callback }, async () => {
+  if (!opts.oneShot) await t.test(`${c.label}: a callback reaches this client`, async () => {
     const message = `reminder-${tag}-${Date.now()}`;
     const set = await c.call('SetCallback', { action: 'set', message, delay_seconds: 1, repeat_count: 1 });
     assert.equal(set.isError, false, set.text);
