@@ -16,7 +16,8 @@ export async function runStandaloneStdio(home: string): Promise<void> {
   // One client, so its project folder (where the client started us) narrows what its calls see.
   const runtime = createRuntime({ home, projectDir: process.cwd() });
   const handle = serveStdio(
-    () => createPincerServer(runtime, { transport: 'stdio' }),
+    // The client started this process in its working folder: that is where its commands run.
+    () => createPincerServer(runtime, { transport: 'stdio', client: { cwd: process.cwd() } }),
     { transport: new GuardedStdioTransport(), onerror: (err) => log.debug(`protocol: ${err.message.slice(0, 300)}`) },
   );
   let closing = false;

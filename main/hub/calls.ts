@@ -17,6 +17,8 @@ export interface CallChannel {
   signal: AbortSignal;
   /** Present when the client asked for progress. */
   progress?: (message: string, progress?: number, total?: number) => Promise<void>;
+  /** The client's working folder (first root, else where its bridge started), when it has one. */
+  workdir?: () => Promise<string | undefined>;
   /** Present when the client can show a form. */
   elicit?: (params: ElicitRequestFormParams, signal?: AbortSignal) => Promise<ElicitResult>;
 }
@@ -121,6 +123,7 @@ export class ToolCalls {
       wantsProgress: channel.progress !== undefined,
       progress: channel.progress ?? (async () => undefined),
       elicit: channel.elicit,
+      workdir: channel.workdir,
     };
   }
 }

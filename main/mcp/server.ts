@@ -4,6 +4,7 @@ import type { ToolCalls, CallChannel } from '../hub/calls.js';
 import type { Notifier } from '../hub/notifier.js';
 import { Caller } from '../hub/caller.js';
 import { JSONRPC_ERROR } from '../hub/call-errors.js';
+import { fileURLToPath } from 'node:url';
 import { VERSION } from '../core/version.js';
 import { DisposableStore } from '../core/disposables.js';
 import { registerResources, registerPrompts, rejectCursor } from './surfaces.js';
@@ -33,7 +34,7 @@ export interface ServerOptions {
   transport: string;
   /** Serve only one group's tools (the hub's per-group endpoints). */
   group?: ToolGroup;
-  /** The protocol era this instance serves; a 'modern' HTTP instance serves one stateless request. */
+  /** 'modern': this instance serves one stateless 2026-07-28 HTTP request (not a connection). */
   era?: 'legacy' | 'modern';
   /** X-Pincer-Client / X-Pincer-Cwd of the connection or request, when the client sent them. */
   client?: ClientHandle;
@@ -70,11 +71,30 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
     return { tools: calls.list(opts.group) };
   });
   server.setRequestHandler('tools/call', async (request, ctx) => {
-    const outcome = await calls.call({ name: request.params.name, arguments: request.params.arguments, caller: callerForCall(), group: opts.group, channel: channelOf(ctx, server, services) });
+    const outcome = await calls.call({ name: request.params.name, arguments: request.params.arguments, caller: callerForCall(), group: opts.group, channel: { ...channelOf(ctx, server, services), workdir } });
     const protocolCode = outcome.error ? JSONRPC_ERROR[outcome.error.code] : undefined;
     if (protocolCode !== undefined) throw new ProtocolError(protocolCode as ProtocolErrorCode, outcome.error!.message);
     return server.projectCallToolResult(outcome.result, outcome.outputSchema);
   });
+
+  // The client's working folder: its first root when it declares roots (asked once, again after
+  // roots/list_changed), else the folder its bridge or this stdio process started in.
+  let roots: Promise<string | undefined> | undefined;
+  server.setNotificationHandler('notifications/roots/list_changed', () => {
+    roots = undefined;
+  });
+  const workdir = async (): Promise<string | undefined> => {
+    // 2026-07-28 has no server-to-client requests outside multi round-trip results.
+    if (server.getClientCapabilities()?.roots && (server.getNegotiatedProtocolVersion() ?? '') < '2026-07-28') {
+      roots ??= server
+        .listRoots(undefined, { timeout: 5000 })
+        .then((r) => firstRootPath(r.roots))
+        .catch(() => undefined);
+      const root = await roots;
+      if (root) return root;
+    }
+    return opts.client?.cwd;
+  };
 
   const lifetime = new DisposableStore();
   lifetime.add(
@@ -92,6 +112,19 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
   );
   server.onclose = () => lifetime.dispose();
   return mcp;
+}
+
+/** The first file:// root as a local path; other URI schemes are not folders Bash can run in. */
+function firstRootPath(roots: { uri: string }[]): string | undefined {
+  for (const r of roots) {
+    if (!r.uri.startsWith('file:')) continue;
+    try {
+      return fileURLToPath(r.uri);
+    } catch {
+      // Not a local path (a remote host): try the next root.
+    }
+  }
+  return undefined;
 }
 
 /** The per-call channel back to this client: its cancel signal, progress and (2025-era) elicitation. */

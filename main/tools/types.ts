@@ -54,6 +54,12 @@ export interface ToolContext {
   /** Pincer's id for the session making the call (callbacks and questions are addressed to it). */
   sessionId?: string;
   clientName?: string;
+  /**
+   * The client's own working folder: its first MCP root when it declares
+   * roots, else the folder `pincer stdio` was started in. Undefined when the
+   * client gave none (then BASH_CWD, then home).
+   */
+  workdir?: () => Promise<string | undefined>;
   /** Present when the client can show a form (it declared elicitation). */
   elicit?: (params: ElicitRequestFormParams, signal?: AbortSignal) => Promise<ElicitResult>;
 }

@@ -3,6 +3,7 @@ import { defineTool, textResult } from '../types.js';
 import { formatBytes, formatDuration } from '../../core/format.js';
 import type { JobRow } from '../../store/jobs.js';
 import { isActive } from './jobs.js';
+import { startingFolder } from './workdir.js';
 
 const taskId = (what: string) => z.number().int().positive('task_id must be a positive task id from BackgroundBash').describe(what);
 
@@ -14,6 +15,7 @@ const jobShape = z.object({
   pid: z.number().int().nullable(),
   started_at: z.string(),
   runtime_ms: z.number(),
+  cwd: z.string().describe('The folder the job runs in'),
 });
 
 function describeStatus(job: JobRow): string {
@@ -30,6 +32,7 @@ function jobData(job: JobRow): z.infer<typeof jobShape> {
     pid: job.pid,
     started_at: new Date(job.started_at).toISOString(),
     runtime_ms: (job.ended_at ?? Date.now()) - job.started_at,
+    cwd: job.cwd,
   };
 }
 
@@ -42,13 +45,13 @@ export const backgroundBashTool = defineTool({
     'that outlives a single call. The job keeps running even if the client or Pincer restarts. Read its output with ReadBgOutput, ' +
     'see all jobs with ListBgTasks, stop it with KillBgTask.',
   inputSchema: z.object({ command: z.string().describe('The bash command to execute') }),
-  outputSchema: z.object({ task_id: z.number().int(), pid: z.number().int().nullable(), log_file: z.string() }),
+  outputSchema: z.object({ task_id: z.number().int(), pid: z.number().int().nullable(), log_file: z.string(), cwd: z.string().describe('The folder the job runs in') }),
   annotations: { title: 'Start a background command', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async handler(args, ctx) {
-    const job = ctx.services.jobs.start(args.command, ctx.sessionId);
+    const job = ctx.services.jobs.start(args.command, ctx.sessionId, await startingFolder(ctx));
     return textResult(
-      `Started background task ${job.id} (pid ${job.pid}). Read its output with ReadBgOutput {"task_id": ${job.id}}; stop it with KillBgTask.`,
-      { task_id: job.id, pid: job.pid, log_file: job.log_path },
+      `Started background task ${job.id} (pid ${job.pid}) in ${job.cwd}. Read its output with ReadBgOutput {"task_id": ${job.id}}; stop it with KillBgTask.`,
+      { task_id: job.id, pid: job.pid, log_file: job.log_path, cwd: job.cwd },
     );
   },
 });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { StringDecoder } from 'node:string_decoder';
 import { defineTool, type ToolContext, type ToolResult } from '../types.js';
-import { resolveShell, resolveCwd, spawnShell, killTree } from './process.js';
+import { resolveShell, spawnShell, killTree } from './process.js';
+import { startingFolder, rememberFolder } from './workdir.js';
 import { cutMiddle, formatDuration } from '../../core/format.js';
 import { UserError } from '../../core/errors.js';
 
@@ -25,6 +26,8 @@ const output = z.object({
   cancelled: z.boolean(),
   dropped_chars: z.number().int().describe('Characters cut from the middle of long output'),
   duration_ms: z.number(),
+  cwd: z.string().describe('The folder the command ran in'),
+  cwd_after: z.string().optional().describe('The folder the next command runs in, when the command changed it (cd)'),
 });
 
 export const bashTool = defineTool({
@@ -33,8 +36,9 @@ export const bashTool = defineTool({
   group: 'shell',
   description:
     'Execute a bash command and return its combined stdout/stderr and exit code. Use for quick commands that finish within the timeout ' +
-    '(default 30 s, max 10 min); for servers, watchers or long builds use BackgroundBash. stdin is empty; the working directory is the ' +
-    "user's home unless BASH_CWD says otherwise. Long output is cut in the middle.",
+    '(default 30 s, max 10 min); for servers, watchers or long builds use BackgroundBash. stdin is empty. Commands run in the ' +
+    "client's working folder (its first MCP root, or where it started Pincer), else BASH_CWD, else home; a cd carries over to the " +
+    'next command, as in a terminal. Long output is cut in the middle.',
   inputSchema: input,
   outputSchema: output,
   annotations: { title: 'Run a shell command', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
@@ -49,11 +53,17 @@ async function runBash(command: string, timeoutArg: number | undefined, ctx: Too
   const timeout = Math.min(timeoutArg ?? settings.get('BASH_TIMEOUT_MS'), settings.get('BASH_MAX_TIMEOUT_MS'), MAX_TIMEOUT_MS);
   const limit = settings.get('BASH_OUTPUT_LIMIT');
   const shell = resolveShell(settings);
-  const cwd = resolveCwd(settings);
+  const cwd = await startingFolder(ctx);
   const stream = settings.get('STREAMING') && ctx.wantsProgress;
   const started = Date.now();
 
-  const child = spawnShell(shell, command, { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+  // bash reports the folder it ends in on fd 3, so that a `cd` carries over to the next call
+  // without touching the command's own output. (An `exit` in the command skips the report.)
+  const tracked = shell.kind === 'bash' ? `${command}\n__pincer_status=$?; pwd >&3 2>/dev/null; exit $__pincer_status` : command;
+  const child = spawnShell(shell, tracked, { cwd, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+  let endedIn = '';
+  child.stdio[3]?.on('data', (d: Buffer) => (endedIn += d.toString('utf8')));
+  child.stdio[3]?.on('error', () => undefined);
   const collector = new HeadTail(limit);
   const decoder = new StringDecoder('utf8');
   let pending = '';
@@ -130,11 +140,15 @@ async function runBash(command: string, timeoutArg: number | undefined, ctx: Too
   if (exit.error) throw new UserError(`Bash: could not start ${shell.file}: ${exit.error.message}`);
 
   const duration = Date.now() - started;
+  const after = endedIn.trim();
+  const moved = after !== '' && after !== cwd;
+  if (moved) rememberFolder(ctx, after);
   const { text, dropped } = collector.result();
   const lines: string[] = [text.length > 0 ? text.replace(/\n$/, '') : '(no output)'];
   if (reason === 'timeout') lines.push(`[Command timed out after ${formatDuration(timeout)} and was killed with its child processes. Raise timeout (max 600000 ms) or use BackgroundBash.]`);
   else if (reason === 'cancel') lines.push('[Command cancelled by the client; it was killed with its child processes.]');
   else if (exit.code !== 0) lines.push(exit.code === null ? `[Killed by signal ${exit.signal}]` : `[Exit code ${exit.code}]`);
+  if (moved) lines.push(`[Now in ${after}]`);
   return {
     content: [{ type: 'text', text: lines.join('\n') }],
     structuredContent: {
@@ -144,6 +158,8 @@ async function runBash(command: string, timeoutArg: number | undefined, ctx: Too
       cancelled: reason === 'cancel',
       dropped_chars: dropped,
       duration_ms: duration,
+      cwd,
+      ...(moved ? { cwd_after: after } : {}),
     },
     isError: reason !== undefined,
   };

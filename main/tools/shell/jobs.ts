@@ -66,7 +66,8 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     clearInterval(this.timer);
   }
 
-  start(command: string, session?: string): JobRow {
+  /** `dir` is the folder to run in (the client's); BASH_CWD or home when absent. */
+  start(command: string, session?: string, dir?: string): JobRow {
     if (this.readOnly) throw new UserError('BackgroundBash: the database is read-only (written by a newer Pincer); update Pincer to start jobs.');
     if (command.trim() === '') throw new UserError('BackgroundBash: command is empty; pass the shell command to run.');
     this.reconcileAll();
@@ -76,7 +77,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     }
     const shell = resolveShell(this.settings);
     if (shell.kind !== 'bash') throw new UserError('BackgroundBash needs bash; it is not available with BASH_SHELL=powershell. Use Bash for PowerShell commands.');
-    const cwd = resolveCwd(this.settings);
+    const cwd = dir ?? resolveCwd(this.settings);
     fs.mkdirSync(this.jobsDir, { recursive: true, mode: 0o700 });
     const job = this.repo.insert({
       command,
