@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult, Tool, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/server';
-import type { Services, ToolContext, ToolGroup } from '../tools/types.js';
+import type { RoundTrip, Services, ToolContext, ToolGroup } from '../tools/types.js';
 import { UserError, errorMessage } from '../core/errors.js';
 import { preview } from '../core/format.js';
 import { logger } from '../core/log.js';
@@ -17,6 +17,8 @@ export interface CallChannel {
   signal: AbortSignal;
   /** Present when the client asked for progress. */
   progress?: (message: string, progress?: number, total?: number) => Promise<void>;
+  /** Multi round-trip asking (2026-07-28 clients that can show a form). */
+  roundTrip?: RoundTrip;
   /** The client's working folder (first root, else where its bridge started), when it has one. */
   workdir?: () => Promise<string | undefined>;
   /** Present when the client can show a form. */
@@ -124,6 +126,7 @@ export class ToolCalls {
       progress: channel.progress ?? (async () => undefined),
       elicit: channel.elicit,
       workdir: channel.workdir,
+      roundTrip: channel.roundTrip,
     };
   }
 }

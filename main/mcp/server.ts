@@ -1,5 +1,6 @@
-import { McpServer, ProtocolError, ProtocolErrorCode, type ServerContext } from '@modelcontextprotocol/server';
-import type { Services, ToolGroup } from '../tools/types.js';
+import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, McpServer, ProtocolError, ProtocolErrorCode, createRequestStateCodec, inputRequired, inputResponse, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
+import { randomBytes } from 'node:crypto';
+import { ASK_IN_CLIENT, type AskInClient, type RoundTrip, type Services, type ToolGroup } from '../tools/types.js';
 import type { ToolCalls, CallChannel } from '../hub/calls.js';
 import type { Notifier } from '../hub/notifier.js';
 import { Caller } from '../hub/caller.js';
@@ -45,9 +46,20 @@ export interface ServerOptions {
  * this factory: a thin adapter from MCP's tools/list and tools/call to the
  * hub core, which decides visibility on every request.
  */
+/**
+ * Seals the question id a multi round-trip ask hands the client: the client
+ * echoes it back, so it is integrity-protected. Every round of a flow is
+ * served by this process (the hub, or one stdio process), so a per-process key
+ * does; a hub restart between rounds makes the client's retry fail verification.
+ */
+const askState = createRequestStateCodec<{ questionId: number }>({ key: randomBytes(32), ttlSeconds: 24 * 3600 });
+
 export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpServer {
   const { services, calls } = deps;
-  const mcp = new McpServer({ name: 'pincer', title: 'Pincer', version: VERSION }, { capabilities: SERVER_CAPABILITIES, instructions: SERVER_INSTRUCTIONS });
+  const mcp = new McpServer(
+    { name: 'pincer', title: 'Pincer', version: VERSION },
+    { capabilities: SERVER_CAPABILITIES, instructions: SERVER_INSTRUCTIONS, requestState: { verify: (state, ctx) => askState.verify(state, ctx) } },
+  );
   const server = mcp.server;
   const nameOf = () => server.getClientVersion()?.name;
   // "This client": X-Pincer-Client when sent (the bridge's id, the same for every session it opens),
@@ -71,7 +83,11 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
     return { tools: calls.list(opts.group) };
   });
   server.setRequestHandler('tools/call', async (request, ctx) => {
-    const outcome = await calls.call({ name: request.params.name, arguments: request.params.arguments, caller: callerForCall(), group: opts.group, channel: { ...channelOf(ctx, server, services), workdir } });
+    const outcome = await calls.call({ name: request.params.name, arguments: request.params.arguments, caller: callerForCall(), group: opts.group, channel: { ...channelOf(ctx, server, services), workdir, roundTrip: roundTripOf(ctx, server) } });
+    const ask = askInClientOf(outcome.result);
+    if (ask) {
+      return inputRequired({ inputRequests: { ask: inputRequired.elicit(ask.params) }, requestState: await askState.mint({ questionId: ask.questionId }) });
+    }
     const protocolCode = outcome.error ? JSONRPC_ERROR[outcome.error.code] : undefined;
     if (protocolCode !== undefined) throw new ProtocolError(protocolCode as ProtocolErrorCode, outcome.error!.message);
     return server.projectCallToolResult(outcome.result, outcome.outputSchema);
@@ -112,6 +128,28 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
   );
   server.onclose = () => lifetime.dispose();
   return mcp;
+}
+
+/**
+ * Multi round-trip asking: a 2026-07-28 client that can show a form gets the
+ * question as an input_required result and retries with the answer.
+ */
+function roundTripOf(ctx: ServerContext, server: McpServer['server']): RoundTrip | undefined {
+  // A 2026-07-28 request carries its version and capabilities in its own envelope (stdio included).
+  const envelope: Record<string, unknown> = ctx.mcpReq.envelope ?? {};
+  const version = envelope[PROTOCOL_VERSION_META_KEY] ?? server.getNegotiatedProtocolVersion();
+  const caps = envelope[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities();
+  const canElicit = typeof caps === 'object' && caps !== null && 'elicitation' in caps && Boolean(caps.elicitation);
+  if (typeof version !== 'string' || version < '2026-07-28' || !canElicit) return undefined;
+  const state = ctx.mcpReq.requestState<{ questionId: number }>();
+  const reply = inputResponse(ctx.mcpReq.inputResponses, 'ask');
+  if (!state || typeof state !== 'object' || reply.kind !== 'elicit') return {};
+  return { answer: { questionId: state.questionId, result: { action: reply.action, ...(reply.content ? { content: reply.content as Record<string, string> } : {}) } } };
+}
+
+function askInClientOf(result: CallToolResult): AskInClient | undefined {
+  const ask = result._meta?.[ASK_IN_CLIENT];
+  return ask && typeof ask === 'object' ? (ask as AskInClient) : undefined;
 }
 
 /** The first file:// root as a local path; other URI schemes are not folders Bash can run in. */

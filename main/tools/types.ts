@@ -60,8 +60,35 @@ export interface ToolContext {
    * client gave none (then BASH_CWD, then home).
    */
   workdir?: () => Promise<string | undefined>;
+  /**
+   * Present when the client asks in multi round-trips (2026-07-28) and can
+   * show a form: a tool may then answer with `askInClient` and is called
+   * again with the person's `answer`.
+   */
+  roundTrip?: RoundTrip;
   /** Present when the client can show a form (it declared elicitation). */
   elicit?: (params: ElicitRequestFormParams, signal?: AbortSignal) => Promise<ElicitResult>;
+}
+
+export interface RoundTrip {
+  /** The client's reply to the form the previous round asked for, and the question it belongs to. */
+  answer?: { questionId: number; result: ElicitResult };
+}
+
+/** `_meta` key of a result that asks the client for a form before the call can finish (see `askInClient`). */
+export const ASK_IN_CLIENT = 'dev.pincer/ask-in-client';
+
+export interface AskInClient {
+  questionId: number;
+  params: ElicitRequestFormParams;
+}
+
+/**
+ * A result saying "show the person this form, then call again": the MCP
+ * adapter turns it into the protocol's input_required result.
+ */
+export function askInClient(ask: AskInClient, text: string): ToolResult {
+  return { content: [{ type: 'text', text }], _meta: { [ASK_IN_CLIENT]: ask } };
 }
 
 export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {

@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextp
 import { SSEClientTransport as V1SseTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { ElicitRequestSchema as V1ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startHubProcess, type HubProcess } from '../helpers/hub.js';
-import { tempHome } from '../helpers/env.js';
+import { tempHome, waitFor } from '../helpers/env.js';
 import { connectV1, connectV2, drivenSdk, runScenario, textOf, writeSkill, type DrivenClient, type ScenarioOptions } from '../helpers/clients.js';
 
 /**
@@ -115,6 +115,59 @@ describe('official SDK clients, every transport and protocol generation', { conc
     const r = await client.callTool({ name: 'AskUserQuestion', arguments: { questions_json: JSON.stringify({ questions: [{ text: 'Elicit me?', options: ['yes', 'no'] }] }) } });
     assert.deepEqual(asked, ['Elicit me?']);
     assert.match(textOf(r), /The person answered:\n- Elicit me\?\n  → yes/);
+    await client.close();
+  });
+
+  for (const where of ['/mcp', 'pincer stdio --standalone'] as const) {
+    test(`v2 client on 2026-07-28 answers AskUserQuestion in its own form through an input_required round trip (${where})`, async () => {
+      const capabilities = { elicitation: { form: {} } };
+      let client: Client;
+      if (where === '/mcp') {
+        client = new Client({ name: 'matrix-v2-mrtr', version: '1' }, { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+        await client.connect(new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: auth() }));
+      } else client = (await connectV2({ home: h.home, modern: true, env: ENV, capabilities })).client;
+      try {
+      assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+      const asked: string[] = [];
+      client.setRequestHandler('elicitation/create', (req) => {
+        asked.push(req.params.message);
+        const field = Object.keys((req.params as { requestedSchema: { properties: Record<string, unknown> } }).requestedSchema.properties)[0]!;
+        return { action: 'accept', content: { [field]: 'no' } };
+      });
+      const question = `Round trip over ${where}?`;
+      const r = await client.callTool({ name: 'AskUserQuestion', arguments: { questions_json: JSON.stringify({ questions: [{ text: question, options: ['yes', 'no'] }] }) } });
+      assert.deepEqual(asked, [question]);
+      assert.match(textOf(r), /The person answered:\n- Round trip over .*\n  → no/);
+      const id = (r.structuredContent as { question_id: number }).question_id;
+      // The record says the client answered.
+      const history = (await (await fetch(`${hub.url}/api/questions`, { headers: hub.headers() })).json()) as { history: { id: number; status: string; answer: { via: string } | string }[] };
+      const row = history.history.find((q) => q.id === id)!;
+      assert.equal(row.status, 'answered');
+      assert.equal(typeof row.answer === 'string' ? JSON.parse(row.answer).via : row.answer.via, 'client');
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  test('2026-07-28: when the dashboard answers first, its answer stands and the form answer is withdrawn', async () => {
+    const client = new Client({ name: 'matrix-v2-race', version: '1' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: auth() }));
+    const question = 'Who answers first?';
+    client.setRequestHandler('elicitation/create', async (req) => {
+      // The person answers in the dashboard while the client's form is still open.
+      const pending = await waitFor(async () => {
+        const body = (await (await fetch(`${hub.url}/api/questions`, { headers: hub.headers() })).json()) as { pending: { id: number; questions: { question: string }[] }[] };
+        return body.pending.find((q) => q.questions[0]!.question === question);
+      }, 'the question in the dashboard');
+      const answered = await fetch(`${hub.url}/api/questions/${pending.id}/answer`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ answers: [{ question, selected: 'dashboard' }] }) });
+      assert.equal(answered.status, 200);
+      const field = Object.keys((req.params as { requestedSchema: { properties: Record<string, unknown> } }).requestedSchema.properties)[0]!;
+      return { action: 'accept', content: { [field]: 'form' } };
+    });
+    const r = await client.callTool({ name: 'AskUserQuestion', arguments: { questions_json: JSON.stringify({ questions: [{ text: question, options: ['dashboard', 'form'] }] }) } });
+    assert.match(textOf(r), /→ dashboard/);
+    assert.doesNotMatch(textOf(r), /→ form/);
     await client.close();
   });
 

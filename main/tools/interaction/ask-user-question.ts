@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, textResult } from '../types.js';
+import { askInClient, defineTool, textResult } from '../types.js';
 import { UserError } from '../../core/errors.js';
 import { parseQuestions, formatAnswers, Answer } from './questions.js';
 
@@ -21,8 +21,14 @@ export const askUserQuestionTool = defineTool({
   async handler(args, ctx) {
     if (args.questions_json !== undefined && args.question_id !== undefined) throw new UserError('AskUserQuestion: pass questions_json to ask, or question_id to collect an earlier answer, not both.');
     let r;
-    if (args.question_id !== undefined) r = await ctx.services.asker.collect(args.question_id, ctx);
-    else if (args.questions_json !== undefined) r = await ctx.services.asker.ask(parseQuestions(args.questions_json), ctx);
+    const asker = ctx.services.asker;
+    if (ctx.roundTrip?.answer) r = asker.settleFromClient(ctx.roundTrip.answer.questionId, ctx.roundTrip.answer.result);
+    else if (ctx.roundTrip && args.questions_json !== undefined) {
+      // 2026-07-28 with a form: the client shows it and calls again with the answer (the dashboard may answer first).
+      const opened = asker.open(parseQuestions(args.questions_json), ctx);
+      return askInClient(opened, `Question ${opened.questionId} is shown to the person in the client.`);
+    } else if (args.question_id !== undefined) r = await asker.collect(args.question_id, ctx);
+    else if (args.questions_json !== undefined) r = await asker.ask(parseQuestions(args.questions_json), ctx);
     else throw new UserError('AskUserQuestion: questions_json is missing; pass the questions to ask (or question_id to collect an earlier answer).');
     if (r.status === 'answered') {
       return textResult(`The person answered:\n${formatAnswers(r.answers)}`, { status: r.status, answers: r.answers, question_id: r.questionId });

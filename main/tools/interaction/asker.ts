@@ -54,6 +54,30 @@ export class Asker {
     }
   }
 
+  /**
+   * Opens a question that the client will show as a form in a multi
+   * round-trip (2026-07-28): the dashboard shows it too, and whichever
+   * answers first settles it (`settleFromClient`).
+   */
+  open(questions: Question[], ctx: AskChannel, purpose = 'ask'): { questionId: number; params: ElicitRequestFormParams } {
+    const row = this.repo.insert({ session: ctx.sessionId, client: ctx.clientName, questions, purpose });
+    this.events.publish({ type: 'question_asked', id: row.id, questions, session: ctx.sessionId, client: ctx.clientName, elicited: true, at: Date.now() });
+    return { questionId: row.id, params: formParams(questions) };
+  }
+
+  /** The client's form answer to an opened question; when the dashboard answered first, that answer stands. */
+  settleFromClient(id: number, result: ElicitResult): AskOutcome {
+    const row = this.repo.get(id);
+    if (!row) throw new UserError(`AskUserQuestion: there is no question ${id}.`, 'QUESTION_NOT_FOUND');
+    const questions = Question.array().parse(JSON.parse(row.questions));
+    const won =
+      result.action === 'accept'
+        ? this.repo.settle(id, 'answered', { answers: answersFromElicitation(questions, (result.content ?? {}) as Record<string, unknown>), via: 'client' })
+        : this.repo.settle(id, 'declined', { via: 'client', action: result.action });
+    if (won) this.events.publish({ type: 'question_answered', id, at: Date.now() });
+    return outcomeOf(this.repo.get(id)!);
+  }
+
   /** A later call for an earlier question: its answer when there is one, else another wait. */
   async collect(id: number, ctx: AskChannel): Promise<AskOutcome> {
     const row = this.repo.get(id);
@@ -65,7 +89,7 @@ export class Asker {
   /** The client's form: its answer settles the question only if nothing else did first. */
   private async askClient(id: number, questions: Question[], elicit: NonNullable<AskChannel['elicit']>, signal: AbortSignal): Promise<void> {
     try {
-      const r = await elicit({ mode: 'form', message: questions.length === 1 ? questions[0]!.question : `${questions.length} questions from the assistant`, requestedSchema: elicitationSchema(questions) }, signal);
+      const r = await elicit(formParams(questions), signal);
       const won =
         r.action === 'accept'
           ? this.repo.settle(id, 'answered', { answers: answersFromElicitation(questions, (r.content ?? {}) as Record<string, unknown>), via: 'client' })
@@ -130,6 +154,10 @@ export class Asker {
     this.events.publish({ type: 'question_answered', id, at: Date.now() });
     return this.repo.get(id)!;
   }
+}
+
+function formParams(questions: Question[]): ElicitRequestFormParams {
+  return { mode: 'form', message: questions.length === 1 ? questions[0]!.question : `${questions.length} questions from the assistant`, requestedSchema: elicitationSchema(questions) };
 }
 
 function outcomeOf(row: QuestionRow): AskOutcome {
