@@ -61,7 +61,7 @@ export function buildApp(deps: AppDeps) {
 
   // 2024-11-05 HTTP+SSE.
   const legacy = new Map<string, LegacySseTransport>();
-  app.get('/sse', (_req, res) => {
+  app.get('/sse', (req, res) => {
     if (!sessions.hasRoom() || !sessions.hasStreamRoom()) {
       res.status(503).json(jsonRpcErrorBody(-32000, 'Too many sessions: the hub is at MAX_SESSIONS or MAX_STREAMS.'));
       return;
