@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, isLegacyRequest, type McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
-import { classifyValue, RpcCode } from '../mcp/stdio-transport.js';
+import { classifyValue, replyCode, RpcCode } from '../mcp/stdio-transport.js';
 import { SessionEventStore } from './event-store.js';
 import type { SessionTable } from './sessions.js';
 import { jsonRpcErrorBody } from './security.js';
@@ -48,8 +48,7 @@ export function streamableRoutes(deps: StreamableDeps) {
         const r = classifyValue(m);
         if ('message' in r) continue;
         if ('reply' in r) {
-          const code = (r.reply as { error?: { code?: number } }).error?.code;
-          res.status(code === RpcCode.InvalidRequest ? 400 : 200).json(r.reply);
+          res.status(replyCode(r.reply) === RpcCode.InvalidRequest ? 400 : 200).json(r.reply);
         } else res.status(400).json(jsonRpcErrorBody(RpcCode.InvalidRequest, `Invalid Request: ${r.ignore}`));
         return;
       }

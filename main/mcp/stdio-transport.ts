@@ -81,6 +81,11 @@ export function classifyValue(value: unknown): { message: JSONRPCMessage } | { r
   return badInit ? { reply: badInit } : { message };
 }
 
+/** The error code of a reply `classifyValue` made (undefined for a result). */
+export function replyCode(reply: JSONRPCMessage): number | undefined {
+  return 'error' in reply ? reply.error.code : undefined;
+}
+
 /** Classifies one line of input: bad JSON is answered with -32700, the rest as classifyValue says. */
 export function classifyLine(line: string): { message: JSONRPCMessage } | { reply: JSONRPCMessage } | { ignore: string } {
   let value: unknown;
