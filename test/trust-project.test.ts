@@ -196,3 +196,38 @@ test('`pincer stdio --standalone` in a hostile project: refused lines are warnin
     t.cleanup();
   }
 });
+
+test('through the shared hub, a project narrows only the calls of the client started in it', async () => {
+  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+  const { startHubProcess } = await import('./helpers/hub.js');
+  const s = await hostileSetup();
+  const hub = await startHubProcess(s.home, { AUTH_TOKEN: USER_TOKEN });
+  const connect = async (headers: Record<string, string>) => {
+    const client = new Client({ name: 'project-client', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${USER_TOKEN}`, ...headers } } }));
+    return client;
+  };
+  try {
+    // The client a bridge in the hostile repository opens: X-Pincer-Cwd names the repository.
+    const inRepo = await connect({ 'X-Pincer-Client': 'bridge-in-repo', 'X-Pincer-Cwd': encodeURIComponent(s.repo) });
+    const elsewhere = await connect({});
+    const names = async (c: InstanceType<typeof Client>) => (await c.listTools()).tools.map((t) => t.name);
+    assert.ok(!(await names(inRepo)).includes('WebSearch'), 'the project turned WebSearch off for its own client');
+    assert.ok((await names(elsewhere)).includes('WebSearch'), 'other clients keep it');
+    const long = `head -c 5000 /dev/zero | tr '\\\\0' x`;
+    const cut = (await inRepo.callTool({ name: 'Bash', arguments: { command: long } })) as { structuredContent: { dropped_chars: number } };
+    assert.ok(cut.structuredContent.dropped_chars > 0, 'BASH_OUTPUT_LIMIT=1000 from the project cut its own output');
+    const whole = (await elsewhere.callTool({ name: 'Bash', arguments: { command: long } })) as { structuredContent: { dropped_chars: number } };
+    assert.equal(whole.structuredContent.dropped_chars, 0, 'not the output of other clients');
+    const denied = await inRepo.callTool({ name: 'WebSearch', arguments: { query: 'x' } });
+    assert.equal(denied.isError, true);
+    // Nothing widening took effect: the attacker's token still opens nothing.
+    assert.equal((await fetch(`${hub.url}/api/mcp/tools`, { headers: { Authorization: `Bearer ${ATTACKER_TOKEN}` } })).status, 401);
+    assert.equal(fs.existsSync(s.marker), false);
+    await inRepo.close();
+    await elsewhere.close();
+  } finally {
+    await hub.stop();
+    s.cleanup();
+  }
+});

@@ -3,6 +3,7 @@ import { TOOL_GROUPS, type ToolGroup } from '../tools/types.js';
 import type { Dispatcher } from './dispatch.js';
 import type { Runtime } from '../hub/runtime.js';
 import { Caller } from '../hub/caller.js';
+import { clientHandleFrom } from '../mcp/client-identity.js';
 import { HTTP_STATUS, PAUSED_MESSAGE } from '../hub/call-errors.js';
 import { RESOURCES, readResource, listPrompts, getPrompt, RESOURCE_NOT_FOUND, PROMPT_NOT_FOUND } from '../hub/surfaces.js';
 import { jsonRpcErrorBody } from './security.js';
@@ -11,6 +12,14 @@ import { bodyOf, objectBody } from './body.js';
 export interface CompatDeps {
   dispatcher: Dispatcher;
   runtime: Runtime;
+}
+
+/** The identity a client that sent X-Pincer-Client has on every surface (the same id the MCP server factory uses). */
+function namedCaller(transport: string, id: string): Caller {
+  const c = new Caller(transport, `client:${id}`);
+  // Callbacks may have been set under this identity through another surface.
+  c.hasCallbacks = true;
+  return c;
 }
 
 function groupParam(req: Request, res: Response): ToolGroup | undefined | false {
@@ -64,10 +73,11 @@ export function compatRouter(deps: CompatDeps): express.Router {
     res.status(405).set('Allow', 'POST').json(jsonRpcErrorBody(-32000, `Method Not Allowed: ${req.method} ${req.path}. POST a JSON-RPC 2.0 request (or batch) here.`));
   });
 
-  r.get('/api/mcp/tools', (req, res) => {
+  r.get('/api/mcp/tools', async (req, res) => {
     const group = groupParam(req, res);
     if (group === false) return;
-    const tools = calls.list(group);
+    const handle = clientHandleFrom(req.headers);
+    const tools = await calls.listFor(group, handle.cwd ? async () => handle.cwd : undefined);
     res.json({ success: true, tools, count: tools.length, ...(calls.paused ? { paused: true, message: PAUSED_MESSAGE } : {}) });
   });
 
@@ -104,7 +114,11 @@ export function compatRouter(deps: CompatDeps): express.Router {
       return;
     }
     const started = Date.now();
-    const { result, error } = await calls.call({ name: body.name, arguments: body.arguments ?? {}, caller: restCaller, channel: { signal: abortOnClose(res) } });
+    // A script that names itself (X-Pincer-Client) gets its own callbacks and folder; others share one identity.
+    const handle = clientHandleFrom(req.headers);
+    const caller = handle.id ? namedCaller('rest', handle.id) : restCaller;
+    const workdir = handle.cwd ? async () => handle.cwd : undefined;
+    const { result, error } = await calls.call({ name: body.name, arguments: body.arguments ?? {}, caller, channel: { signal: abortOnClose(res), workdir } });
     const metadata = { tool: body.name, duration: `${Date.now() - started}ms`, timestamp: Date.now() };
     const status = error ? HTTP_STATUS[error.code] : 200;
     if (error && status !== 200) {

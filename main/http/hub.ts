@@ -118,7 +118,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     const wss = attachWebSocket(server, {
       sessions,
       calls: rt.calls,
-      newServer: () => newServer('websocket'),
+      newServer: (client) => newServer('websocket', undefined, 'legacy', client),
       authorize: (req) => hostOriginProblem(req.headers, guard) ?? tokenProblem(req.headers, settings),
       maxPayload: () => settings.get('MAX_BODY_BYTES'),
     });

@@ -11,11 +11,12 @@ import { WebSocketServerTransport } from '../mcp/websocket-transport.js';
 import type { SessionTable } from './sessions.js';
 import type { ToolCalls } from '../hub/calls.js';
 import { Caller } from '../hub/caller.js';
+import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
 
 export interface WsDeps {
   sessions: SessionTable;
   calls: ToolCalls;
-  newServer: () => McpServer;
+  newServer: (client: ClientHandle) => McpServer;
   /** Runs the same Host/Origin/token checks as HTTP; returns an HTTP status to refuse with, or 0. */
   authorize: (req: http.IncomingMessage) => { status: number; message: string } | undefined;
   maxPayload: () => number;
@@ -48,17 +49,20 @@ export function attachWebSocket(server: http.Server, deps: WsDeps): WebSocketSer
       socket.end(`HTTP/1.1 ${refused.status} ${refused.status === 401 ? 'Unauthorized' : refused.status === 403 ? 'Forbidden' : refused.status === 421 ? 'Misdirected Request' : 'Service Unavailable'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, deps));
+    const client = clientHandleFrom(req.headers);
+    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, deps, client));
   };
   return wss;
 }
 
-function onConnection(ws: WebSocket, deps: WsDeps): void {
+function onConnection(ws: WebSocket, deps: WsDeps, client: ClientHandle): void {
   const id = randomUUID();
-  const server = deps.newServer();
+  const server = deps.newServer(client);
   const transport = new WebSocketServerTransport(ws);
   // The simple messages of this connection are one client too.
-  const simpleCaller = new Caller('websocket', id);
+  const simpleCaller = new Caller('websocket', client.id ? `client:${client.id}` : id);
+  if (client.id) simpleCaller.hasCallbacks = true;
+  const workdir = client.cwd ? async () => client.cwd : undefined;
   // Everything this connection holds, released at once when it closes.
   const lifetime = new DisposableStore();
   lifetime.add(deps.sessions.openStream());
@@ -88,7 +92,7 @@ function onConnection(ws: WebSocket, deps: WsDeps): void {
       return;
     }
     if (value && typeof value === 'object' && !Array.isArray(value) && typeof (value as { type?: unknown }).type === 'string' && !('jsonrpc' in value)) {
-      void simpleMessage(ws, value as SimpleMessage, deps, simpleCaller);
+      void simpleMessage(ws, value as SimpleMessage, deps, simpleCaller, workdir);
       return;
     }
     transport.receive({ parsed: value });
@@ -97,12 +101,12 @@ function onConnection(ws: WebSocket, deps: WsDeps): void {
 
 type SimpleMessage = { type: string; requestId?: unknown; name?: unknown; arguments?: unknown };
 
-async function simpleMessage(ws: WebSocket, msg: SimpleMessage, deps: WsDeps, caller: Caller): Promise<void> {
+async function simpleMessage(ws: WebSocket, msg: SimpleMessage, deps: WsDeps, caller: Caller, workdir?: () => Promise<string | undefined>): Promise<void> {
   const send = (v: object) => {
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(v));
   };
   if (msg.type === 'list_tools') {
-    send({ type: 'tools_list', tools: deps.calls.list() });
+    send({ type: 'tools_list', tools: await deps.calls.listFor(undefined, workdir) });
   } else if (msg.type === 'call_tool') {
     if (typeof msg.name !== 'string') {
       send({ type: 'error', requestId: msg.requestId ?? null, error: { code: 'INVALID_REQUEST', message: 'call_tool needs "name" (the tool) and optional "arguments".' } });
@@ -112,7 +116,7 @@ async function simpleMessage(ws: WebSocket, msg: SimpleMessage, deps: WsDeps, ca
     const abort = () => ac.abort();
     ws.once('close', abort);
     try {
-      const { result } = await deps.calls.call({ name: msg.name, arguments: msg.arguments ?? {}, caller, channel: { signal: ac.signal } });
+      const { result } = await deps.calls.call({ name: msg.name, arguments: msg.arguments ?? {}, caller, channel: { signal: ac.signal, workdir } });
       send({ type: 'tool_result', requestId: msg.requestId ?? null, result });
     } finally {
       ws.off('close', abort);

@@ -6,6 +6,8 @@ import { preview } from '../core/format.js';
 import { logger } from '../core/log.js';
 import { fireText } from '../tools/workflow/scheduler.js';
 import type { ToolRegistry } from './registry.js';
+import type { Settings } from '../core/settings/settings.js';
+import type { SettingsView } from '../core/settings/view.js';
 import { formatZodError } from './registry.js';
 import type { Caller } from './caller.js';
 import { PAUSED_MESSAGE, type CallError, type CallErrorCode } from './call-errors.js';
@@ -52,15 +54,36 @@ export interface CallOutcome {
  * validation, activity events, callback fires and result shaping live here.
  */
 export class ToolCalls {
-  constructor(private services: Services, readonly registry: ToolRegistry) {}
+  /** `hubSettings` makes the per-client project views (it is the one that may read a project folder's file). */
+  constructor(private services: Services, readonly registry: ToolRegistry, private hubSettings: Settings) {}
+
+  /**
+   * The settings that apply to one client's calls: its project folder's view
+   * (which may only narrow) when the client has a folder, else the process's.
+   */
+  async settingsFor(workdir: CallChannel['workdir']): Promise<SettingsView> {
+    const dir = await workdir?.().catch(() => undefined);
+    if (!dir) return this.services.settings;
+    try {
+      return this.hubSettings.forProject(dir);
+    } catch (err) {
+      log.warn(`project settings of ${dir} not applied: ${errorMessage(err)}`);
+      return this.services.settings;
+    }
+  }
+
+  /** The tools this client may see now (its project may turn some off). */
+  async listFor(group: ToolGroup | undefined, workdir: CallChannel['workdir']): Promise<Tool[]> {
+    return this.list(group, await this.settingsFor(workdir));
+  }
 
   get paused(): boolean {
     return this.registry.servingPaused();
   }
 
   /** The tools a client may see now. */
-  list(group?: ToolGroup): Tool[] {
-    return this.registry.visible(group).map((t) => this.registry.describe(t));
+  list(group?: ToolGroup, settings?: SettingsView): Tool[] {
+    return this.registry.visible(group, settings).map((t) => this.registry.describe(t));
   }
 
   /** One visible tool's description, or undefined. */
@@ -77,10 +100,11 @@ export class ToolCalls {
       const where = req.group ? ` in the ${req.group} group` : '';
       return refused('TOOL_NOT_FOUND', `Unknown tool: ${name}${where}. tools/list shows the available tools.`);
     }
-    if (this.registry.servingPaused()) return refused('SERVING_PAUSED', PAUSED_MESSAGE);
+    const settings = await this.settingsFor(req.channel.workdir);
+    if (this.registry.servingPaused(settings)) return refused('SERVING_PAUSED', PAUSED_MESSAGE);
     const storeProblem = this.services.storeProblem();
     if (storeProblem) return refused('STORE_UNAVAILABLE', `${name}: ${storeProblem}`);
-    if (!this.registry.isEnabled(name)) {
+    if (!this.registry.isEnabled(name, settings)) {
       return refused('TOOL_DISABLED', `${name} is turned off in Pincer (TOOL_${name.toUpperCase()}=false). Ask the user to enable it in the dashboard or pincer-env.txt.`);
     }
     const parsed = tool.inputSchema.safeParse(req.arguments ?? {});
@@ -96,7 +120,7 @@ export class ToolCalls {
     let result: CallToolResult;
     let error: CallError | undefined;
     try {
-      result = await tool.handler(parsed.data, this.context(caller, req.channel));
+      result = await tool.handler(parsed.data, this.context(caller, req.channel, settings));
       if (result.isError) error = { code: 'TOOL_FAILED', message: firstText(result) };
     } catch (err) {
       if (!(err instanceof UserError)) log.error(`${name} failed`, { err });
@@ -116,9 +140,10 @@ export class ToolCalls {
     return { ...result, content: [{ type: 'text', text: fires.map(fireText).join('\n') }, ...result.content] };
   }
 
-  private context(caller: Caller, channel: CallChannel): ToolContext {
+  private context(caller: Caller, channel: CallChannel, settings: SettingsView): ToolContext {
     return {
-      services: this.services,
+      // A project's narrowed settings reach the tools through their services.
+      services: settings === this.services.settings ? this.services : { ...this.services, settings },
       signal: channel.signal,
       sessionId: caller.id,
       clientName: caller.clientName,

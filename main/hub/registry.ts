@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Tool } from '@modelcontextprotocol/server';
 import type { AnyTool, Services, ToolGroup } from '../tools/types.js';
 import { toolKey } from '../core/settings/schema.js';
+import type { SettingsView } from '../core/settings/view.js';
 
 /**
  * The tool catalogue as clients see it: which tools are on (TOOLS and
@@ -15,18 +16,19 @@ export class ToolRegistry {
     this.byName = new Map(tools.map((t) => [t.name, t]));
   }
 
-  servingPaused(): boolean {
-    return !this.services.settings.get('TOOLS');
+  /** `settings`: a client's project view when it has one; the process's settings otherwise. */
+  servingPaused(settings: SettingsView = this.services.settings): boolean {
+    return !settings.get('TOOLS');
   }
 
-  isEnabled(name: string): boolean {
-    return this.services.settings.flag(toolKey(name));
+  isEnabled(name: string, settings: SettingsView = this.services.settings): boolean {
+    return settings.flag(toolKey(name));
   }
 
   /** Tools a client may see now, optionally limited to one group. */
-  visible(group?: ToolGroup): AnyTool[] {
-    if (this.servingPaused()) return [];
-    return this.tools.filter((t) => this.isEnabled(t.name) && (!group || t.group === group));
+  visible(group?: ToolGroup, settings: SettingsView = this.services.settings): AnyTool[] {
+    if (this.servingPaused(settings)) return [];
+    return this.tools.filter((t) => this.isEnabled(t.name, settings) && (!group || t.group === group));
   }
 
   describe(tool: AnyTool): Tool {

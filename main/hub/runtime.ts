@@ -104,7 +104,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
     search: new SearchService(view),
   };
   const registry = new ToolRegistry(allTools(), services);
-  const calls = new ToolCalls(services, registry);
+  const calls = new ToolCalls(services, registry, settings);
   const notifier = new Notifier(events, callbacks);
   const activity = new Activity(events);
   skills.on('change', () => {

@@ -78,9 +78,9 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
   registerResources(mcp, services, subscriptions);
   registerPrompts(mcp, services);
 
-  server.setRequestHandler('tools/list', (req) => {
+  server.setRequestHandler('tools/list', async (req) => {
     rejectCursor('tools/list', req.params);
-    return { tools: calls.list(opts.group) };
+    return { tools: await calls.listFor(opts.group, workdir) };
   });
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const outcome = await calls.call({ name: request.params.name, arguments: request.params.arguments, caller: callerForCall(), group: opts.group, channel: { ...channelOf(ctx, server, services), workdir, roundTrip: roundTripOf(ctx, server) } });
