@@ -1,133 +1,256 @@
-import { pidAlive } from '../core/pid.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { GuardedStdioTransport, rpcError } from '../mcp/stdio-transport.js';
-import { ensureHub, readToken } from './hub-client.js';
-import type { HubInfo } from '../http/lock.js';
+import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
+import { ensureHub, hubHealthy, readToken } from './hub-client.js';
+import { HubLink, type Incoming, type PostResult } from './bridge/hub-link.js';
+import { frameLines, type Framed } from './bridge/line-framer.js';
+import { envelopeHeaders, errorLine, negotiatedVersion, requestIds, routingOf, type RpcId } from './bridge/messages.js';
 import { configureLogging, logger } from '../core/log.js';
 import { pincerPaths } from '../core/paths.js';
 import { errorMessage } from '../core/errors.js';
+import { pidAlive } from '../core/pid.js';
 
 const log = logger('bridge');
-type Id = string | number;
-type Msg = { id?: Id; method?: string; params?: unknown; result?: unknown; error?: unknown };
 
-/**
- * `pincer stdio`: relays the client's stdio to the hub's /mcp, so jobs, tasks
- * and questions are shared with the dashboard and outlive the client. Every
- * message crosses unchanged, both ways. When the hub goes away, requests in
- * flight get a clear error and the bridge opens a new session on a new hub,
- * replaying the client's initialize so the client never notices.
- */
-export async function runBridge(home: string): Promise<void> {
-  configureLogging({ logsDir: pincerPaths(home).logsDir, fileName: 'bridge.log', stderr: true });
-  const stdio = new GuardedStdioTransport();
-  let hub: HubInfo | undefined;
-  let http: StreamableHTTPClientTransport | undefined;
-  let connecting: Promise<void> | undefined;
-  let initRequest: Msg | undefined;
-  let clientInitialized = false;
-  const pending = new Set<Id>();
-  let closed = false;
-  let replayId = 0;
-  let replayNeeded = false;
+/** What a request in flight gets when the hub it went to closes before answering. */
+export const RESTARTING = 'Pincer is restarting, send the request again';
+/** JSON-RPC "server error" range: the hub could not be reached or started. */
+const HUB_UNAVAILABLE = -32000;
+const REPLAY_PREFIX = 'pincer-bridge-replay-';
+/** A failed hub start is reported again without a new attempt for this long. */
+const START_RETRY_MS = 2000;
 
-  const failPending = (why: string) => {
-    for (const id of pending) void stdio.send(rpcError(id, -32000, why));
-    pending.clear();
-  };
-
-  const connect = async (): Promise<void> => {
-    hub = await ensureHub(home);
-    const transport = new StreamableHTTPClientTransport(new URL('/mcp', hub.url), {
-      requestInit: { headers: { Authorization: `Bearer ${readToken(home)}` } },
-      reconnectionOptions: { initialReconnectionDelay: 500, maxReconnectionDelay: 2000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 },
-    });
-    transport.onmessage = (m) => {
-      const msg = m as Msg;
-      if (msg.method === undefined && msg.id !== undefined) {
-        if (typeof msg.id === 'string' && msg.id.startsWith('__pincer_replay_')) {
-          const version = (msg.result as { protocolVersion?: string } | undefined)?.protocolVersion;
-          if (version) transport.setProtocolVersion(version);
-          return;
-        }
-        pending.delete(msg.id);
-        if (initRequest && msg.id === initRequest.id) {
-          const version = (msg.result as { protocolVersion?: string } | undefined)?.protocolVersion;
-          if (version) transport.setProtocolVersion(version);
-        }
-      }
-      void stdio.send(m);
-    };
-    transport.onerror = (err) => log.debug(`hub transport: ${err.message}`);
-    await transport.start();
-    http = transport;
-    log.info(`connected to the hub at ${hub.url}`);
-    // A reconnect: open a fresh session on behalf of the client with its own initialize.
-    if (replayNeeded && initRequest) {
-      replayNeeded = false;
-      const id = `__pincer_replay_${++replayId}`;
-      await transport.send({ jsonrpc: '2.0', id, method: 'initialize', params: initRequest.params } as JSONRPCMessage);
-      if (clientInitialized) await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' } as JSONRPCMessage);
-    }
-  };
-
-  const ensureConnected = (): Promise<void> => (http ? Promise.resolve() : (connecting ??= connect().finally(() => (connecting = undefined))));
-
-  const hubLost = (why: string) => {
-    if (!http) return;
-    log.warn(`lost the hub: ${why}`);
-    const old = http;
-    http = undefined;
-    hub = undefined;
-    replayNeeded = true;
-    old.onmessage = undefined;
-    void old.close().catch(() => undefined);
-    failPending(`Pincer: the hub went away (${why}). It is being restarted; send the request again.`);
-    if (!closed) void ensureConnected().catch((err) => log.error(`reconnect failed: ${errorMessage(err)}`));
-  };
-
-  const monitor = setInterval(() => {
-    if (hub && !pidAlive(hub.pid)) hubLost('the hub process exited');
-  }, 1000);
-  monitor.unref();
-
-  stdio.onmessage = (message) => {
-    const msg = message as Msg;
-    if (msg.method === 'initialize') initRequest = msg;
-    if (msg.method === 'notifications/initialized') clientInitialized = true;
-    const isRequest = msg.method !== undefined && msg.id !== undefined;
-    if (isRequest) pending.add(msg.id!);
-    void (async () => {
-      try {
-        await ensureConnected();
-        await http!.send(message);
-      } catch (err) {
-        const text = errorMessage(err);
-        if (isRequest && pending.delete(msg.id!)) {
-          void stdio.send(rpcError(msg.id!, -32000, `Pincer: could not reach the hub (${text}). Retrying with a new hub; send the request again.`));
-        }
-        hubLost(text);
-      }
-    })();
-  };
-
-  const shutdown = async (why: string) => {
-    if (closed) return;
-    closed = true;
-    log.info(`bridge closing (${why})`);
-    clearInterval(monitor);
-    // Ends this client's session on the hub; the hub and its jobs keep running.
-    await http?.terminateSession().catch(() => undefined);
-    await http?.close().catch(() => undefined);
-    process.exit(0);
-  };
-  stdio.onclose = () => void shutdown('stdin closed');
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  await stdio.start();
-  process.stdin.resume();
-  // Start the hub right away so the first request does not pay for it.
-  void ensureConnected().catch((err) => log.error(`could not start or reach the hub: ${errorMessage(err)}`));
+/** The client's 2025-era session: replayed on a new hub so the client notices nothing. */
+interface Session {
+  initRequestId?: RpcId;
+  initParams: unknown;
+  initialized: boolean;
+  /** Mcp-Session-Id on the current hub; undefined until its initialize is answered. */
+  id?: string;
+  version?: string;
 }
 
+/**
+ * `pincer stdio`: a relay, not a server. Frames the client's lines, POSTs each
+ * one unchanged to the hub's /mcp and writes the hub's messages back as they
+ * arrive, so both protocol generations, progress, cancellation, elicitation and
+ * list_changed cross without the bridge understanding them. It carries the
+ * client's identity and working folder on every request, and when the hub
+ * goes away (shut down, killed, handed over) it finds or starts the next one and
+ * replays the client's initialize there.
+ */
+class Bridge {
+  private link?: HubLink;
+  private linking?: Promise<HubLink>;
+  private startFailure?: { error: Error; at: number };
+  private session?: Session;
+  private stream?: { close(): void };
+  private readonly pending = new Set<RpcId>();
+  private readonly identity: Record<string, string>;
+  private token = '';
+  private replays = 0;
+  private closing = false;
+
+  constructor(private readonly home: string) {
+    this.identity = { 'x-pincer-client': randomUUID(), 'x-pincer-cwd': encodeURIComponent(process.cwd()) };
+  }
+
+  start(): void {
+    frameLines(process.stdin, {
+      message: (m) => this.fromClient(m),
+      invalid: (reason, code) => this.write(errorLine(null, code, reason)),
+      end: () => void this.shutdown('stdin closed'),
+    });
+    process.stdout.on('error', () => void this.shutdown('stdout closed'));
+    process.on('SIGINT', () => void this.shutdown('SIGINT'));
+    process.on('SIGTERM', () => void this.shutdown('SIGTERM'));
+    // Find or start the hub right away so the client's first request does not wait for it.
+    void this.ensureLink().catch((err) => log.error(`could not start or reach the hub: ${errorMessage(err)}`));
+  }
+
+  private write(line: string): void {
+    if (!this.closing) process.stdout.write(line + '\n');
+  }
+
+  private headers(value: unknown, method: string | undefined): http.OutgoingHttpHeaders {
+    const base = { authorization: `Bearer ${this.token}`, ...this.identity };
+    const envelope = envelopeHeaders(value);
+    // 2026-07-28 requests carry their own envelope and belong to no session.
+    if (envelope) return { ...base, ...envelope };
+    if (method === 'initialize' || !this.session?.id) return base;
+    return { ...base, 'mcp-session-id': this.session.id, ...(this.session.version ? { 'mcp-protocol-version': this.session.version } : {}) };
+  }
+
+  private fromClient(m: Framed): void {
+    const r = routingOf(m.value);
+    if (r.method === 'initialize' && r.isRequest) {
+      this.stream?.close();
+      this.stream = undefined;
+      this.session = { initRequestId: r.id, initParams: (m.value as { params?: unknown }).params, initialized: false };
+    } else if (r.method === 'notifications/initialized' && this.session) {
+      this.session.initialized = true;
+    }
+    void this.forward(m, r.method);
+  }
+
+  private fromHub(m: Incoming): void {
+    for (const one of Array.isArray(m.value) ? m.value : [m.value]) {
+      const r = routingOf(one);
+      if (!r.isResponse) continue;
+      if (typeof r.id === 'string' && r.id.startsWith(REPLAY_PREFIX)) return;
+      this.pending.delete(r.id!);
+      if (this.session && r.id === this.session.initRequestId) this.session.version = negotiatedVersion(one) ?? this.session.version;
+    }
+    this.write(m.text);
+  }
+
+  private async forward(m: Framed, method: string | undefined): Promise<void> {
+    const ids = requestIds(m.value);
+    for (const id of ids) this.pending.add(id);
+    const answer = (message: string, code = HUB_UNAVAILABLE) => {
+      for (const id of ids) if (this.pending.delete(id)) this.write(errorLine(id, code, message));
+    };
+    for (let attempt = 0; ; attempt++) {
+      let link: HubLink;
+      try {
+        link = await this.ensureLink();
+      } catch (err) {
+        return answer(`Pincer: ${errorMessage(err)}`);
+      }
+      const isInit = method === 'initialize';
+      const result = await link.post(m.text, this.headers(m.value, method), (msg) => this.fromHub(msg), (status, sid) => {
+        if (isInit && status < 300 && sid && this.session) this.session.id = sid;
+      });
+      const sessionGone = result.kind === 'done' && result.status === 404 && !isInit && this.session?.id !== undefined && !envelopeHeaders(m.value);
+      if ((result.kind === 'unreachable' || sessionGone) && attempt === 0 && !this.closing) {
+        // The hub never acted on it: move to the next hub (or a fresh session) and send it once more.
+        this.lose(link, result.kind === 'unreachable' ? result.reason : 'the hub no longer knows this session');
+        continue;
+      }
+      return this.settle(link, method, result, answer);
+    }
+  }
+
+  private settle(link: HubLink, method: string | undefined, result: PostResult, answer: (message: string, code?: number) => void): void {
+    if (result.kind === 'unreachable') return answer(`Pincer: could not reach the hub (${result.reason}). Send the request again.`);
+    if (result.kind === 'cut') {
+      if (!pidAlive(link.pid) || this.link !== link) this.lose(link, result.reason);
+      return answer(`${RESTARTING} (the hub went away: ${result.reason}).`);
+    }
+    if (result.status >= 300) return answer(httpFailure(result.status, result.body, pincerPaths(this.home).settingsFile), rpcCodeOf(result.body));
+    if (method === 'notifications/initialized') this.listen(link);
+    // A stream that ended without the answer: the hub closed it while shutting down.
+    answer(`${RESTARTING} (the hub closed the request's stream).`);
+  }
+
+  private ensureLink(): Promise<HubLink> {
+    if (this.link) return Promise.resolve(this.link);
+    return (this.linking ??= this.connect().finally(() => (this.linking = undefined)));
+  }
+
+  private async connect(): Promise<HubLink> {
+    const failed = this.startFailure;
+    if (failed && Date.now() - failed.at < START_RETRY_MS) throw failed.error;
+    let info;
+    try {
+      info = await ensureHub(this.home, { headers: this.identity });
+    } catch (err) {
+      this.startFailure = { error: err instanceof Error ? err : new Error(String(err)), at: Date.now() };
+      throw err;
+    }
+    this.startFailure = undefined;
+    this.token = readToken(this.home);
+    const link = new HubLink(info.url, info.pid);
+    if (this.session?.id !== undefined) await this.replay(link, this.session);
+    this.link = link;
+    log.info(`connected to the hub at ${info.url} (pid ${info.pid})`);
+    return link;
+  }
+
+  /** Opens a new session on `link` with the client's own initialize, and its initialized notification. */
+  private async replay(link: HubLink, session: Session): Promise<void> {
+    session.id = undefined;
+    const id = `${REPLAY_PREFIX}${++this.replays}`;
+    const init = JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: session.initParams });
+    let version: string | undefined;
+    const result = await link.post(init, this.headers(undefined, 'initialize'), (m) => (version = negotiatedVersion(m.value) ?? version), (status, sid) => {
+      if (status < 300) session.id = sid;
+    });
+    if (result.kind !== 'done' || result.status >= 300 || !session.id) throw new Error(`the new hub did not accept the session (${result.kind === 'done' ? `HTTP ${result.status}` : result.reason})`);
+    session.version = version ?? session.version;
+    if (!session.initialized) return;
+    await link.post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), this.headers(undefined, undefined), () => undefined);
+    this.listen(link);
+  }
+
+  /** The session's GET stream: notifications and requests from the hub between calls. Reopened while the hub lives. */
+  private listen(link: HubLink, lastEventId?: string): void {
+    if (!this.session?.id || this.stream || this.closing) return;
+    const s = link.listen(this.headers(undefined, undefined), (m) => this.fromHub(m), lastEventId);
+    this.stream = s;
+    void s.done.then(async (end) => {
+      if (this.stream !== s) return;
+      this.stream = undefined;
+      if (this.closing || this.link !== link) return;
+      if (end.kind === 'refused') {
+        // 405: the hub offers no stream. 404: it forgot the session (a new hub on the same port).
+        if (end.status === 404) this.lose(link, 'the hub no longer knows this session');
+        return;
+      }
+      const alive = pidAlive(link.pid) && (await hubHealthy(link, 1000, this.identity));
+      if (this.link !== link) return;
+      if (!alive) return this.lose(link, 'the hub closed');
+      setTimeout(() => this.link === link && this.listen(link, end.kind === 'ended' ? end.lastEventId : undefined), 200).unref();
+    });
+  }
+
+  /** The hub behind `link` is gone (or forgot the session): find or start the next one, replaying the session there. */
+  private lose(link: HubLink, why: string): void {
+    if (this.link !== link) return;
+    log.warn(`lost the hub at ${link.url}: ${why}`);
+    this.link = undefined;
+    this.stream?.close();
+    this.stream = undefined;
+    if (pidAlive(link.pid)) link.retire();
+    else link.close();
+    if (!this.closing) void this.ensureLink().catch((err) => log.error(`reconnect failed: ${errorMessage(err)}`));
+  }
+
+  private async shutdown(why: string): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    log.info(`bridge closing (${why})`);
+    this.stream?.close();
+    // Ends this client's session on the hub; the hub and its jobs keep running.
+    if (this.link && this.session?.id) await this.link.terminate(this.headers(undefined, undefined));
+    this.link?.close();
+    process.exit(0);
+  }
+}
+
+/** The JSON-RPC error code in a hub's error body, when it has one. */
+function rpcCodeOf(body: string | undefined): number | undefined {
+  const e = errorOf(body);
+  return typeof e?.code === 'number' ? e.code : undefined;
+}
+
+function errorOf(body: string | undefined): { code?: unknown; message?: unknown } | undefined {
+  try {
+    const v = JSON.parse(body ?? '') as { error?: { code?: unknown; message?: unknown } };
+    return typeof v.error === 'object' && v.error !== null ? v.error : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The client's view of an HTTP error from the hub: the hub's own message where it gave one. */
+function httpFailure(status: number, body: string | undefined, settingsFile: string): string {
+  if (status === 401) return `Pincer: the hub rejected this bridge's token (HTTP 401). AUTH_TOKEN in ${settingsFile} or in the environment must be the hub's; see "pincer token".`;
+  const message = errorOf(body)?.message;
+  if (typeof message === 'string') return message;
+  return `Pincer: the hub answered HTTP ${status}${body ? `: ${body.slice(0, 300)}` : ''}`;
+}
+
+export async function runBridge(home: string): Promise<void> {
+  configureLogging({ logsDir: pincerPaths(home).logsDir, fileName: 'bridge.log', stderr: true });
+  new Bridge(home).start();
+}

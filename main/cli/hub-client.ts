@@ -1,37 +1,92 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
-import { pincerPaths, ensureHome } from '../core/paths.js';
-import { readHubInfo, type HubInfo } from '../http/lock.js';
-import { Settings } from '../core/settings/settings.js';
+import { pincerPaths, ensureHome, type PincerPaths } from '../core/paths.js';
+import { pidAlive } from '../core/pid.js';
+import { EnvDocument } from '../core/settings/envfile.js';
+import type { HubInfo } from '../http/lock.js';
 
-/** The token clients of this data directory use: AUTH_TOKEN from the environment or the settings file. */
-export function readToken(home: string, env: NodeJS.ProcessEnv = process.env): string {
-  const paths = pincerPaths(home);
-  const s = new Settings({ userFile: paths.settingsFile, env });
-  return s.get('AUTH_TOKEN');
+// This module is on the bridge's path (`pincer stdio`), which must stay a light
+// relay: it reads hub.json and the token without the zod schemas of
+// http/lock.ts and core/settings (the hub validates both when it writes them),
+// and talks HTTP with node:http rather than fetch, whose first use loads undici.
+
+/** hub.json of this data directory when its process is alive; shape-checked, not schema-validated (the hub wrote it). */
+export function readHubFile(paths: PincerPaths): HubInfo | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(fs.readFileSync(paths.hubFile, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!isHubInfo(value)) return undefined;
+  return pidAlive(value.pid) ? value : undefined;
 }
 
-export async function hubHealthy(info: HubInfo, timeoutMs = 2000): Promise<boolean> {
+function isHubInfo(v: unknown): v is HubInfo {
+  if (typeof v !== 'object' || v === null) return false;
+  const o = v as Record<string, unknown>;
+  return typeof o.url === 'string' && Number.isInteger(o.port) && Number.isInteger(o.pid) && typeof o.started === 'string' && typeof o.version === 'string';
+}
+
+/** The token clients of this data directory use: AUTH_TOKEN from the environment, else from the settings file. */
+export function readToken(home: string, env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env.AUTH_TOKEN;
+  if (fromEnv !== undefined) return fromEnv.trim();
   try {
-    const res = await fetch(`${info.url}/api/mcp/health`, { signal: AbortSignal.timeout(timeoutMs) });
-    return res.ok;
+    return new EnvDocument(fs.readFileSync(pincerPaths(home).settingsFile, 'utf8')).get('AUTH_TOKEN') ?? '';
   } catch {
-    return false;
+    return '';
   }
+}
+
+/** GET /api/mcp/health answered 2xx within the time limit. */
+export function hubHealthy(info: Pick<HubInfo, 'url'>, timeoutMs = 2000, headers: http.OutgoingHttpHeaders = {}): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = http.get(new URL('/api/mcp/health', info.url), { headers, timeout: timeoutMs, agent: false }, (res) => {
+      res.resume();
+      resolve((res.statusCode ?? 500) < 300);
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', () => resolve(false));
+  });
+}
+
+/** Why the hub could not start: its own words, as `pincer serve` wrote them to hub-start.log. */
+export class HubStartError extends Error {
+  readonly code = 'HUB_START_FAILED';
+  constructor(
+    message: string,
+    readonly logFile: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface EnsureHubOptions {
+  timeoutMs?: number;
+  cliPath?: string;
+  /** Headers for the health checks (the bridge sends its identity on every request). */
+  headers?: http.OutgoingHttpHeaders;
 }
 
 /**
  * The hub of this data directory, started detached when none runs, so that it
- * outlives the client that needed it. Waits until it answers.
+ * outlives the client that needed it. Waits until it answers. When the hub we
+ * started exits with an error (the port is taken, a bad setting), throws at once
+ * with the reason it gave instead of waiting out the deadline; when it exits
+ * because another hub holds the lock, waits for that one.
  */
-export async function ensureHub(home: string, opts: { timeoutMs?: number; cliPath?: string } = {}): Promise<HubInfo> {
+export async function ensureHub(home: string, opts: EnsureHubOptions = {}): Promise<HubInfo> {
   const paths = pincerPaths(home);
   ensureHome(paths);
-  const existing = readHubInfo(paths);
-  if (existing && (await hubHealthy(existing))) return existing;
+  const existing = readHubFile(paths);
+  if (existing && (await hubHealthy(existing, 2000, opts.headers))) return existing;
   const cli = opts.cliPath ?? process.argv[1]!;
-  const out = fs.openSync(path.join(paths.logsDir, 'hub-start.log'), 'a', 0o600);
+  const logFile = path.join(paths.logsDir, 'hub-start.log');
+  const out = fs.openSync(logFile, 'a', 0o600);
+  const logStart = fs.fstatSync(out).size;
   const child = spawn(process.execPath, [cli, 'serve', '--quiet'], {
     detached: true,
     // Never the bridge's folder: the hub serves every client and must not run in (or read) one project.
@@ -42,12 +97,49 @@ export async function ensureHub(home: string, opts: { timeoutMs?: number; cliPat
   });
   child.unref();
   fs.closeSync(out);
-  const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
+  let failedAt: number | undefined;
+  let exitCode: number | null = null;
+  child.once('exit', (code) => {
+    exitCode = code;
+    // 3: another hub holds the lock (it is starting or handing over); wait for it.
+    if (code !== 0 && code !== 3) failedAt = Date.now();
+  });
+  child.once('error', () => (failedAt = Date.now()));
+  const timeoutMs = opts.timeoutMs ?? 20_000;
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const info = readHubInfo(paths);
+    const info = readHubFile(paths);
     // Either ours or one another bridge started at the same moment.
-    if (info && (await hubHealthy(info, 1000))) return info;
-    await new Promise((r) => setTimeout(r, 100));
+    if (info && (await hubHealthy(info, 1000, opts.headers))) return info;
+    // A short grace after our hub failed, in case another one is coming up.
+    if (failedAt !== undefined && Date.now() - failedAt > 500) {
+      throw new HubStartError(`the Pincer hub could not start: ${startFailure(logFile, logStart, exitCode)}`, logFile);
+    }
+    await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`the Pincer hub did not start within ${Math.round((opts.timeoutMs ?? 20_000) / 1000)} s; see ${path.join(paths.logsDir, 'hub-start.log')} and hub.log`);
+  throw new HubStartError(`the Pincer hub did not start within ${Math.round(timeoutMs / 1000)} s; see ${logFile} and ${path.join(paths.logsDir, 'hub.log')}`, logFile);
+}
+
+/** What the failed hub wrote to hub-start.log in this attempt, without the "pincer serve:" prefix. */
+function startFailure(logFile: string, from: number, exitCode: number | null): string {
+  let text = '';
+  try {
+    const fd = fs.openSync(logFile, 'r');
+    try {
+      const size = Math.min(fs.fstatSync(fd).size - from, 8192);
+      const buf = Buffer.alloc(Math.max(0, size));
+      fs.readSync(fd, buf, 0, buf.length, from);
+      text = buf.toString('utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    // Unreadable log: fall back to the exit code below.
+  }
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.replace(/^pincer serve:\s*/, '').trim())
+    .filter((l) => l !== '');
+  const reason = lines.length > 0 ? lines.slice(-3).join(' ') : `it exited with code ${exitCode ?? 'unknown'}`;
+  return `${reason} (from ${logFile})`;
 }

@@ -2,11 +2,12 @@
 import { parseArgs } from 'node:util';
 import { resolveHome, pincerPaths } from '../core/paths.js';
 import { VERSION } from '../core/version.js';
-import { readHubInfo } from '../http/lock.js';
+import { readHubFile, hubHealthy } from './hub-client.js';
 
 const HELP = `pincer ${VERSION} — local tools for AI clients over MCP
 
 Usage:
+  pincer                      with stdin not a terminal (a client spawned it): the same as pincer stdio
   pincer stdio                serve MCP over stdio through the hub (starts one if none runs)
   pincer stdio --standalone   serve MCP over stdio, the whole server in this process
   pincer serve [--quiet]      run the hub: Streamable HTTP, SSE, JSON-RPC, REST, WebSocket
@@ -24,8 +25,16 @@ Usage:
 Data directory: $PINCER_HOME (default ~/.pincer)`;
 
 async function main(argv: string[]): Promise<number> {
+  // No arguments: a client spawning `pincer` (stdin a pipe) gets stdio; a person at a terminal gets help, on stderr.
+  if (argv.length === 0) {
+    if (!process.stdin.isTTY) argv = ['stdio'];
+    else {
+      process.stderr.write(HELP + '\n');
+      return 0;
+    }
+  }
   const [command, ...rest] = argv;
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+  if (command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(HELP + '\n');
     return 0;
   }
@@ -48,12 +57,11 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./serve.js')).runServe(home, { quiet: values.quiet });
     }
     case 'status': {
-      const info = readHubInfo(paths);
+      const info = readHubFile(paths);
       if (!info) {
         process.stdout.write(`No Pincer hub runs for ${home}. Start one with "pincer serve".\n`);
         return 1;
       }
-      const { hubHealthy } = await import('./hub-client.js');
       const healthy = await hubHealthy(info);
       let detail = '';
       if (healthy) {
@@ -64,13 +72,13 @@ async function main(argv: string[]): Promise<number> {
       return healthy ? 0 : 1;
     }
     case 'stop': {
-      const info = readHubInfo(paths);
+      const info = readHubFile(paths);
       if (!info) {
         process.stdout.write('No Pincer hub is running.\n');
         return 0;
       }
       process.kill(info.pid, 'SIGTERM');
-      for (let i = 0; i < 100 && readHubInfo(paths); i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 100 && readHubFile(paths); i++) await new Promise((r) => setTimeout(r, 100));
       process.stdout.write(`Stopped the Pincer hub (pid ${info.pid}).\n`);
       return 0;
     }
