@@ -1,11 +1,16 @@
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import http from 'node:http';
+import type http from 'node:http';
 import path from 'node:path';
 import { pincerPaths, ensureHome, type PincerPaths } from '../core/paths.js';
 import { pidAlive } from '../core/pid.js';
 import { EnvDocument } from '../core/settings/envfile.js';
 import type { HubInfo } from '../http/lock.js';
+
+// Builtins through getBuiltinModule: an ESM `import http from 'node:http'` reads
+// every export of the builtin, and its lazy WebSocket getters load undici (~15 MB
+// of RSS); node:fs likewise loads fs/promises. child_process loads only when a hub
+// must be started.
+const { get } = process.getBuiltinModule('node:http');
+const fs = process.getBuiltinModule('node:fs');
 
 // This module is on the bridge's path (`pincer stdio`), which must stay a light
 // relay: it reads hub.json and the token without the zod schemas of
@@ -44,7 +49,7 @@ export function readToken(home: string, env: NodeJS.ProcessEnv = process.env): s
 /** GET /api/mcp/health answered 2xx within the time limit. */
 export function hubHealthy(info: Pick<HubInfo, 'url'>, timeoutMs = 2000, headers: http.OutgoingHttpHeaders = {}): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = http.get(new URL('/api/mcp/health', info.url), { headers, timeout: timeoutMs, agent: false }, (res) => {
+    const req = get(new URL('/api/mcp/health', info.url), { headers, timeout: timeoutMs, agent: false }, (res) => {
       res.resume();
       resolve((res.statusCode ?? 500) < 300);
     });
@@ -87,6 +92,7 @@ export async function ensureHub(home: string, opts: EnsureHubOptions = {}): Prom
   const logFile = path.join(paths.logsDir, 'hub-start.log');
   const out = fs.openSync(logFile, 'a', 0o600);
   const logStart = fs.fstatSync(out).size;
+  const { spawn } = process.getBuiltinModule('node:child_process');
   const child = spawn(process.execPath, [cli, 'serve', '--quiet'], {
     detached: true,
     // Never the bridge's folder: the hub serves every client and must not run in (or read) one project.

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
 import { resolveHome, pincerPaths } from '../core/paths.js';
 import { VERSION } from '../core/version.js';
 import { readHubFile, hubHealthy } from './hub-client.js';
+
+// Builtins through getBuiltinModule: an ESM import of node:util reads all its exports (~3 MB of RSS for every client's bridge).
+const { parseArgs } = process.getBuiltinModule('node:util');
 
 const HELP = `pincer ${VERSION} — local tools for AI clients over MCP
 

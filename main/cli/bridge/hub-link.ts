@@ -1,5 +1,10 @@
-import http from 'node:http';
+import type http from 'node:http';
 import { createParser } from 'eventsource-parser';
+
+// `import http from 'node:http'` in an ES module reads every export of the
+// builtin, and its lazy WebSocket getters load undici: ~15 MB of RSS the bridge
+// never uses. getBuiltinModule hands over the module without touching them.
+const { Agent, request } = process.getBuiltinModule('node:http');
 
 /** A message from the hub: its text as sent, parsed once for routing. */
 export interface Incoming {
@@ -25,7 +30,7 @@ export type StreamEnd = { kind: 'ended'; lastEventId?: string } | { kind: 'refus
  * SSE events, without re-serialising them.
  */
 export class HubLink {
-  private readonly agent = new http.Agent({ keepAlive: true, scheduling: 'lifo' });
+  private readonly agent = new Agent({ keepAlive: true, scheduling: 'lifo' });
   private readonly endpoint: URL;
   private closed = false;
   private readonly open = new Set<http.ClientRequest>();
@@ -48,7 +53,7 @@ export class HubLink {
         this.forget(req);
         resolve(r);
       };
-      const req = http.request(this.endpoint, {
+      const req = request(this.endpoint, {
         method: 'POST',
         agent: this.agent,
         headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(body) },
@@ -93,7 +98,7 @@ export class HubLink {
     const done = new Promise<StreamEnd>((resolve) => {
       if (this.closed) return resolve({ kind: 'unreachable', reason: 'closed' });
       let last = lastEventId;
-      req = http.request(this.endpoint, {
+      req = request(this.endpoint, {
         method: 'GET',
         agent: this.agent,
         headers: { ...headers, accept: 'text/event-stream', ...(last ? { 'last-event-id': last } : {}) },
@@ -127,7 +132,7 @@ export class HubLink {
   /** DELETE: ends the session on the hub (the hub and its jobs keep running). */
   terminate(headers: http.OutgoingHttpHeaders, timeoutMs = 1000): Promise<void> {
     return new Promise((resolve) => {
-      const req = http.request(this.endpoint, { method: 'DELETE', agent: this.agent, headers, timeout: timeoutMs });
+      const req = request(this.endpoint, { method: 'DELETE', agent: this.agent, headers, timeout: timeoutMs });
       req.on('response', (res) => {
         res.resume();
         res.on('end', () => resolve());
