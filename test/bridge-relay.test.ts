@@ -1,0 +1,229 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import ts from 'typescript';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { connectV2, textOf } from './helpers/clients.js';
+import { startHubProcess, stopHubOf } from './helpers/hub.js';
+import { tempHome, pincerEnv, PINCER_BIN, ROOT, waitFor, pidAlive } from './helpers/env.js';
+
+const BRIDGE = { args: ['stdio'], env: { HTTP_PORT: 'auto' } };
+/** What "a relay, not a server" must never load (issue 17). */
+const FORBIDDEN_PACKAGES = ['@modelcontextprotocol/', 'zod', 'express', 'better-sqlite3', 'ws', 'undici'];
+const FORBIDDEN_SOURCES = ['/dist/main/mcp/', '/dist/main/tools/', '/dist/main/store/', '/dist/main/http/', '/dist/main/core/settings/settings.js', '/dist/main/core/settings/schema.js'];
+const RECORDER = pathToFileURL(path.join(ROOT, 'dist', 'test', 'helpers', 'module-recorder.js')).href;
+
+function forbiddenIn(urls: string[]): string[] {
+  return urls.filter((u) => FORBIDDEN_PACKAGES.some((p) => u.includes(`/node_modules/${p}`)) || FORBIDDEN_SOURCES.some((s) => u.includes(s)));
+}
+
+test('the bridge, relaying real calls, loads neither the SDK, zod, express, SQLite nor the tools', async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home);
+  const log = path.join(h.home, 'modules.txt');
+  try {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', RECORDER, PINCER_BIN, 'stdio'],
+      env: pincerEnv(h.home, { PINCER_MODULE_LOG: log }),
+      cwd: h.home,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'weight', version: '1' });
+    await client.connect(transport);
+    assert.ok((await client.listTools()).tools.some((t) => t.name === 'Bash'));
+    assert.equal(textOf(await client.callTool({ name: 'Bash', arguments: { command: 'echo relayed' } })), 'relayed');
+    const bridgePid = transport.pid!;
+    await client.close();
+    await new Promise((r) => setTimeout(r, 200));
+    assert.ok(!fs.existsSync(`/proc/${bridgePid}`) || fs.existsSync(log), 'the bridge exited and wrote its module list');
+    const loaded = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    assert.ok(loaded.some((u) => u.endsWith('/dist/main/cli/bridge/hub-link.js')), 'the recorder saw the bridge modules');
+    assert.deepEqual(forbiddenIn(loaded), []);
+  } finally {
+    await hub.stop();
+    h.cleanup();
+  }
+});
+
+/** Static and dynamic import specifiers of one built module, read with the TypeScript parser. */
+function importsOf(file: string): { staticSpecs: string[]; dynamicSpecs: string[] } {
+  const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
+  const staticSpecs: string[] = [];
+  const dynamicSpecs: string[] = [];
+  const visit = (node: ts.Node) => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) staticSpecs.push(node.moduleSpecifier.text);
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) dynamicSpecs.push(node.arguments[0].text);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return { staticSpecs, dynamicSpecs };
+}
+
+test("the bridge entry's import graph (static imports of pincer.js, every import from bridge.js on) reaches none of them either", () => {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const walk = (file: string, followDynamic: boolean) => {
+    if (files.has(file)) return;
+    files.add(file);
+    const { staticSpecs, dynamicSpecs } = importsOf(file);
+    for (const spec of followDynamic ? [...staticSpecs, ...dynamicSpecs] : staticSpecs) {
+      if (spec.startsWith('.')) walk(path.resolve(path.dirname(file), spec), followDynamic);
+      else packages.add(spec);
+    }
+  };
+  walk(path.join(ROOT, 'dist', 'main', 'cli', 'pincer.js'), false);
+  walk(path.join(ROOT, 'dist', 'main', 'cli', 'bridge.js'), true);
+  assert.ok(files.has(path.join(ROOT, 'dist', 'main', 'cli', 'bridge', 'hub-link.js')), 'the walk reached the bridge modules');
+  const bare = [...packages].filter((p) => !p.startsWith('node:'));
+  assert.deepEqual(bare, ['eventsource-parser'], 'the only package the bridge loads is its SSE parser');
+  assert.deepEqual(forbiddenIn([...files]), []);
+});
+
+test('pincer with no arguments and stdin not a terminal serves stdio', async () => {
+  const h = tempHome();
+  try {
+    const { client } = await connectV2({ home: h.home, args: [], env: { HTTP_PORT: 'auto' } });
+    try {
+      assert.equal(textOf(await client.callTool({ name: 'Bash', arguments: { command: 'echo no-args' } })), 'no-args');
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await stopHubOf(h.home);
+    h.cleanup();
+  }
+});
+
+test('pincer with no arguments at a terminal prints help on stderr only, and starts nothing', (t) => {
+  if (spawnSync('script', ['--version']).error) {
+    t.skip('util-linux "script" (to give pincer a terminal as stdin) is not installed');
+    return;
+  }
+  const h = tempHome();
+  try {
+    const out = path.join(h.home, 'out.txt');
+    const err = path.join(h.home, 'err.txt');
+    const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const r = spawnSync('script', ['-qec', `${quote(process.execPath)} ${quote(PINCER_BIN)} >${quote(out)} 2>${quote(err)}`, '/dev/null'], { env: pincerEnv(h.home), timeout: 15_000 });
+    assert.equal(r.status, 0);
+    assert.equal(fs.readFileSync(out, 'utf8'), '', 'nothing on stdout');
+    assert.match(fs.readFileSync(err, 'utf8'), /Usage:\n {2}pincer/);
+    assert.ok(!fs.existsSync(path.join(h.home, 'hub.json')), 'no hub was started');
+  } finally {
+    h.cleanup();
+  }
+});
+
+test("a port taken by another program reaches the client within 3 s, with the hub's reason", async () => {
+  const h = tempHome();
+  const squatter = net.createServer();
+  await new Promise<void>((r) => squatter.listen(0, '127.0.0.1', r));
+  const port = (squatter.address() as net.AddressInfo).port;
+  try {
+    const t0 = Date.now();
+    const failure = await connectV2({ home: h.home, args: ['stdio'], env: { HTTP_PORT: String(port) } }).then(
+      async ({ client }) => {
+        await client.close();
+        return undefined;
+      },
+      (e: Error) => e,
+    );
+    const elapsed = Date.now() - t0;
+    assert.ok(failure, 'initialize fails');
+    assert.match(failure.message, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use`));
+    assert.match(failure.message, /HTTP_PORT/, 'and says what to do');
+    assert.ok(elapsed < 3000, `answered after ${elapsed} ms`);
+  } finally {
+    squatter.close();
+    h.cleanup();
+  }
+});
+
+test("every request the bridge sends carries its fixed client id and its working folder; each bridge has its own id (both protocol generations)", async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home);
+  const seen: { client?: string; cwd?: string; method: string }[] = [];
+  const target = new URL(hub.url);
+  // A recording proxy in front of the real hub, put where the bridges look for the hub.
+  const proxy = http.createServer((req, res) => {
+    seen.push({ client: req.headers['x-pincer-client'] as string | undefined, cwd: req.headers['x-pincer-cwd'] as string | undefined, method: `${req.method} ${req.url}` });
+    const up = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (r) => {
+      res.writeHead(r.statusCode!, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+  const port = (proxy.address() as net.AddressInfo).port;
+  const hubJson = path.join(h.home, 'hub.json');
+  fs.writeFileSync(hubJson, JSON.stringify({ ...JSON.parse(fs.readFileSync(hubJson, 'utf8')), url: `http://127.0.0.1:${port}`, port }));
+  const project = path.join(h.home, 'a project é');
+  fs.mkdirSync(project);
+  try {
+    const legacy = await connectV2({ home: h.home, ...BRIDGE, cwd: project });
+    assert.equal(textOf(await legacy.client.callTool({ name: 'Bash', arguments: { command: 'echo one' } })), 'one');
+    const legacyPid = legacy.transport.pid!;
+    await legacy.client.close();
+    await waitFor(() => !pidAlive(legacyPid), 'the first bridge to exit');
+    const legacyRequests = seen.splice(0);
+    const modern = await connectV2({ home: h.home, ...BRIDGE, cwd: h.home, modern: true });
+    assert.equal(modern.client.getNegotiatedProtocolVersion(), '2026-07-28');
+    assert.equal(textOf(await modern.client.callTool({ name: 'Bash', arguments: { command: 'echo two' } })), 'two');
+    const modernPid = modern.transport.pid!;
+    await modern.client.close();
+    await waitFor(() => !pidAlive(modernPid), 'the second bridge to exit');
+    const modernRequests = seen.splice(0);
+
+    // One bridge served the 2025-era client from handshake to DELETE.
+    assert.ok(legacyRequests.length >= 5, `the bridge made ${legacyRequests.length} requests`);
+    assert.ok(legacyRequests.some((r) => r.method === 'GET /mcp') && legacyRequests.some((r) => r.method === 'DELETE /mcp'), 'the session stream and its end are among them');
+    const legacyIds = new Set(legacyRequests.map((r) => r.client));
+    assert.equal(legacyIds.size, 1, `one id for the life of the bridge: ${JSON.stringify(legacyRequests)}`);
+    assert.match([...legacyIds][0] ?? '', /^[0-9a-f-]{16,}$/);
+    // The SDK client spawns its server once for the 2026-07-28 discovery probe and once for the session.
+    assert.ok(modernRequests.some((r) => r.method === 'POST /mcp'));
+    assert.ok(modernRequests.every((r) => r.client && !legacyIds.has(r.client)), 'each bridge has its own id');
+    for (const [requests, cwd] of [[legacyRequests, project], [modernRequests, h.home]] as const) {
+      for (const r of requests) assert.equal(decodeURIComponent(r.cwd ?? ''), fs.realpathSync(cwd), `${r.method} carries the working folder`);
+    }
+  } finally {
+    proxy.close();
+    await hub.stop();
+    h.cleanup();
+  }
+});
+
+test('a 2026-07-28 client through the bridge: tools, a tool error, progress and a background job round trip', async () => {
+  const h = tempHome();
+  try {
+    const { client } = await connectV2({ home: h.home, ...BRIDGE, modern: true });
+    try {
+      assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+      assert.ok((await client.listTools()).tools.length >= 10);
+      const bad = await client.callTool({ name: 'ReadBgOutput', arguments: { task_id: 987654 } });
+      assert.equal(bad.isError, true);
+      assert.match(textOf(bad), /987654/);
+      const progress: string[] = [];
+      const r = await client.callTool({ name: 'Bash', arguments: { command: 'echo p1; sleep 0.4; echo p2' } }, { onprogress: (p) => progress.push(p.message ?? '') });
+      assert.equal(textOf(r), 'p1\np2');
+      assert.ok(progress.join('').includes('p1'), 'progress crossed the bridge');
+      const started = await client.callTool({ name: 'BackgroundBash', arguments: { command: 'echo from-the-job' } });
+      const id = (started.structuredContent as { task_id: number }).task_id;
+      const out = await client.callTool({ name: 'ReadBgOutput', arguments: { task_id: id, wait_ms: 3000 } });
+      assert.match(textOf(out), /from-the-job/);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await stopHubOf(h.home);
+    h.cleanup();
+  }
+});
