@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { connectV2, connectV1, textOf } from './helpers/clients.js';
-import { readHubJson, stopHubOf } from './helpers/hub.js';
+import { readHubJson, stopHubOf, startHubProcess } from './helpers/hub.js';
+import net from 'node:net';
 import { tempHome, waitFor, pidAlive, sleep } from './helpers/env.js';
 
 const BRIDGE = ['stdio'];
@@ -89,6 +90,7 @@ test('when the hub dies mid-session the client gets clear errors, then the bridg
       process.kill(first.pid, 'SIGKILL');
       const outcome = await slow;
       assert.equal(outcome.ok, false, 'the call in flight fails instead of hanging');
+      assert.match(outcome.text, /Pincer is restarting, send the request again/);
       assert.match(outcome.text, /hub went away/);
       const next = await waitFor(async () => {
         const r = await client.callTool({ name: 'ListBgTasks', arguments: {} }).catch(() => undefined);
@@ -103,6 +105,94 @@ test('when the hub dies mid-session the client gets clear errors, then the bridg
       await client.close();
     }
   } finally {
+    await stopHubOf(h.home);
+    h.cleanup();
+  }
+});
+
+/** A port nothing listens on right now, for hubs that must come back on the same one. */
+async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+test('when the hub shuts down between calls, the next call just works on the next hub, and the session (list_changed) carries on', async () => {
+  const h = tempHome();
+  const port = await freePort();
+  try {
+    const { client } = await connectV2({ home: h.home, args: BRIDGE, env: { HTTP_PORT: String(port) } });
+    try {
+      assert.equal(textOf(await client.callTool({ name: 'Bash', arguments: { command: 'echo before' } })), 'before');
+      const first = readHubJson(h.home)!;
+      process.kill(first.pid, 'SIGTERM');
+      await waitFor(() => !pidAlive(first.pid), 'the first hub to exit');
+      // No error, no retry by the client: the bridge finds (here: starts) the next hub and replays the session.
+      assert.equal(textOf(await client.callTool({ name: 'Bash', arguments: { command: 'echo after' } })), 'after');
+      const second = readHubJson(h.home)!;
+      assert.notEqual(second.pid, first.pid);
+      assert.equal(second.port, port, 'the next hub is on the same port');
+      let changed = 0;
+      client.setNotificationHandler('notifications/tools/list_changed', () => {
+        changed++;
+      });
+      fs.appendFileSync(path.join(h.home, 'pincer-env.txt'), 'TOOL_LISTBGTASKS=false\n');
+      await waitFor(() => changed > 0, 'list_changed from the second hub, on the replayed session');
+      assert.ok(!(await client.listTools()).tools.some((t) => t.name === 'ListBgTasks'));
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await stopHubOf(h.home);
+    h.cleanup();
+  }
+});
+
+test('a hub handing over to a newcomer on the same port: the bridge moves to the newcomer and replays the session; a call in flight completes or is told to send again', async () => {
+  const h = tempHome();
+  const port = await freePort();
+  let newcomer: Awaited<ReturnType<typeof startHubProcess>> | undefined;
+  try {
+    const { client, transport } = await connectV2({ home: h.home, args: BRIDGE, env: { HTTP_PORT: String(port) } });
+    try {
+      const first = readHubJson(h.home)!;
+      const inFlight = client.callTool({ name: 'Bash', arguments: { command: 'sleep 1; echo finished' } }).then(
+        (r) => ({ ok: true as const, text: textOf(r) }),
+        (e: Error) => ({ ok: false as const, text: e.message }),
+      );
+      await sleep(300);
+      // The old hub closes and a newcomer (as the desktop app would) takes the same port and data folder.
+      // In a handover the newcomer is up by the time the bridge notices; pausing the bridge makes that so here.
+      process.kill(transport.pid!, 'SIGSTOP');
+      try {
+        process.kill(first.pid, 'SIGTERM');
+        // Its lock, not its pid: the old hub is the paused bridge's child, a zombie until the bridge reaps it.
+        await waitFor(() => !fs.existsSync(path.join(h.home, 'hub.lock')), 'the old hub to let go of the data folder');
+        newcomer = await startHubProcess(h.home, { HTTP_PORT: String(port) });
+      } finally {
+        process.kill(transport.pid!, 'SIGCONT');
+      }
+      const outcome = await inFlight;
+      if (outcome.ok) assert.equal(outcome.text, 'finished');
+      else assert.match(outcome.text, /Pincer is restarting, send the request again/);
+      assert.equal(textOf(await client.callTool({ name: 'Bash', arguments: { command: 'echo next' } })), 'next');
+      const now = readHubJson(h.home)!;
+      assert.notEqual(now.pid, first.pid);
+      assert.equal(now.pid, newcomer.child.pid, 'the bridge uses the newcomer rather than starting its own');
+      assert.ok(pidAlive(newcomer.child.pid!));
+      let changed = 0;
+      client.setNotificationHandler('notifications/tools/list_changed', () => {
+        changed++;
+      });
+      fs.appendFileSync(path.join(h.home, 'pincer-env.txt'), 'TOOL_LISTBGTASKS=false\n');
+      await waitFor(() => changed > 0, "list_changed from the newcomer, on the client's replayed session");
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await newcomer?.stop();
     await stopHubOf(h.home);
     h.cleanup();
   }

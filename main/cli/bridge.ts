@@ -131,6 +131,8 @@ class Bridge {
 
   private settle(link: HubLink, method: string | undefined, result: PostResult, answer: (message: string, code?: number) => void): void {
     if (result.kind === 'unreachable') return answer(`Pincer: could not reach the hub (${result.reason}). Send the request again.`);
+    // 499: the hub ended a 2026-07-28 request it was serving because it is shutting down.
+    if (result.kind === 'done' && result.status === 499) result = { kind: 'cut', reason: 'the hub ended the request while shutting down' };
     if (result.kind === 'cut') {
       if (!pidAlive(link.pid) || this.link !== link) this.lose(link, result.reason);
       return answer(`${RESTARTING} (the hub went away: ${result.reason}).`);
