@@ -1,39 +1,20 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { coldStart, table, type Row } from './lib.js';
+import { stdioSubjects } from './peers.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const PINCER = path.resolve(here, '..', 'main', 'cli', 'pincer.js');
-const MINIMAL = path.join(here, 'peers', 'minimal-server.js');
-const EVERYTHING = path.resolve(here, '..', '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 
-/** Cold start: spawn → first initialize answer over stdio. */
+/** Cold start: spawn → first initialize answer over stdio, for Pincer (bridge and standalone) and what a user would pick instead. */
 export async function benchColdStart(): Promise<string> {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pincer-bench-'));
-  const env = { ...process.env, PINCER_HOME: home, HTTP_PORT: 'auto', PINCER_LOG_LEVEL: 'error' };
-  const hub = spawn(process.execPath, [PINCER, 'serve', '--quiet'], { env, stdio: 'ignore' });
+  const { subjects, close } = await stdioSubjects();
   try {
-    for (let i = 0; i < 100 && !fs.existsSync(path.join(home, 'hub.json')); i++) await new Promise((r) => setTimeout(r, 100));
-    const subjects: [string, string[]][] = [
-      ['pincer stdio (hub running)', [PINCER, 'stdio']],
-      ['pincer stdio --standalone', [PINCER, 'stdio', '--standalone']],
-      ['@modelcontextprotocol/server-everything', [EVERYTHING, 'stdio']],
-      ['minimal SDK v2 server', [MINIMAL]],
-    ];
-    const rows: Row[] = subjects.map(([name]) => ({ name, samples: [] }));
+    const rows: Row[] = subjects.map((s) => ({ name: s.name, samples: [] }));
     // Interleave the subjects so that drift on the machine hits all of them alike.
     for (let i = 0; i < RUNS; i++) {
-      for (let s = 0; s < subjects.length; s++) rows[s]!.samples.push(await coldStart(process.execPath, subjects[s]![1], env));
+      for (let s = 0; s < subjects.length; s++) rows[s]!.samples.push(await coldStart(process.execPath, subjects[s]!.args, subjects[s]!.env));
     }
-    return table('Cold start: spawn → first initialize answer (stdio)', rows);
+    return table('Cold start: spawn → first initialize answer (stdio)', rows, 'minimal SDK v2 server');
   } finally {
-    hub.kill('SIGTERM');
-    await new Promise((r) => hub.once('exit', r));
-    fs.rmSync(home, { recursive: true, force: true });
+    await close();
   }
 }
 

@@ -9,6 +9,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const PINCER = path.resolve(here, '..', 'main', 'cli', 'pincer.js');
 export const MINIMAL = path.join(here, 'peers', 'minimal-server.js');
+/** The package root (this file runs from dist/bench). */
+export const ROOT = path.resolve(here, '..', '..');
 
 export interface Hub {
   url: string;

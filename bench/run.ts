@@ -1,5 +1,6 @@
 import { benchColdStart } from './cold-start.js';
 import { benchLatency } from './latency.js';
+import { benchStdioCalls } from './stdio-calls.js';
 import { benchThroughput } from './throughput.js';
 import { benchBackgroundOutput } from './background-output.js';
 import { benchIdle } from './idle.js';
@@ -7,10 +8,11 @@ import { benchReadDocsQuality } from './readdocs-quality.js';
 import { machine } from './lib.js';
 
 // `npm run bench`: every benchmark, each against a peer measured in the same run.
-// BENCH_ONLY=cold,latency,throughput,output,idle,readdocs picks some.
-const only = new Set((process.env.BENCH_ONLY ?? 'cold,latency,throughput,output,idle,readdocs').split(','));
+// BENCH_ONLY=cold,stdio,latency,throughput,output,idle,readdocs picks some.
+const only = new Set((process.env.BENCH_ONLY ?? 'cold,stdio,latency,throughput,output,idle,readdocs').split(','));
 process.stdout.write(`Machine: ${machine()}\n`);
 if (only.has('cold')) await benchColdStart();
+if (only.has('stdio')) await benchStdioCalls();
 if (only.has('latency')) await benchLatency();
 if (only.has('throughput')) await benchThroughput();
 if (only.has('output')) await benchBackgroundOutput();

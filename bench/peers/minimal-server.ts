@@ -1,6 +1,7 @@
-// The floor for an SDK-based server: the official SDK v2 with one echo tool, over stdio or Streamable HTTP.
+// The floor for an SDK-based server: the official SDK v2 with an echo tool and a bare shell tool, over stdio or Streamable HTTP.
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
 import { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
@@ -9,6 +10,12 @@ import { z } from 'zod';
 function server(): McpServer {
   const s = new McpServer({ name: 'minimal', version: '1.0.0' });
   s.registerTool('echo', { description: 'Echo the text', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+  // The least a shell tool can do: run the command with bash, answer with its output.
+  s.registerTool('shell', { description: 'Run a bash command', inputSchema: z.object({ command: z.string() }) }, (args) => {
+    return new Promise((resolve) =>
+      execFile('bash', ['-c', args.command], (err, stdout, stderr) => resolve({ content: [{ type: 'text', text: stdout + stderr }], isError: err !== null })),
+    );
+  });
   return s;
 }
 
