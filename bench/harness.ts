@@ -4,7 +4,6 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const PINCER = path.resolve(here, '..', 'main', 'cli', 'pincer.js');
@@ -62,21 +61,6 @@ export async function httpClient(url: string, token?: string): Promise<{ client:
     close: async () => {
       await t.terminateSession().catch(() => undefined);
       await client.close();
-    },
-  };
-}
-
-export async function stdioClient(args: string[], env: Record<string, string> = {}): Promise<{ client: Client; home: string; close(): Promise<void> }> {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pincer-bench-'));
-  const t = new StdioClientTransport({ command: process.execPath, args, env: { ...(process.env as Record<string, string>), PINCER_HOME: home, HOME: home, BASH_CWD: home, PINCER_LOG_LEVEL: 'error', ...env }, stderr: 'ignore' });
-  const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(t);
-  return {
-    client,
-    home,
-    close: async () => {
-      await client.close();
-      fs.rmSync(home, { recursive: true, force: true });
     },
   };
 }

@@ -6,7 +6,7 @@ import { rss, time } from './harness.js';
 import { stdioSubjects, type StdioSubject } from './peers.js';
 
 const N = Number(process.env.BENCH_CALLS ?? 200);
-/** DesktopCommander's start_process takes ~200 ms a call: fewer of those keep the run short. */
+/** DesktopCommander takes ~200 ms a call: fewer of its calls keep the run short. */
 const SLOW_N = Math.min(N, Number(process.env.BENCH_SLOW_CALLS ?? 30));
 
 interface Connected {
@@ -45,11 +45,9 @@ export async function benchStdioCalls(): Promise<string> {
     const cheapRows: Row[] = cheap.map((c) => ({ name: `${c.subject.name}: ${c.subject.cheap!.name}`, samples: [] }));
     const shellRows: Row[] = [...shell.map((c) => ({ name: `${c.subject.name}: ${c.subject.shellTrue!.name} true`, samples: [] as number[] })), { name: 'bare `bash -c true` spawn', samples: [] }];
     for (let i = 0; i < N; i++) {
-      for (let k = 0; k < cheap.length; k++) cheapRows[k]!.samples.push(await time(() => cheap[k]!.client.callTool(cheap[k]!.subject.cheap!)));
-      for (let k = 0; k < shell.length; k++) {
-        if (i >= SLOW_N && shell[k]!.subject.name === 'DesktopCommander') continue;
-        shellRows[k]!.samples.push(await time(() => shell[k]!.client.callTool(shell[k]!.subject.shellTrue!)));
-      }
+      const skip = (c: Connected) => i >= SLOW_N && c.subject.name === 'DesktopCommander';
+      for (let k = 0; k < cheap.length; k++) if (!skip(cheap[k]!)) cheapRows[k]!.samples.push(await time(() => cheap[k]!.client.callTool(cheap[k]!.subject.cheap!)));
+      for (let k = 0; k < shell.length; k++) if (!skip(shell[k]!)) shellRows[k]!.samples.push(await time(() => shell[k]!.client.callTool(shell[k]!.subject.shellTrue!)));
       shellRows[shell.length]!.samples.push(await time(async () => spawnSync('bash', ['-c', 'true'])));
     }
     const mb = (n: number) => n / 1048576;
