@@ -40,6 +40,10 @@ export async function stdioSubjects(): Promise<{ subjects: StdioSubject[]; close
     { name: '@modelcontextprotocol/server-everything', args: [EVERYTHING, 'stdio'], env: base, cheap: { name: 'echo', arguments: { message: 'x' } } },
     { name: 'minimal SDK v2 server', args: [MINIMAL], env: base, cheap: { name: 'echo', arguments: { text: 'x' } }, shellTrue: { name: 'shell', arguments: { command: 'true' } } },
   ];
+  // BENCH_BASELINE_PINCER=<another build>/dist/main/cli/pincer.js adds that build's bridge, against the
+  // same hub, for before/after figures measured in the same run.
+  const baseline = process.env.BENCH_BASELINE_PINCER;
+  if (baseline) subjects.unshift({ name: 'pincer stdio (bridge, baseline build)', args: [baseline, 'stdio'], env: base, cheap: pincerCheap, shellTrue: pincerTrue });
   return {
     subjects,
     close: async () => {
