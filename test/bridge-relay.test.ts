@@ -10,8 +10,9 @@ import ts from 'typescript';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { connectV2, textOf } from './helpers/clients.js';
-import { startHubProcess, stopHubOf } from './helpers/hub.js';
-import { tempHome, pincerEnv, PINCER_BIN, ROOT, waitFor, pidAlive } from './helpers/env.js';
+import { startHubProcess, stopHubOf, readHubJson, tokenOf } from './helpers/hub.js';
+import { tempHome, pincerEnv, PINCER_BIN, ROOT, waitFor, pidAlive, sleep } from './helpers/env.js';
+import { RawStdio } from './helpers/raw-stdio.js';
 
 const BRIDGE = { args: ['stdio'], env: { HTTP_PORT: 'auto' } };
 /** What "a relay, not a server" must never load (issue 17). */
@@ -219,6 +220,61 @@ test('a 2026-07-28 client through the bridge: tools, a tool error, progress and 
       const id = (started.structuredContent as { task_id: number }).task_id;
       const out = await client.callTool({ name: 'ReadBgOutput', arguments: { task_id: id, wait_ms: 3000 } });
       assert.match(textOf(out), /from-the-job/);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await stopHubOf(h.home);
+    h.cleanup();
+  }
+});
+
+test('raw stdio through the bridge: answers arrive after stdin closes, a cancelled request gets no made-up answer, bad lines get JSON-RPC errors', async () => {
+  const h = tempHome();
+  let raw: RawStdio | undefined;
+  try {
+    const r = new RawStdio(h.home, ['stdio'], { HTTP_PORT: 'auto' });
+    raw = r;
+    await r.initialize();
+    r.send('{not json');
+    r.send('42');
+    r.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'sleep 3; echo late' } } });
+    await sleep(500);
+    r.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'test' } });
+    r.send({ jsonrpc: '2.0', id: 8, method: 'ping' });
+    assert.deepEqual((await r.response(8)).result, {});
+    await sleep(800);
+    assert.equal(r.messages.filter((m) => m.id === 7).length, 0, 'nothing answers the cancelled request');
+    const errors = r.messages.filter((m) => m.id === null).map((m) => (m.error as { code: number }).code);
+    assert.deepEqual(errors.sort((a, b) => a - b), [-32700, -32600]);
+    // A script that writes its request and closes its input at once still gets the answer.
+    r.send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'sleep 0.3; echo after-eof' } } });
+    r.child.stdin.end();
+    const answer = await r.response(9);
+    assert.match(JSON.stringify(answer.result), /after-eof/);
+    await waitFor(() => r.child.exitCode !== null, 'the bridge to exit after its input closed');
+    assert.equal(r.child.exitCode, 0);
+    assert.deepEqual(r.nonJsonLines, [], 'stdout carries protocol messages only');
+  } finally {
+    if (raw?.child.exitCode === null) raw.child.kill();
+    await stopHubOf(h.home);
+    h.cleanup();
+  }
+});
+
+test('after "pincer token rotate" the bridge picks up the new token and the next call works', async () => {
+  const h = tempHome();
+  try {
+    const { client } = await connectV2({ home: h.home, ...BRIDGE });
+    try {
+      assert.equal(textOf(await client.callTool({ name: 'Bash', arguments: { command: 'echo old-token' } })), 'old-token');
+      const oldToken = tokenOf(h.home);
+      const rotate = spawnSync(process.execPath, [PINCER_BIN, 'token', 'rotate'], { env: pincerEnv(h.home), encoding: 'utf8' });
+      assert.equal(rotate.status, 0, rotate.stderr);
+      // Until the hub has taken the new token, a call may be cut by the revocation itself; wait for it.
+      const hubUrl = readHubJson(h.home)!.url;
+      await waitFor(async () => (await fetch(`${hubUrl}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${oldToken}`, 'content-type': 'application/json' }, body: '{}' })).status === 401, 'the hub to refuse the old token');
+      assert.equal(textOf(await client.callTool({ name: 'Bash', arguments: { command: 'echo new-token' } })), 'new-token');
     } finally {
       await client.close();
     }

@@ -17,6 +17,8 @@ const HUB_UNAVAILABLE = -32000;
 const REPLAY_PREFIX = 'pincer-bridge-replay-';
 /** A failed hub start is reported again without a new attempt for this long. */
 const START_RETRY_MS = 2000;
+/** How long answers to requests in flight may take to arrive once stdin has ended. */
+const DRAIN_MS = 2000;
 
 /** The client's 2025-era session: replayed on a new hub so the client notices nothing. */
 interface Session {
@@ -57,7 +59,7 @@ class Bridge {
     frameLines(process.stdin, {
       message: (m) => this.fromClient(m),
       invalid: (reason, code) => this.write(errorLine(null, code, reason)),
-      end: () => void this.shutdown('stdin closed'),
+      end: () => void this.drainThenShutdown(),
     });
     process.stdout.on('error', () => void this.shutdown('stdout closed'));
     process.on('SIGINT', () => void this.shutdown('SIGINT'));
@@ -87,6 +89,10 @@ class Bridge {
       this.session = { initRequestId: r.id, initParams: (m.value as { params?: unknown }).params, initialized: false };
     } else if (r.method === 'notifications/initialized' && this.session) {
       this.session.initialized = true;
+    } else if (r.method === 'notifications/cancelled') {
+      // The client gave up on that request: it expects no answer, so none is made up if its stream ends empty.
+      const id = (m.value as { params?: { requestId?: unknown } }).params?.requestId;
+      if (typeof id === 'string' || typeof id === 'number') this.pending.delete(id);
     }
     void this.forward(m, r.method);
   }
@@ -108,7 +114,10 @@ class Bridge {
     const answer = (message: string, code = HUB_UNAVAILABLE) => {
       for (const id of ids) if (this.pending.delete(id)) this.write(errorLine(id, code, message));
     };
-    for (let attempt = 0; ; attempt++) {
+    // Sent again at most once for a new token and once on a new hub or session: the hub never acted on those.
+    let tokenRefreshed = false;
+    let relinked = false;
+    for (;;) {
       let link: HubLink;
       try {
         link = await this.ensureLink();
@@ -119,9 +128,16 @@ class Bridge {
       const result = await link.post(m.text, this.headers(m.value, method), (msg) => this.fromHub(msg), (status, sid) => {
         if (isInit && status < 300 && sid && this.session) this.session.id = sid;
       });
+      if (result.kind === 'done' && result.status === 401 && !tokenRefreshed && readToken(this.home) !== this.token) {
+        // The token was rotated (`pincer token rotate`): this bridge reads the same settings file.
+        tokenRefreshed = true;
+        this.token = readToken(this.home);
+        continue;
+      }
       const sessionGone = result.kind === 'done' && result.status === 404 && !isInit && this.session?.id !== undefined && !envelopeHeaders(m.value);
-      if ((result.kind === 'unreachable' || sessionGone) && attempt === 0 && !this.closing) {
+      if ((result.kind === 'unreachable' || sessionGone) && !relinked && !this.closing) {
         // The hub never acted on it: move to the next hub (or a fresh session) and send it once more.
+        relinked = true;
         this.lose(link, result.kind === 'unreachable' ? result.reason : 'the hub no longer knows this session');
         continue;
       }
@@ -214,6 +230,13 @@ class Bridge {
     if (pidAlive(link.pid)) link.retire();
     else link.close();
     if (!this.closing) void this.ensureLink().catch((err) => log.error(`reconnect failed: ${errorMessage(err)}`));
+  }
+
+  /** stdin ended: answers still on their way get a moment to arrive (a script may close its input right after its requests). */
+  private async drainThenShutdown(): Promise<void> {
+    const until = Date.now() + DRAIN_MS;
+    while (this.pending.size > 0 && Date.now() < until && !this.closing) await new Promise((r) => setTimeout(r, 20));
+    await this.shutdown('stdin closed');
   }
 
   private async shutdown(why: string): Promise<void> {
