@@ -32,7 +32,7 @@ export async function ensureHub(home: string, opts: { timeoutMs?: number; cliPat
   if (existing && (await hubHealthy(existing))) return existing;
   const cli = opts.cliPath ?? process.argv[1]!;
   const out = fs.openSync(path.join(paths.logsDir, 'hub-start.log'), 'a', 0o600);
-  const child = spawn(process.execPath, [cli, 'serve', '--quiet'], {
+  const child = spawn(process.execPath, [cli, 'serve', '--quiet', '--if-none'], {
     detached: true,
     // Never the bridge's folder: the hub serves every client and must not run in (or read) one project.
     cwd: paths.home,

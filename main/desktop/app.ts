@@ -34,6 +34,11 @@ export interface DesktopApp {
   quit(): Promise<boolean>;
 }
 
+/** Signs the dashboard window in to the hub, as a browser is at login (one place, for when sign-in changes). */
+export async function signInWindow(electron: ElectronApi, hub: Hub): Promise<void> {
+  await electron.session.defaultSession.cookies.set({ url: hub.url, name: SESSION_COOKIE, value: hub.runtime.settings.get('AUTH_TOKEN'), httpOnly: true, sameSite: 'strict' });
+}
+
 /**
  * The tray app: one instance per user, the hub in this process, a tray icon
  * that shows its state, notifications, and the dashboard window.
@@ -52,9 +57,10 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   let hub: Hub | undefined;
   let error: string | undefined;
   try {
-    hub = await startHub({ home: opts.home, renderer: new ElectronRenderer(electron), searchTransport: electronNetTransport(electron) });
+    // The tray app has the better claim: a headless hub (one a client's bridge started) hands over to it.
+    hub = await startHub({ home: opts.home, role: 'desktop', takeover: 'headless', renderer: new ElectronRenderer(electron), searchTransport: electronNetTransport(electron) });
   } catch (err) {
-    error = err instanceof HubAlreadyRunning ? `another Pincer hub runs for this data folder (pid ${err.pid})` : (err as Error).message;
+    error = err instanceof HubAlreadyRunning ? `another Pincer hub runs for this data folder (pid ${err.pid}): ${err.message}` : (err as Error).message;
     log.error(`hub did not start: ${error}`);
   }
   const hubUrl = () => hub?.url ?? 'http://127.0.0.1:7717';
@@ -67,10 +73,7 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   // No page in the app may use the camera, location, notifications of its own…
   electron.session.defaultSession.setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
   electron.session.fromPartition('readdocs').setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
-  if (hub) {
-    // The window is signed in by the same cookie a browser gets at login.
-    await electron.session.defaultSession.cookies.set({ url: hub.url, name: SESSION_COOKIE, value: hub.runtime.settings.get('AUTH_TOKEN'), httpOnly: true, sameSite: 'strict' });
-  }
+  if (hub) await signInWindow(electron, hub);
 
   const facts = (): TrayFacts => {
     const s = hub?.runtime.services;
@@ -155,6 +158,13 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
       if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new Error('only http(s) links open outside');
       return electron.shell.openExternal(url);
     },
+  });
+
+  // `pincer serve --takeover` took the hub: this app has nothing left to show.
+  void hub?.handedOver.then((to) => {
+    notify('Pincer hub handed over', `pincer serve (pid ${to.pid}) runs the hub now; the tray app quits. Background jobs keep running.`);
+    quitting = true;
+    app.exit(0);
   });
 
   app.on('second-instance', () => void dashboard.open());
