@@ -55,7 +55,7 @@ const SQLITE_HEADER = 'SQLite format 3\0';
  * (same inode, so a process that has it open keeps locking the same file).
  */
 function prepareLockFile(file: string): void {
-  const fd = fs.openSync(file, 'a', 0o600);
+  const fd = fs.openSync(file, 'a+', 0o600);
   try {
     const head = Buffer.alloc(16);
     const n = fs.readSync(fd, head, 0, 16, 0);
