@@ -51,6 +51,8 @@ function fail(res: http.ServerResponse, status: number, code: HandoverErrorCode,
 export class HandoverGate {
   private draining = false;
   private inFlight = new Map<string, string>();
+  /** Requests other than GET still open: a finished call's answer is on its way until its response ends. */
+  private openRequests = 0;
   private nonces = new Map<string, number>();
   private idle?: () => void;
   private unsubscribe: () => void;
@@ -63,7 +65,7 @@ export class HandoverGate {
     if (e.type === 'tool_call_started') this.inFlight.set(e.id, e.tool);
     else if (e.type === 'tool_call_finished') {
       this.inFlight.delete(e.id);
-      if (this.callsThatMustFinish() === 0) this.idle?.();
+      this.checkIdle();
     }
   };
 
@@ -71,6 +73,15 @@ export class HandoverGate {
     let n = 0;
     for (const tool of this.inFlight.values()) if (!WAITS_FOR_A_PERSON.has(tool)) n++;
     return n;
+  }
+
+  /** Idle: no call that can end on its own is running, and every other open request is one waiting for a person. */
+  private isIdle(): boolean {
+    return this.callsThatMustFinish() === 0 && this.openRequests <= this.inFlight.size;
+  }
+
+  private checkIdle(): void {
+    if (this.isIdle()) this.idle?.();
   }
 
   get handingOver(): boolean {
@@ -93,6 +104,13 @@ export class HandoverGate {
         req.resume();
         return;
       }
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        this.openRequests++;
+        res.once('close', () => {
+          this.openRequests--;
+          this.checkIdle();
+        });
+      }
       next(req, res);
     };
   }
@@ -105,7 +123,7 @@ export class HandoverGate {
   /** Stops taking new calls and waits for those in flight, at most the grace period. */
   async drain(): Promise<{ unfinished: number }> {
     this.draining = true;
-    if (this.callsThatMustFinish() > 0) {
+    if (!this.isIdle()) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.opts.graceMs);
         this.idle = () => {
