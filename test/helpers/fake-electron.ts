@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import path from 'node:path';
 import type { ElectronApi } from '../../main/desktop/electron-api.js';
 
 type Handler = (...args: unknown[]) => unknown;
@@ -149,4 +150,14 @@ export class FakeNotification {
     this.events.on(ev, fn);
     return this;
   }
+}
+
+/** Points HOME (and XDG config) at a temporary folder so client configs and autostart entries land there. */
+export function isolateHome(home: string): () => void {
+  const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
+  process.env.HOME = home;
+  process.env.XDG_CONFIG_HOME = path.join(home, '.config');
+  return () => {
+    for (const [k, v] of Object.entries(saved)) v === undefined ? delete process.env[k] : (process.env[k] = v);
+  };
 }
