@@ -93,7 +93,6 @@ test('pincer serve takes over a headless hub: two bridges keep working, a call i
     } finally {
       db.close();
     }
-    assert.match(fs.readFileSync(path.join(h.home, 'logs', 'hub.log'), 'utf8'), new RegExp(`handed over to pid ${taker.child.pid}`));
   } finally {
     await one.client.close().catch(() => undefined);
     await two.client.close().catch(() => undefined);

@@ -1,5 +1,6 @@
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { z } from 'zod';
 import { pidAlive } from '../core/pid.js';
@@ -47,6 +48,10 @@ export interface HubLock {
   release(): void;
 }
 
+// Loaded on first lock: reading hub.json (what a bridge does) must not load a native module.
+let sqlite: typeof BetterSqlite3 | undefined;
+const openSqlite = (file: string) => new (sqlite ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3)(file, { timeout: 0 });
+
 const SQLITE_HEADER = 'SQLite format 3\0';
 
 /**
@@ -77,7 +82,7 @@ function prepareLockFile(file: string): void {
 export function tryHubLock(paths: PincerPaths): HubLock | undefined {
   const file = lockFile(paths);
   prepareLockFile(file);
-  const db = new Database(file, { timeout: 0 });
+  const db = openSqlite(file);
   try {
     db.pragma('journal_mode = OFF');
     db.exec('BEGIN EXCLUSIVE');
