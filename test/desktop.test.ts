@@ -7,6 +7,7 @@ import { startDesktop, type DesktopApp } from '../main/desktop/app.js';
 import { packagedLauncher } from '../main/desktop/launcher.js';
 import { tempHome, waitFor, pidAlive } from './helpers/env.js';
 import { startHub } from '../main/http/hub.js';
+import { VERSION } from '../main/core/version.js';
 
 describe('the desktop app against a fake electron module', () => {
   const h = tempHome();
@@ -150,6 +151,37 @@ test("the tray shows an error when the hub cannot start (another tray app's hub 
     assert.equal(fs.existsSync(path.join(h.home, '.config', 'autostart', 'pincer.desktop')), false);
   } finally {
     await other.close();
+    restore();
+    h.cleanup();
+  }
+});
+
+test('Connect a client → Claude Desktop offers the bundle first (opened with Claude Desktop), the config edit second', async () => {
+  const h = tempHome();
+  const restore = isolateHome(h.home);
+  fs.writeFileSync(path.join(h.home, 'pincer-env.txt'), 'HTTP_PORT=auto\n');
+  // The installed app carries the bundle of its platform in resources/bundles.
+  const resources = path.join(h.home, 'resources');
+  fs.mkdirSync(path.join(resources, 'bundles'), { recursive: true });
+  const bundle = path.join(resources, 'bundles', `pincer-${VERSION}-linux-${process.arch}.mcpb`);
+  fs.writeFileSync(bundle, 'PK');
+  const fake = new FakeElectron();
+  fake.packaged = true;
+  const desk = (await startDesktop(fake.api(), { home: h.home, platform: 'linux', resourcesPath: resources, execPath: '/opt/Pincer/pincer' }))!;
+  try {
+    const claude = fake.trays[0]!.item(/Connect a client/).submenu!.find((s) => s.label === 'Claude Desktop')!;
+    assert.deepEqual(claude.submenu!.map((s) => s.label), ['Install the Pincer bundle (recommended)…', 'Add to claude_desktop_config.json instead']);
+    claude.submenu![0]!.click!();
+    await waitFor(() => fake.notifications.some((n) => /Install Pincer in Claude Desktop/.test(String(n.options.title))), 'the install notification');
+    assert.deepEqual(fake.openedPaths, [bundle]);
+    // Without a bundle at hand, Claude Desktop is a plain config-edit checkbox like the others.
+    fs.rmSync(bundle);
+    desk.refresh();
+    const plain = fake.trays[0]!.item(/Connect a client/).submenu!.find((s) => s.label === 'Claude Desktop')!;
+    assert.equal(plain.submenu, undefined);
+    assert.equal(plain.checked, false);
+  } finally {
+    await desk.hub?.close();
     restore();
     h.cleanup();
   }

@@ -6,6 +6,7 @@ import { registerIpc } from './ipc.js';
 import { AutoStart } from './autostart.js';
 import { trayMenu, trayState, trayTooltip, type TrayFacts, type TrayState } from './tray-menu.js';
 import { packagedLauncher } from './launcher.js';
+import { claudeDesktopBundle } from './bundle.js';
 import { ElectronRenderer } from './electron-renderer.js';
 import { electronNetTransport } from './electron-net.js';
 import { CLIENT_IDS, CLIENTS, type ClientId, type StdioLauncher } from '../connect/clients.js';
@@ -75,6 +76,7 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   electron.session.fromPartition('readdocs').setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
   if (hub) await signInWindow(electron, hub);
 
+  const bundle = () => claudeDesktopBundle({ isPackaged: app.isPackaged, resourcesPath: opts.resourcesPath ?? process.resourcesPath, platform });
   const facts = (): TrayFacts => {
     const s = hub?.runtime.services;
     return {
@@ -84,6 +86,7 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
       jobsRunning: s ? s.jobs.repo.countRunning() : 0,
       startAtLogin: autostart.enabled(),
       connected: Object.fromEntries(CLIENT_IDS.map((id) => [id, isConnected(id)])) as Record<ClientId, boolean>,
+      bundleAvailable: bundle() !== undefined,
     };
   };
   const icon = (state: TrayState) => electron.nativeImage.createFromPath(path.join(PACKAGE_ROOT, 'build', 'tray', `${state}.png`));
@@ -124,6 +127,15 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
         notify(`Could not change ${CLIENTS[id].name}`, (err as Error).message);
       }
       refresh();
+    },
+    installBundle: () => {
+      const file = bundle();
+      if (!file) return;
+      // Claude Desktop owns .mcpb files: opening one shows its install dialog.
+      void electron.shell.openPath(file).then((problem) => {
+        if (problem) notify('Could not open the Pincer bundle', `${problem} Open ${file} with Claude Desktop (Settings → Extensions → Install extension), or use "Add to claude_desktop_config.json instead".`);
+        else notify('Install Pincer in Claude Desktop', 'Claude Desktop shows the Pincer bundle: click Install. Its settings (working folder, tool families, search engines) are in Settings → Extensions.');
+      });
     },
     setStartAtLogin: (on: boolean) => {
       autostart.set(on);
