@@ -98,14 +98,17 @@ describe('the tray app started after a client: it takes over the headless hub th
     assert.equal(bridgeStyle.status, 3, 'a headless hub never takes over from the tray app');
     assert.equal(fake.exited, undefined);
 
-    const forced = spawn(process.execPath, [PINCER_BIN, 'serve', '--quiet', '--takeover'], { env: pincerEnv(h.home, { HTTP_PORT: 'auto' }), stdio: 'ignore' });
+    const forced = spawn(process.execPath, [PINCER_BIN, 'serve', '--quiet', '--takeover'], { env: pincerEnv(h.home, { HTTP_PORT: 'auto' }), stdio: ['ignore', 'ignore', 'pipe'] });
+    let forcedErr = '';
+    forced.stderr!.on('data', (d: Buffer) => (forcedErr += d.toString()));
     try {
       await waitFor(() => fake.exited === 0, 'the tray app to quit after handing over', 30_000);
       assert.match(String(fake.notifications.at(-1)!.options.title), /handed over/);
       const info = await waitFor(() => {
+        if (forced.exitCode !== null) throw new Error(`pincer serve --takeover exited ${forced.exitCode}: ${forcedErr}`);
         const j = readHubJson(h.home);
         return j && j.pid === forced.pid ? j : undefined;
-      }, 'the forced hub to run');
+      }, 'the forced hub to run', 30_000);
       assert.equal(info.port, desk.hub!.port);
     } finally {
       forced.kill('SIGTERM');

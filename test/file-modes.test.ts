@@ -85,7 +85,7 @@ test('pincer serve creates a private home: database, WAL, logs, hub.json, secret
 
 test('pincer stdio (the bridge and the hub it starts) creates a private home, job logs included', async () => {
   const h = freshHome();
-  const { client } = await connectV2({ home: h.home, args: ['stdio'], cwd: path.dirname(h.home) });
+  const { client } = await connectV2({ home: h.home, args: ['stdio'], cwd: path.dirname(h.home), env: { HTTP_PORT: 'auto' } });
   try {
     const job = await client.callTool({ name: 'BackgroundBash', arguments: { command: 'echo from-a-job' } });
     const id = (job.structuredContent as { task_id: number }).task_id;
