@@ -8,10 +8,11 @@ import { startDesktop, type DesktopApp } from '../main/desktop/app.js';
 import { PINCER_BIN, pincerEnv, tempHome, waitFor, pidAlive } from './helpers/env.js';
 import { connectV2, textOf } from './helpers/clients.js';
 import { readHubJson, tokenOf, stopHubOf } from './helpers/hub.js';
+import { osFreePort } from './helpers/ports.js';
 
 /** `pincer serve …` without blocking this process, whose event loop runs the tray's hub. */
 function serveOnce(home: string, args: string[]): Promise<{ status: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [PINCER_BIN, 'serve', ...args], { env: pincerEnv(home, { HTTP_PORT: 'auto' }), stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [PINCER_BIN, 'serve', ...args], { env: pincerEnv(home), stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   return new Promise((resolve) => child.once('exit', (status) => resolve({ status, stderr })));
@@ -33,7 +34,7 @@ describe('the tray app started after a client: it takes over the headless hub th
 
   before(async () => {
     restore = isolateHome(h.home);
-    fs.writeFileSync(path.join(h.home, 'pincer-env.txt'), `HTTP_PORT=auto\nBASH_CWD=${h.home}\n`);
+    fs.writeFileSync(path.join(h.home, 'pincer-env.txt'), `HTTP_PORT=${await osFreePort()}\nBASH_CWD=${h.home}\n`);
     // The usual order at login: the client starts first, its bridge starts a headless hub.
     bridge = await connectV2({ home: h.home, args: ['stdio'] });
     assert.match(textOf(await bridge.client.callTool({ name: 'Bash', arguments: { command: 'echo before-tray' } })), /before-tray/);
@@ -98,7 +99,7 @@ describe('the tray app started after a client: it takes over the headless hub th
     assert.equal(bridgeStyle.status, 3, 'a headless hub never takes over from the tray app');
     assert.equal(fake.exited, undefined);
 
-    const forced = spawn(process.execPath, [PINCER_BIN, 'serve', '--quiet', '--takeover'], { env: pincerEnv(h.home, { HTTP_PORT: 'auto' }), stdio: ['ignore', 'ignore', 'pipe'] });
+    const forced = spawn(process.execPath, [PINCER_BIN, 'serve', '--quiet', '--takeover'], { env: pincerEnv(h.home), stdio: ['ignore', 'ignore', 'pipe'] });
     let forcedErr = '';
     forced.stderr!.on('data', (d: Buffer) => (forcedErr += d.toString()));
     try {

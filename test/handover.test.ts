@@ -8,9 +8,10 @@ import { connectV2, textOf } from './helpers/clients.js';
 import { PINCER_BIN, pincerEnv, tempHome, waitFor, pidAlive, sleep } from './helpers/env.js';
 import { readHubJson, startHubProcess, tokenOf, stopHubOf } from './helpers/hub.js';
 import { signHandover } from '../main/http/identity.js';
+import { osFreePort } from './helpers/ports.js';
 
 function serve(home: string, args: string[] = []): { child: ChildProcess; out: () => string } {
-  const child = spawn(process.execPath, [PINCER_BIN, 'serve', '--quiet', ...args], { env: pincerEnv(home, { HTTP_PORT: 'auto' }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [PINCER_BIN, 'serve', '--quiet', ...args], { env: pincerEnv(home), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -21,7 +22,7 @@ const bash = (command: string) => ({ name: 'Bash', arguments: { command } });
 
 test('pincer serve takes over a headless hub: two bridges keep working, a call in flight finishes, the job runs on, the question stays pending, callbacks fire once each', { timeout: 120_000 }, async () => {
   const h = tempHome();
-  fs.writeFileSync(path.join(h.home, 'pincer-env.txt'), 'HTTP_PORT=auto\n', { mode: 0o600 });
+  fs.writeFileSync(path.join(h.home, 'pincer-env.txt'), `HTTP_PORT=${await osFreePort()}\n`, { mode: 0o600 });
   const gate = path.join(h.home, 'gate');
   const one = await connectV2({ home: h.home, args: ['stdio'] });
   const two = await connectV2({ home: h.home, args: ['stdio'] });

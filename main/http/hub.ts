@@ -163,7 +163,14 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
 
     const defaultPort = Number(SETTINGS.HTTP_PORT.default);
     // After a handover, the port of the hub that handed over: clients' configured URLs stay right.
-    port = await listen(server, host, claim.port ?? settings.get('HTTP_PORT'), defaultPort);
+    // Another program may have taken it in the moment between; then the configured port, as any start.
+    port =
+      claim.port === undefined
+        ? await listen(server, host, settings.get('HTTP_PORT'), defaultPort)
+        : await listen(server, host, claim.port, defaultPort).catch((err: Error) => {
+            log.warn(`the port of the hub that handed over was taken meanwhile (${err.message}); listening on HTTP_PORT instead`);
+            return listen(server, host, settings.get('HTTP_PORT'), defaultPort);
+          });
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     hubUrl = url;
     writeHubInfo(paths, { url, port, pid: process.pid, started: new Date(startedAt).toISOString(), version: VERSION, role });
