@@ -37,7 +37,7 @@ export async function runServe(home: string, opts: ServeOptions): Promise<number
   if (!opts.quiet) {
     process.stdout.write(
       [
-        `Pincer hub listening on ${hub.url}`,
+        `Pincer hub listening on ${hub.url}${hub.tookOverFrom ? ` (took over from ${hub.tookOverFrom.role === 'desktop' ? "the tray app's hub" : 'the headless hub'}, pid ${hub.tookOverFrom.pid}; its jobs keep running here)` : ''}`,
         `Token: ${source} (print it with "pincer token", rotate with "pincer token rotate")`,
         '',
         'Streamable HTTP clients (Cursor ~/.cursor/mcp.json; VS Code uses "servers" instead of "mcpServers"):',

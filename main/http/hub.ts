@@ -3,7 +3,7 @@ import { pincerPaths, ensureHome } from '../core/paths.js';
 import { createRuntime, type Runtime } from '../hub/runtime.js';
 import { createPincerServer } from '../mcp/server.js';
 import type { ClientHandle } from '../mcp/client-identity.js';
-import { writeHubInfo, type HubRole } from './lock.js';
+import { writeHubInfo, type HubInfo, type HubRole } from './lock.js';
 // Handover and identity (issue 14 / 11.6): claim.ts, handover.ts, identity.ts.
 import { claimHub, HubAlreadyRunning, type Takeover } from './claim.js';
 import { HandoverGate, type HandoverTo } from './handover.js';
@@ -39,6 +39,8 @@ export interface Hub {
   role: HubRole;
   /** Settles when this hub handed over to a newcomer and has closed. */
   handedOver: Promise<HandoverTo>;
+  /** The hub this one took over from, if it did. */
+  tookOverFrom?: HubInfo;
   close(): Promise<void>;
 }
 
@@ -207,7 +209,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       log.info(`handed over to pid ${to.pid}`);
       handedOverTo(to);
     };
-    return { url, port, runtime: rt, sessions, warnings, role, handedOver, close };
+    return { url, port, runtime: rt, sessions, warnings, role, handedOver, tookOverFrom: claim.handedOverBy, close };
   } catch (err) {
     runtime?.close();
     lock.release();
