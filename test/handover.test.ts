@@ -134,3 +134,34 @@ test('a bridge\'s hub never takes over, and a handover request must be signed wi
     h.cleanup();
   }
 });
+
+test('while handing over, new calls are told "Pincer is restarting, send the request again" and the call in flight still gets its answer', { timeout: 60_000 }, async () => {
+  const h = tempHome();
+  fs.writeFileSync(path.join(h.home, 'pincer-env.txt'), `HTTP_PORT=${await osFreePort()}\nBASH_CWD=${h.home}\n`, { mode: 0o600 });
+  const { startHub } = await import('../main/http/hub.js');
+  const old = await startHub({ home: h.home, handoverGraceMs: 20_000 });
+  let next: Awaited<ReturnType<typeof startHub>> | undefined;
+  try {
+    const token = tokenOf(h.home);
+    const call = (command: string) =>
+      fetch(`${old.url}/api/mcp/jsonrpc`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Bash', arguments: { command } } }) });
+    const inFlight = call('sleep 1.5; echo slow-done');
+    await waitFor(() => old.runtime.activity.recent(5).some((c) => c.tool === 'Bash' && c.ms === undefined), 'the slow call to start');
+    const taking = startHub({ home: h.home, takeover: 'headless' });
+    await waitFor(async () => (await fetch(`${old.url}/api/mcp/health`)).status === 503, 'the old hub to start handing over');
+    const refused = await call('echo too-late');
+    assert.equal(refused.status, 503);
+    assert.equal(((await refused.json()) as { error: { message: string } }).error.message, 'Pincer is restarting, send the request again.');
+    const answered = (await (await inFlight).json()) as { result: { content: { text: string }[] } };
+    assert.equal(answered.result.content[0]!.text, 'slow-done');
+    next = await taking;
+    assert.equal(next.port, old.port);
+    assert.equal((await old.handedOver).pid, process.pid);
+    const again = (await (await fetch(`${next.url}/api/mcp/jsonrpc`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'echo sent-again' } } }) })).json()) as { result: { content: { text: string }[] } };
+    assert.equal(again.result.content[0]!.text, 'sent-again');
+  } finally {
+    await next?.close();
+    await old.close();
+    h.cleanup();
+  }
+});
