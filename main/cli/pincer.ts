@@ -10,7 +10,8 @@ Usage:
   pincer stdio --standalone   serve MCP over stdio, the whole server in this process
   pincer serve [--quiet] [--takeover]
                               run the hub: Streamable HTTP, SSE, JSON-RPC, REST, WebSocket;
-                              takes over a headless hub, the tray app's only with --takeover
+                              takes over a headless hub, the tray app's only with --takeover;
+                              --if-none: only if no hub runs (what pincer stdio starts)
   pincer status               is a hub running, where, with how many sessions
   pincer stop                 stop the running hub (background jobs keep running)
   pincer token                print the hub's bearer token
