@@ -27,6 +27,7 @@ test('pincer serve takes over a headless hub: two bridges keep working, a call i
   const one = await connectV2({ home: h.home, args: ['stdio'] });
   const two = await connectV2({ home: h.home, args: ['stdio'] });
   let taker: ReturnType<typeof serve> | undefined;
+  let jobPid: number | undefined;
   try {
     assert.match(textOf(await one.client.callTool(bash('echo one'))), /^one$/m);
     assert.match(textOf(await two.client.callTool(bash('echo two'))), /^two$/m);
@@ -35,6 +36,7 @@ test('pincer serve takes over a headless hub: two bridges keep working, a call i
 
     const job = await one.client.callTool({ name: 'BackgroundBash', arguments: { command: `echo before; while [ ! -e ${gate} ]; do sleep 0.1; done; echo after; exit 5` } });
     const jobId = (job.structuredContent as { task_id: number }).task_id;
+    jobPid = (job.structuredContent as { pid: number }).pid;
     const cb = await one.client.callTool({ name: 'SetCallback', arguments: { action: 'set', message: 'across the handover', delay_seconds: 2, repeat_count: 3 } });
     assert.notEqual(cb.isError, true, textOf(cb));
     // A question waiting for the person, and a command still running, when the handover comes.
@@ -99,6 +101,8 @@ test('pincer serve takes over a headless hub: two bridges keep working, a call i
     await two.client.close().catch(() => undefined);
     taker?.child.kill('SIGTERM');
     await stopHubOf(h.home).catch(() => undefined);
+    // A failed run must not leave its job waiting for the gate.
+    if (jobPid && pidAlive(jobPid)) process.kill(-jobPid, 'SIGKILL');
     h.cleanup();
   }
 });
