@@ -2,20 +2,12 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { FakeElectron } from './helpers/fake-electron.js';
+import { FakeElectron, isolateHome } from './helpers/fake-electron.js';
 import { startDesktop, type DesktopApp } from '../main/desktop/app.js';
 import { packagedLauncher } from '../main/desktop/launcher.js';
 import { tempHome, waitFor, pidAlive } from './helpers/env.js';
-import { startHubProcess } from './helpers/hub.js';
-
-function isolateHome(home: string): () => void {
-  const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
-  process.env.HOME = home;
-  process.env.XDG_CONFIG_HOME = path.join(home, '.config');
-  return () => {
-    for (const [k, v] of Object.entries(saved)) v === undefined ? delete process.env[k] : (process.env[k] = v);
-  };
-}
+import { startHub } from '../main/http/hub.js';
+import { VERSION } from '../main/core/version.js';
 
 describe('the desktop app against a fake electron module', () => {
   const h = tempHome();
@@ -141,22 +133,55 @@ test('only one instance: a second app quits at once and starts no hub', async ()
   h.cleanup();
 });
 
-test('the tray shows an error when the hub cannot start, and Linux start-at-login is an XDG entry', async () => {
+test("the tray shows an error when the hub cannot start (another tray app's hub does not hand over), and Linux start-at-login is an XDG entry", async () => {
   const h = tempHome();
   const restore = isolateHome(h.home);
-  const other = await startHubProcess(h.home);
+  fs.writeFileSync(path.join(h.home, 'pincer-env.txt'), 'HTTP_PORT=auto\n');
+  // A tray app of another Electron profile already runs the hub of this data folder.
+  const other = await startHub({ home: h.home, role: 'desktop' });
   const fake = new FakeElectron();
   try {
     const desk = (await startDesktop(fake.api(), { home: h.home, platform: 'linux' }))!;
     assert.equal(desk.state(), 'error');
-    assert.match(fake.trays[0]!.tooltip, /another Pincer hub runs for this data folder/);
+    assert.match(fake.trays[0]!.tooltip, /another Pincer hub runs for this data folder .*the Pincer tray app runs the hub/);
     fake.trays[0]!.item(/Start at login/).click!();
     const entry = fs.readFileSync(path.join(h.home, '.config', 'autostart', 'pincer.desktop'), 'utf8');
     assert.match(entry, /^\[Desktop Entry\]\nType=Application\nName=Pincer/);
     fake.trays[0]!.item(/Start at login/).click!();
     assert.equal(fs.existsSync(path.join(h.home, '.config', 'autostart', 'pincer.desktop')), false);
   } finally {
-    await other.stop();
+    await other.close();
+    restore();
+    h.cleanup();
+  }
+});
+
+test('Connect a client → Claude Desktop offers the bundle first (opened with Claude Desktop), the config edit second', async () => {
+  const h = tempHome();
+  const restore = isolateHome(h.home);
+  fs.writeFileSync(path.join(h.home, 'pincer-env.txt'), 'HTTP_PORT=auto\n');
+  // The installed app carries the bundle of its platform in resources/bundles.
+  const resources = path.join(h.home, 'resources');
+  fs.mkdirSync(path.join(resources, 'bundles'), { recursive: true });
+  const bundle = path.join(resources, 'bundles', `pincer-${VERSION}-linux-${process.arch}.mcpb`);
+  fs.writeFileSync(bundle, 'PK');
+  const fake = new FakeElectron();
+  fake.packaged = true;
+  const desk = (await startDesktop(fake.api(), { home: h.home, platform: 'linux', resourcesPath: resources, execPath: '/opt/Pincer/pincer' }))!;
+  try {
+    const claude = fake.trays[0]!.item(/Connect a client/).submenu!.find((s) => s.label === 'Claude Desktop')!;
+    assert.deepEqual(claude.submenu!.map((s) => s.label), ['Install the Pincer bundle (recommended)…', 'Add to claude_desktop_config.json instead']);
+    claude.submenu![0]!.click!();
+    await waitFor(() => fake.notifications.some((n) => /Install Pincer in Claude Desktop/.test(String(n.options.title))), 'the install notification');
+    assert.deepEqual(fake.openedPaths, [bundle]);
+    // Without a bundle at hand, Claude Desktop is a plain config-edit checkbox like the others.
+    fs.rmSync(bundle);
+    desk.refresh();
+    const plain = fake.trays[0]!.item(/Connect a client/).submenu!.find((s) => s.label === 'Claude Desktop')!;
+    assert.equal(plain.submenu, undefined);
+    assert.equal(plain.checked, false);
+  } finally {
+    await desk.hub?.close();
     restore();
     h.cleanup();
   }

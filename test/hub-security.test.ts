@@ -145,13 +145,13 @@ test('binding to a non-loopback address needs HTTP_ALLOW_REMOTE', async () => {
   }
 });
 
-test('a second hub for the same data directory says where the first runs and exits non-zero', async () => {
+test('a second hub that may not take over (a bridge\'s) says where the first runs and exits non-zero', async () => {
   const h = tempHome();
   const hub = await startHubProcess(h.home);
   try {
     const { spawnSync } = await import('node:child_process');
     const { PINCER_BIN, pincerEnv } = await import('./helpers/env.js');
-    const second = spawnSync(process.execPath, [PINCER_BIN, 'serve'], { env: pincerEnv(h.home, { HTTP_PORT: 'auto' }), encoding: 'utf8', timeout: 20_000 });
+    const second = spawnSync(process.execPath, [PINCER_BIN, 'serve', '--if-none'], { env: pincerEnv(h.home, { HTTP_PORT: 'auto' }), encoding: 'utf8', timeout: 20_000 });
     assert.notEqual(second.status, 0);
     assert.match(second.stderr, new RegExp(`already runs for this data directory at ${hub.url.replace(/[.]/g, '\\.')} \\(pid ${hub.child.pid}\\)`));
   } finally {

@@ -93,7 +93,7 @@ export async function ensureHub(home: string, opts: EnsureHubOptions = {}): Prom
   const out = fs.openSync(logFile, 'a', 0o600);
   const logStart = fs.fstatSync(out).size;
   const { spawn } = process.getBuiltinModule('node:child_process');
-  const child = spawn(process.execPath, [cli, 'serve', '--quiet'], {
+  const child = spawn(process.execPath, [cli, 'serve', '--quiet', '--if-none'], {
     detached: true,
     // Never the bridge's folder: the hub serves every client and must not run in (or read) one project.
     cwd: paths.home,

@@ -1,7 +1,6 @@
 #!/usr/bin/env node
-import { resolveHome, pincerPaths } from '../core/paths.js';
+import { resolveHome, pincerPaths, ensureHome } from '../core/paths.js';
 import { VERSION } from '../core/version.js';
-import { readHubFile, hubHealthy } from './hub-client.js';
 
 // Builtins through getBuiltinModule: an ESM import of node:util reads all its exports (~3 MB of RSS for every client's bridge).
 const { parseArgs } = process.getBuiltinModule('node:util');
@@ -12,7 +11,10 @@ Usage:
   pincer                      with stdin not a terminal (a client spawned it): the same as pincer stdio
   pincer stdio                serve MCP over stdio through the hub (starts one if none runs)
   pincer stdio --standalone   serve MCP over stdio, the whole server in this process
-  pincer serve [--quiet]      run the hub: Streamable HTTP, SSE, JSON-RPC, REST, WebSocket
+  pincer serve [--quiet] [--takeover]
+                              run the hub: Streamable HTTP, SSE, JSON-RPC, REST, WebSocket;
+                              takes over a headless hub, the tray app's only with --takeover;
+                              --if-none: only if no hub runs (what pincer stdio starts)
   pincer status               is a hub running, where, with how many sessions
   pincer stop                 stop the running hub (background jobs keep running)
   pincer token                print the hub's bearer token
@@ -46,6 +48,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const home = resolveHome();
   const paths = pincerPaths(home);
+  // Whichever command runs first creates the data folder, and creates it private (0700).
+  ensureHome(paths);
   switch (command) {
     case 'stdio': {
       const { values } = parseArgs({ args: rest, options: { standalone: { type: 'boolean', default: false } }, strict: true });
@@ -55,35 +59,17 @@ async function main(argv: string[]): Promise<number> {
       return -1;
     }
     case 'serve': {
-      const { values } = parseArgs({ args: rest, options: { quiet: { type: 'boolean', default: false } }, strict: true });
-      return (await import('./serve.js')).runServe(home, { quiet: values.quiet });
+      const { values } = parseArgs({
+        args: rest,
+        options: { quiet: { type: 'boolean', default: false }, takeover: { type: 'boolean', default: false }, 'if-none': { type: 'boolean', default: false } },
+        strict: true,
+      });
+      return (await import('./serve.js')).runServe(home, { quiet: values.quiet, takeover: values.takeover, ifNone: values['if-none'] });
     }
-    case 'status': {
-      const info = readHubFile(paths);
-      if (!info) {
-        process.stdout.write(`No Pincer hub runs for ${home}. Start one with "pincer serve".\n`);
-        return 1;
-      }
-      const healthy = await hubHealthy(info);
-      let detail = '';
-      if (healthy) {
-        const h = (await (await fetch(`${info.url}/api/mcp/health`)).json()) as { sessions: number; toolsCount: number; paused: boolean };
-        detail = `, ${h.sessions} session(s), ${h.toolsCount} tool(s)${h.paused ? ', serving PAUSED' : ''}`;
-      }
-      process.stdout.write(`Pincer hub ${info.version} at ${info.url} (pid ${info.pid}, since ${info.started})${healthy ? detail : ' — not answering'}\n`);
-      return healthy ? 0 : 1;
-    }
-    case 'stop': {
-      const info = readHubFile(paths);
-      if (!info) {
-        process.stdout.write('No Pincer hub is running.\n');
-        return 0;
-      }
-      process.kill(info.pid, 'SIGTERM');
-      for (let i = 0; i < 100 && readHubFile(paths); i++) await new Promise((r) => setTimeout(r, 100));
-      process.stdout.write(`Stopped the Pincer hub (pid ${info.pid}).\n`);
-      return 0;
-    }
+    case 'status':
+      return (await import('./hub-control.js')).runStatus(paths);
+    case 'stop':
+      return (await import('./hub-control.js')).runStop(paths);
     case 'token': {
       const sub = rest[0];
       const { readToken } = await import('./hub-client.js');

@@ -4,13 +4,25 @@ import { pincerPaths } from '../core/paths.js';
 
 const log = logger('serve');
 
-/** `pincer serve`: the hub, headless, until SIGINT/SIGTERM. */
-export async function runServe(home: string, opts: { quiet: boolean }): Promise<number> {
+export interface ServeOptions {
+  quiet: boolean;
+  /** Take over even from the tray app. */
+  takeover: boolean;
+  /** Start only if no hub runs: what a bridge asks for; never takes over. */
+  ifNone: boolean;
+}
+
+/**
+ * `pincer serve`: the hub, headless, until SIGINT/SIGTERM or until a newcomer
+ * with a better claim (the tray app, `serve --takeover`) takes it over. A
+ * running headless hub is taken over; the tray app's only with `--takeover`.
+ */
+export async function runServe(home: string, opts: ServeOptions): Promise<number> {
   const paths = pincerPaths(home);
   configureLogging({ logsDir: paths.logsDir, fileName: 'hub.log', stderr: !opts.quiet });
   let hub;
   try {
-    hub = await startHub({ home });
+    hub = await startHub({ home, role: 'headless', takeover: opts.ifNone ? 'never' : opts.takeover ? 'any' : 'headless' });
   } catch (err) {
     if (err instanceof HubAlreadyRunning) {
       process.stderr.write(`pincer serve: ${err.message}\n`);
@@ -25,7 +37,7 @@ export async function runServe(home: string, opts: { quiet: boolean }): Promise<
   if (!opts.quiet) {
     process.stdout.write(
       [
-        `Pincer hub listening on ${hub.url}`,
+        `Pincer hub listening on ${hub.url}${hub.tookOverFrom ? ` (took over from ${hub.tookOverFrom.role === 'desktop' ? "the tray app's hub" : 'the headless hub'}, pid ${hub.tookOverFrom.pid}; its jobs keep running here)` : ''}`,
         `Token: ${source} (print it with "pincer token", rotate with "pincer token rotate")`,
         '',
         'Streamable HTTP clients (Cursor ~/.cursor/mcp.json; VS Code uses "servers" instead of "mcpServers"):',
@@ -37,13 +49,18 @@ export async function runServe(home: string, opts: { quiet: boolean }): Promise<
       ].join('\n'),
     );
   }
+  const running = hub;
   await new Promise<void>((resolve) => {
     const stop = (sig: string) => {
       log.info(`received ${sig}`);
-      void hub.close().then(resolve);
+      void running.close().then(resolve);
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
+    void running.handedOver.then((to) => {
+      if (!opts.quiet) process.stdout.write(`Handed the hub over to ${to.role === 'desktop' ? 'the Pincer tray app' : 'pincer serve'} (pid ${to.pid}); background jobs keep running.\n`);
+      resolve();
+    });
   });
   return 0;
 }

@@ -31,7 +31,7 @@ export function configureLogging(opts: { logsDir?: string; fileName?: string; st
   if (opts.level) sink.level = opts.level;
   if (opts.stderr !== undefined) sink.stderr = opts.stderr;
   if (opts.logsDir) {
-    fs.mkdirSync(opts.logsDir, { recursive: true });
+    fs.mkdirSync(opts.logsDir, { recursive: true, mode: 0o700 });
     sink.file?.end();
     sink.file = fs.createWriteStream(path.join(opts.logsDir, opts.fileName ?? 'pincer.log'), { flags: 'a', mode: 0o600 });
     sink.file.on('error', () => { sink.file = undefined; });

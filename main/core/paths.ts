@@ -32,11 +32,35 @@ export function pincerPaths(home: string): PincerPaths {
   };
 }
 
-/** Creates the data directory tree; private to the user because it holds the token and job output. */
+/**
+ * Creates the data directory tree, private to the user because it holds the
+ * token, commands and their output: 0700 directories whichever command runs
+ * first. A home that an older Pincer created 0755 is tightened. On Windows,
+ * modes mean little; the ACL a new folder under the user profile inherits
+ * already limits it to the user.
+ */
 export function ensureHome(paths: PincerPaths): void {
   for (const dir of [paths.home, paths.jobsDir, paths.skillsDir, paths.logsDir]) {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    privateMode(dir, 0o700);
   }
+}
+
+/** Tightens a file or folder to `mode` if it is wider (best effort: it may belong to someone else). */
+export function privateMode(file: string, mode: 0o700 | 0o600): void {
+  if (process.platform === 'win32') return;
+  try {
+    const st = fs.statSync(file);
+    if ((st.mode & 0o777 & ~mode) !== 0) fs.chmodSync(file, mode);
+  } catch {
+    // Missing or not ours: the caller's own open/create reports what matters.
+  }
+}
+
+/** Creates `file` empty with mode 0600 if it does not exist, so that whatever opens it next (SQLite) keeps it private. */
+export function ensurePrivateFile(file: string): void {
+  fs.closeSync(fs.openSync(file, 'a', 0o600));
+  privateMode(file, 0o600);
 }
 
 /** Writes a file atomically (temp file + rename) so readers never see half a file. */

@@ -6,6 +6,7 @@ import { registerIpc } from './ipc.js';
 import { AutoStart } from './autostart.js';
 import { trayMenu, trayState, trayTooltip, type TrayFacts, type TrayState } from './tray-menu.js';
 import { packagedLauncher } from './launcher.js';
+import { claudeDesktopBundle } from './bundle.js';
 import { ElectronRenderer } from './electron-renderer.js';
 import { electronNetTransport } from './electron-net.js';
 import { CLIENT_IDS, CLIENTS, type ClientId, type StdioLauncher } from '../connect/clients.js';
@@ -34,6 +35,11 @@ export interface DesktopApp {
   quit(): Promise<boolean>;
 }
 
+/** Signs the dashboard window in to the hub, as a browser is at login (one place, for when sign-in changes). */
+export async function signInWindow(electron: ElectronApi, hub: Hub): Promise<void> {
+  await electron.session.defaultSession.cookies.set({ url: hub.url, name: SESSION_COOKIE, value: hub.runtime.settings.get('AUTH_TOKEN'), httpOnly: true, sameSite: 'strict' });
+}
+
 /**
  * The tray app: one instance per user, the hub in this process, a tray icon
  * that shows its state, notifications, and the dashboard window.
@@ -52,9 +58,10 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   let hub: Hub | undefined;
   let error: string | undefined;
   try {
-    hub = await startHub({ home: opts.home, renderer: new ElectronRenderer(electron), searchTransport: electronNetTransport(electron) });
+    // The tray app has the better claim: a headless hub (one a client's bridge started) hands over to it.
+    hub = await startHub({ home: opts.home, role: 'desktop', takeover: 'headless', renderer: new ElectronRenderer(electron), searchTransport: electronNetTransport(electron) });
   } catch (err) {
-    error = err instanceof HubAlreadyRunning ? `another Pincer hub runs for this data folder (pid ${err.pid})` : (err as Error).message;
+    error = err instanceof HubAlreadyRunning ? `another Pincer hub runs for this data folder (pid ${err.pid}): ${err.message}` : (err as Error).message;
     log.error(`hub did not start: ${error}`);
   }
   const hubUrl = () => hub?.url ?? 'http://127.0.0.1:7717';
@@ -67,11 +74,9 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   // No page in the app may use the camera, location, notifications of its own…
   electron.session.defaultSession.setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
   electron.session.fromPartition('readdocs').setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
-  if (hub) {
-    // The window is signed in by the same cookie a browser gets at login.
-    await electron.session.defaultSession.cookies.set({ url: hub.url, name: SESSION_COOKIE, value: hub.runtime.settings.get('AUTH_TOKEN'), httpOnly: true, sameSite: 'strict' });
-  }
+  if (hub) await signInWindow(electron, hub);
 
+  const bundle = () => claudeDesktopBundle({ isPackaged: app.isPackaged, resourcesPath: opts.resourcesPath ?? process.resourcesPath, platform });
   const facts = (): TrayFacts => {
     const s = hub?.runtime.services;
     return {
@@ -81,6 +86,7 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
       jobsRunning: s ? s.jobs.repo.countRunning() : 0,
       startAtLogin: autostart.enabled(),
       connected: Object.fromEntries(CLIENT_IDS.map((id) => [id, isConnected(id)])) as Record<ClientId, boolean>,
+      bundleAvailable: bundle() !== undefined,
     };
   };
   const icon = (state: TrayState) => electron.nativeImage.createFromPath(path.join(PACKAGE_ROOT, 'build', 'tray', `${state}.png`));
@@ -122,6 +128,15 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
       }
       refresh();
     },
+    installBundle: () => {
+      const file = bundle();
+      if (!file) return;
+      // Claude Desktop owns .mcpb files: opening one shows its install dialog.
+      void electron.shell.openPath(file).then((problem) => {
+        if (problem) notify('Could not open the Pincer bundle', `${problem} Open ${file} with Claude Desktop (Settings → Extensions → Install extension), or use "Add to claude_desktop_config.json instead".`);
+        else notify('Install Pincer in Claude Desktop', 'Claude Desktop shows the Pincer bundle: click Install. Its settings (working folder, tool families, search engines) are in Settings → Extensions.');
+      });
+    },
     setStartAtLogin: (on: boolean) => {
       autostart.set(on);
       refresh();
@@ -155,6 +170,13 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
       if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new Error('only http(s) links open outside');
       return electron.shell.openExternal(url);
     },
+  });
+
+  // `pincer serve --takeover` took the hub: this app has nothing left to show.
+  void hub?.handedOver.then((to) => {
+    notify('Pincer hub handed over', `pincer serve (pid ${to.pid}) runs the hub now; the tray app quits. Background jobs keep running.`);
+    quitting = true;
+    app.exit(0);
   });
 
   app.on('second-instance', () => void dashboard.open());

@@ -12,7 +12,7 @@ export interface ElectronApi {
   nativeImage: Pick<typeof Electron.nativeImage, 'createFromPath'>;
   Notification: (new (opts: Electron.NotificationConstructorOptions) => Pick<Electron.Notification, 'show' | 'on'>) & { isSupported(): boolean };
   ipcMain: Pick<Electron.IpcMain, 'handle' | 'removeHandler'>;
-  shell: Pick<Electron.Shell, 'openExternal'>;
+  shell: Pick<Electron.Shell, 'openExternal' | 'openPath'>;
   session: { defaultSession: { cookies: Pick<Electron.Cookies, 'set'>; setPermissionRequestHandler: Electron.Session['setPermissionRequestHandler'] }; fromPartition(p: string): Pick<Electron.Session, 'setPermissionRequestHandler'> };
   dialog: Pick<Electron.Dialog, 'showMessageBoxSync'>;
   net: Pick<Electron.Net, 'fetch'>;

@@ -10,6 +10,8 @@ export interface TrayFacts {
   jobsRunning: number;
   startAtLogin: boolean;
   connected: Record<ClientId, boolean>;
+  /** Claude Desktop's one-click install is at hand (the .mcpb for this platform). */
+  bundleAvailable: boolean;
 }
 
 /** Which icon the tray shows: a waiting question first, then an error, then serving or paused. */
@@ -31,6 +33,7 @@ export interface TrayActions {
   setServing(on: boolean): void;
   openDashboard(page?: string): void;
   toggleClient(id: ClientId, connect: boolean): void;
+  installBundle(): void;
   setStartAtLogin(on: boolean): void;
   quit(): void;
 }
@@ -44,10 +47,23 @@ export function trayMenu(f: TrayFacts, a: TrayActions): Electron.MenuItemConstru
     { type: 'separator' },
     {
       label: 'Connect a client',
-      submenu: CLIENT_IDS.map((id) => ({ label: CLIENTS[id].name, type: 'checkbox' as const, checked: f.connected[id], click: () => a.toggleClient(id, !f.connected[id]) })),
+      submenu: CLIENT_IDS.map((id) => clientItem(id, f, a)),
     },
     { label: 'Start at login', type: 'checkbox', checked: f.startAtLogin, click: () => a.setStartAtLogin(!f.startAtLogin) },
     { type: 'separator' },
     { label: 'Quit Pincer', click: () => a.quit() },
   ];
+}
+
+/** Claude Desktop is offered the bundle first (its own install dialog, settings form and updates), the config edit second. */
+function clientItem(id: ClientId, f: TrayFacts, a: TrayActions): Electron.MenuItemConstructorOptions {
+  const edit = { label: CLIENTS[id].name, type: 'checkbox' as const, checked: f.connected[id], click: () => a.toggleClient(id, !f.connected[id]) };
+  if (id !== 'claude-desktop' || !f.bundleAvailable) return edit;
+  return {
+    label: CLIENTS[id].name,
+    submenu: [
+      { label: 'Install the Pincer bundle (recommended)…', click: () => a.installBundle() },
+      { ...edit, label: f.connected[id] ? 'Added to claude_desktop_config.json (click to remove)' : 'Add to claude_desktop_config.json instead' },
+    ],
+  };
 }

@@ -22,6 +22,8 @@ export interface AppDeps {
   guard: GuardOptions;
   newServer: (era: 'legacy' | 'modern', transport: string, client?: ClientHandle) => McpServer;
   startedAt: number;
+  /** The hub's proof of identity for `?challenge=` (identity.ts): who answers, for `pincer stop`/`status` and a newcomer. */
+  identify?: (challenge: unknown) => object | undefined;
   /** Extra routers mounted behind the token (the dashboard API). */
   extraRoutes?: express.Router[];
 }
@@ -36,7 +38,7 @@ export function buildApp(deps: AppDeps) {
   app.use(hostAndOriginGuard(deps.guard));
 
   // Health says nothing secret, so it is the one route without the token.
-  app.get('/api/mcp/health', (_req, res) => {
+  app.get('/api/mcp/health', (req, res) => {
     res.json({
       success: true,
       status: 'healthy',
@@ -46,6 +48,7 @@ export function buildApp(deps: AppDeps) {
       toolsCount: runtime.registry.visible().length,
       paused: runtime.registry.servingPaused(),
       sessions: sessions.size,
+      ...deps.identify?.(req.query.challenge),
     });
   });
 

@@ -3,7 +3,11 @@ import { pincerPaths, ensureHome } from '../core/paths.js';
 import { createRuntime, type Runtime } from '../hub/runtime.js';
 import { createPincerServer } from '../mcp/server.js';
 import type { ClientHandle } from '../mcp/client-identity.js';
-import { acquireHubLock, writeHubInfo, type HubInfo } from './lock.js';
+import { writeHubInfo, type HubInfo, type HubRole } from './lock.js';
+// Handover and identity (issue 14 / 11.6): claim.ts, handover.ts, identity.ts.
+import { claimHub, HubAlreadyRunning, type Takeover } from './claim.js';
+import { HandoverGate, type HandoverTo } from './handover.js';
+import { homeSecret, identityFor } from './identity.js';
 import { listen } from './ports.js';
 import { generateToken, isLoopbackAddress, hostOriginProblem, tokenProblem, type GuardOptions } from './security.js';
 import { SessionTable } from './sessions.js';
@@ -24,11 +28,7 @@ import { DisposableStore } from '../core/disposables.js';
 
 const log = logger('hub');
 
-export class HubAlreadyRunning extends Error {
-  constructor(readonly pid: number, readonly info?: HubInfo) {
-    super(`a Pincer hub already runs for this data directory${info ? ` at ${info.url}` : ''} (pid ${pid}). Use it, or stop it first (pincer stop).`);
-  }
-}
+export { HubAlreadyRunning };
 
 export interface Hub {
   url: string;
@@ -36,6 +36,11 @@ export interface Hub {
   runtime: Runtime;
   sessions: SessionTable;
   warnings: string[];
+  role: HubRole;
+  /** Settles when this hub handed over to a newcomer and has closed. */
+  handedOver: Promise<HandoverTo>;
+  /** The hub this one took over from, if it did. */
+  tookOverFrom?: HubInfo;
   close(): Promise<void>;
 }
 
@@ -49,14 +54,21 @@ export interface HubOptions {
   renderer?: PageRenderer;
   /** The desktop app sends WebSearch requests through Chromium's network stack. */
   searchTransport?: EngineTransport;
+  /** `desktop` for the tray app; `headless` (default) for `pincer serve` and a bridge's hub. */
+  role?: HubRole;
+  /** Whether to ask a running hub to hand over (default `never`). */
+  takeover?: Takeover;
+  /** How long calls in flight may take to finish when this hub hands over (default 10 s). */
+  handoverGraceMs?: number;
 }
 
 /** Starts the hub: one per data directory, listening on HTTP_HOST:HTTP_PORT. */
 export async function startHub(opts: HubOptions): Promise<Hub> {
   const paths = pincerPaths(opts.home);
   ensureHome(paths);
-  const lock = acquireHubLock(paths);
-  if (!lock.acquired) throw new HubAlreadyRunning(lock.pid, lock.info);
+  const role = opts.role ?? 'headless';
+  const claim = await claimHub(paths, { role, takeover: opts.takeover ?? 'never' });
+  const lock = claim.lock;
   let runtime: Runtime | undefined;
   try {
     runtime = createRuntime({ home: opts.home, env: opts.env, renderer: opts.renderer });
@@ -85,6 +97,18 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     const newServer = (transport: string, group?: ToolGroup, era?: 'legacy' | 'modern', client?: ClientHandle) => createPincerServer(rt, { transport, group, era, client });
     const dispatcher = new Dispatcher((group) => newServer('jsonrpc', group));
     const startedAt = Date.now();
+    const secret = homeSecret(paths, true)!;
+    let handedOverTo: (to: HandoverTo) => void = () => undefined;
+    const handedOver = new Promise<HandoverTo>((resolve) => (handedOverTo = resolve));
+    const gate = new HandoverGate({
+      secret,
+      role,
+      events: rt.events,
+      graceMs: opts.handoverGraceMs ?? 10_000,
+      port: () => port,
+      refuse: (req) => hostOriginProblem(req.headers, guard),
+      onHandover: (to) => void handOver(to),
+    });
     const { app, streamable, closeLegacy, closeEventStreams } = buildApp({
       runtime: rt,
       sessions,
@@ -92,10 +116,11 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       guard,
       newServer: (era, transport, client) => newServer(transport, undefined, era, client),
       startedAt,
+      identify: (challenge) => identityFor(secret, role, challenge),
       extraRoutes: [hubApi(rt, sessions), dashboardApi(rt, sessions, () => hubUrl), ...(opts.extraRoutes?.({ runtime: rt, sessions }) ?? [])],
     });
 
-    const server = http.createServer({ maxHeaderSize: 16 * 1024 }, app);
+    const server = http.createServer({ maxHeaderSize: 16 * 1024 }, gate.handler(app));
     // Slow or half-open clients must not hold the hub: bounded header and body time.
     server.headersTimeout = 15_000;
     server.requestTimeout = 60_000;
@@ -119,7 +144,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       sessions,
       calls: rt.calls,
       newServer: (client) => newServer('websocket', undefined, 'legacy', client),
-      authorize: (req) => hostOriginProblem(req.headers, guard) ?? tokenProblem(req.headers, settings),
+      authorize: (req) => gate.upgradeRefusal() ?? hostOriginProblem(req.headers, guard) ?? tokenProblem(req.headers, settings),
       maxPayload: () => settings.get('MAX_BODY_BYTES'),
     });
 
@@ -139,10 +164,18 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     });
 
     const defaultPort = Number(SETTINGS.HTTP_PORT.default);
-    port = await listen(server, host, settings.get('HTTP_PORT'), defaultPort);
+    // After a handover, the port of the hub that handed over: clients' configured URLs stay right.
+    // Another program may have taken it in the moment between; then the configured port, as any start.
+    port =
+      claim.port === undefined
+        ? await listen(server, host, settings.get('HTTP_PORT'), defaultPort)
+        : await listen(server, host, claim.port, defaultPort).catch((err: Error) => {
+            log.warn(`the port of the hub that handed over was taken meanwhile (${err.message}); listening on HTTP_PORT instead`);
+            return listen(server, host, settings.get('HTTP_PORT'), defaultPort);
+          });
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     hubUrl = url;
-    writeHubInfo(paths, { url, port, pid: process.pid, started: new Date(startedAt).toISOString(), version: VERSION });
+    writeHubInfo(paths, { url, port, pid: process.pid, started: new Date(startedAt).toISOString(), version: VERSION, role });
     sessions.startSweeping(Math.min(15_000, Math.max(250, (settings.get('SESSION_IDLE_S') * 1000) / 2)));
     log.info(`hub listening on ${url}`);
 
@@ -163,10 +196,20 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
         // Give open requests a moment to finish, then cut what is left.
         await new Promise((r) => setTimeout(r, 200));
         server.closeAllConnections();
+        gate.close();
         rt.close();
         lock.release();
       })());
-    return { url, port, runtime: rt, sessions, warnings, close };
+    // Handover: no new calls, those in flight finish within the grace period, then the lock is let go.
+    const handOver = async (to: HandoverTo) => {
+      const { unfinished } = await gate.drain();
+      if (unfinished) log.warn(`handing over with ${unfinished} call(s) unfinished after the grace period; their clients are told to send them again`);
+      rt.services.asker.keepPendingOnClose();
+      await close();
+      log.info(`handed over to pid ${to.pid}`);
+      handedOverTo(to);
+    };
+    return { url, port, runtime: rt, sessions, warnings, role, handedOver, tookOverFrom: claim.handedOverBy, close };
   } catch (err) {
     runtime?.close();
     lock.release();

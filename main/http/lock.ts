@@ -1,8 +1,14 @@
-import { pidAlive } from '../core/pid.js';
+import type BetterSqlite3 from 'better-sqlite3';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { z } from 'zod';
+import { pidAlive } from '../core/pid.js';
 import { writeFileAtomic, type PincerPaths } from '../core/paths.js';
+
+/** Who runs the hub: the tray app (`desktop`) has the better claim than `pincer serve` or a bridge's hub (`headless`). */
+export const HubRole = z.enum(['desktop', 'headless']);
+export type HubRole = z.infer<typeof HubRole>;
 
 export const HubInfo = z.object({
   url: z.string(),
@@ -10,6 +16,7 @@ export const HubInfo = z.object({
   pid: z.number().int(),
   started: z.string(),
   version: z.string(),
+  role: HubRole.default('headless'),
 });
 export type HubInfo = z.infer<typeof HubInfo>;
 
@@ -17,59 +24,90 @@ function lockFile(paths: PincerPaths): string {
   return path.join(paths.home, 'hub.lock');
 }
 
-
-/** The running hub of this data directory, if its process is alive. */
-export function readHubInfo(paths: PincerPaths): HubInfo | undefined {
+/** `hub.json` as written, whether or not its process still runs (callers verify it). */
+export function readHubFile(paths: PincerPaths): HubInfo | undefined {
   try {
-    const info = HubInfo.parse(JSON.parse(fs.readFileSync(paths.hubFile, 'utf8')));
-    return pidAlive(info.pid) ? info : undefined;
+    return HubInfo.parse(JSON.parse(fs.readFileSync(paths.hubFile, 'utf8')));
   } catch {
     return undefined;
   }
 }
 
-export type LockResult = { acquired: true; release(): void } | { acquired: false; pid: number; info?: HubInfo };
-
-/**
- * One hub per data directory: an exclusively created lock file holding the
- * owner's pid. A lock whose owner is dead is stale and taken over.
- */
-export function acquireHubLock(paths: PincerPaths): LockResult {
-  const file = lockFile(paths);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const fd = fs.openSync(file, 'wx', 0o600);
-      fs.writeSync(fd, String(process.pid));
-      fs.closeSync(fd);
-      let released = false;
-      return {
-        acquired: true,
-        release() {
-          if (released) return;
-          released = true;
-          for (const f of [file, paths.hubFile]) {
-            try {
-              const owner = f === file ? Number(fs.readFileSync(f, 'utf8')) : HubInfo.parse(JSON.parse(fs.readFileSync(f, 'utf8'))).pid;
-              if (owner === process.pid) fs.rmSync(f, { force: true });
-            } catch {
-              // Already gone or not ours.
-            }
-          }
-        },
-      };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const pid = Number(fs.readFileSync(file, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && pidAlive(pid) && pid !== process.pid) {
-        return { acquired: false, pid, info: readHubInfo(paths) };
-      }
-      // Stale: its owner is gone.
-      fs.rmSync(file, { force: true });
-    }
-  }
-  return { acquired: false, pid: -1 };
+/** The running hub of this data directory, if its process is alive (a cheap check; see identity.ts for a real one). */
+export function readHubInfo(paths: PincerPaths): HubInfo | undefined {
+  const info = readHubFile(paths);
+  return info && pidAlive(info.pid) ? info : undefined;
 }
 
 export function writeHubInfo(paths: PincerPaths, info: HubInfo): void {
   writeFileAtomic(paths.hubFile, JSON.stringify(info, null, 2) + '\n', 0o600);
+}
+
+export interface HubLock {
+  /** Lets the next hub start; removes hub.json if it is still ours. Idempotent. */
+  release(): void;
+}
+
+// Loaded on first lock: reading hub.json (what a bridge does) must not load a native module.
+let sqlite: typeof BetterSqlite3 | undefined;
+const openSqlite = (file: string) => new (sqlite ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3)(file, { timeout: 0 });
+
+const SQLITE_HEADER = 'SQLite format 3\0';
+
+/**
+ * Makes sure `hub.lock` exists, private, and is something SQLite can lock. The
+ * lock file of Pincer before 0.2 held a pid as text: it is emptied in place
+ * (same inode, so a process that has it open keeps locking the same file).
+ */
+function prepareLockFile(file: string): void {
+  const fd = fs.openSync(file, 'a+', 0o600);
+  try {
+    const head = Buffer.alloc(16);
+    const n = fs.readSync(fd, head, 0, 16, 0);
+    if (n > 0 && head.subarray(0, n).toString('latin1') !== SQLITE_HEADER.slice(0, n)) fs.ftruncateSync(fd, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * One hub per data directory, held by an operating-system lock: an exclusive
+ * SQLite transaction on `hub.lock` (fcntl on Unix, LockFileEx on Windows).
+ * The OS drops it when the holder exits or crashes, so a lock is never stale,
+ * a reused pid can never hold it, and of any number of simultaneous starters
+ * exactly one wins. The file itself is never deleted: deleting a lock file
+ * that another process has open is what lets two processes both "win".
+ * Returns undefined when a live process of this data directory holds it.
+ */
+export function tryHubLock(paths: PincerPaths): HubLock | undefined {
+  const file = lockFile(paths);
+  prepareLockFile(file);
+  const db = openSqlite(file);
+  try {
+    db.pragma('journal_mode = OFF');
+    db.exec('BEGIN EXCLUSIVE');
+  } catch (err) {
+    db.close();
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') return undefined;
+    throw err;
+  }
+  let released = false;
+  return {
+    release() {
+      if (released) return;
+      released = true;
+      // hub.json first: once the lock is free the next hub may write its own.
+      if (readHubFile(paths)?.pid === process.pid) fs.rmSync(paths.hubFile, { force: true });
+      db.close();
+    },
+  };
+}
+
+/** Whether some live process holds this data directory's hub lock (probes by taking it for an instant). */
+export function hubLockHeld(paths: PincerPaths): boolean {
+  const lock = tryHubLock(paths);
+  if (!lock) return true;
+  // The probe must not delete the hub.json of a hub that is between lock and listen.
+  lock.release();
+  return false;
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MIGRATIONS, LATEST_VERSION, type Migration } from './migrations.js';
 import { logger } from '../core/log.js';
+import { ensurePrivateFile } from '../core/paths.js';
 
 const log = logger('store');
 
@@ -22,6 +23,8 @@ export interface OpenedStore {
  */
 export function openStore(file: string, migrations: Migration[] = MIGRATIONS): OpenedStore {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  // SQLite creates files 0644; made 0600 first, the -wal and -shm files follow its mode.
+  ensurePrivateFile(file);
   const latest = migrations.length ? Math.max(...migrations.map((m) => m.version)) : 0;
   let db = new Database(file);
   configure(db);

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import path from 'node:path';
 import type { ElectronApi } from '../../main/desktop/electron-api.js';
 
 type Handler = (...args: unknown[]) => unknown;
@@ -7,6 +8,7 @@ type Handler = (...args: unknown[]) => unknown;
 export class FakeElectron {
   calls: string[] = [];
   lock = true;
+  packaged = false;
   dialogAnswer = 1;
   dialogs: unknown[] = [];
   trays: FakeTray[] = [];
@@ -15,6 +17,7 @@ export class FakeElectron {
   ipc = new Map<string, Handler>();
   cookies: Record<string, unknown>[] = [];
   opened: string[] = [];
+  openedPaths: string[] = [];
   exited: number | undefined;
   loginItem = { openAtLogin: false };
   appEvents = new EventEmitter();
@@ -31,7 +34,7 @@ export class FakeElectron {
       getVersion: () => '0.0.0',
       setLoginItemSettings: (s: { openAtLogin: boolean }) => void (self.loginItem = { openAtLogin: s.openAtLogin }),
       getLoginItemSettings: () => self.loginItem,
-      isPackaged: false,
+      isPackaged: self.packaged,
       dock: { hide: () => void self.calls.push('dock.hide') },
     };
     class Tray extends FakeTray {
@@ -67,7 +70,7 @@ export class FakeElectron {
       nativeImage: { createFromPath: (p: string) => ({ path: p }) },
       Notification,
       ipcMain: { handle: (ch: string, fn: Handler) => void self.ipc.set(ch, fn), removeHandler: (ch: string) => void self.ipc.delete(ch) },
-      shell: { openExternal: async (url: string) => void self.opened.push(url) },
+      shell: { openExternal: async (url: string) => void self.opened.push(url), openPath: async (p: string) => (self.openedPaths.push(p), '') },
       session: { defaultSession: session, fromPartition: () => session },
       dialog: { showMessageBoxSync: (o: unknown) => (self.dialogs.push(o), self.dialogAnswer) },
       net: { fetch: async () => new Response('') },
@@ -75,10 +78,17 @@ export class FakeElectron {
   }
 }
 
+export interface MenuItem {
+  label?: string;
+  click?: () => void;
+  submenu?: MenuItem[];
+  checked?: boolean;
+}
+
 export class FakeTray {
   image: unknown;
   tooltip = '';
-  menu: { label?: string; click?: () => void; submenu?: { label: string; checked?: boolean; click?: () => void }[]; checked?: boolean }[] = [];
+  menu: MenuItem[] = [];
   events = new EventEmitter();
   constructor(image: unknown) {
     this.image = image;
@@ -149,4 +159,14 @@ export class FakeNotification {
     this.events.on(ev, fn);
     return this;
   }
+}
+
+/** Points HOME (and XDG config) at a temporary folder so client configs and autostart entries land there. */
+export function isolateHome(home: string): () => void {
+  const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
+  process.env.HOME = home;
+  process.env.XDG_CONFIG_HOME = path.join(home, '.config');
+  return () => {
+    for (const [k, v] of Object.entries(saved)) v === undefined ? delete process.env[k] : (process.env[k] = v);
+  };
 }

@@ -32,7 +32,14 @@ export type AskOutcome =
  * open; a later call with its id collects the answer.
  */
 export class Asker {
+  private keepPending = false;
+
   constructor(private repo: QuestionsRepo, private events: EventBus, private settings: SettingsView) {}
+
+  /** The hub is handing over: a call cut from now on leaves its question pending for the next hub's dashboard. */
+  keepPendingOnClose(): void {
+    this.keepPending = true;
+  }
 
   /**
    * Asks through every channel at once — the client's form when it can show
@@ -115,6 +122,7 @@ export class Asker {
         const fresh = this.repo.get(row.id)!;
         if (fresh.status !== 'pending') return outcomeOf(fresh);
         if (ctx.signal.aborted) {
+          if (this.keepPending) return { status: 'cancelled', via: 'client', questionId: row.id };
           if (this.repo.settle(row.id, 'cancelled', { via: 'client' })) this.events.publish({ type: 'question_answered', id: row.id, at: Date.now() });
           return outcomeOf(this.repo.get(row.id)!);
         }

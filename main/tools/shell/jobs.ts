@@ -29,7 +29,8 @@ const WRAPPER = [
   '  bash -c "$1" 2>&1 < /dev/null',
   '  code=$?',
   'fi',
-  'printf "%s" "$code" > "$2.tmp" && mv -f "$2.tmp" "$2"',
+  // The exit file lives in the private data folder: 0600 whatever the user's umask (the command keeps that umask).
+  '(umask 077; printf "%s" "$code" > "$2.tmp") && mv -f "$2.tmp" "$2"',
 ].join('\n');
 
 export interface JobEvent {

@@ -1,0 +1,74 @@
+import { pidAlive } from '../core/pid.js';
+import type { PincerPaths } from '../core/paths.js';
+import { hubLockHeld, readHubFile, type HubInfo } from '../http/lock.js';
+import { verifyHub, type Verification } from '../http/identity.js';
+
+const REASONS: Record<Exclude<Verification, { ok: true }>['reason'], string> = {
+  'no-secret': 'this data folder has no hub-secret yet, so nothing can prove to be its hub',
+  'no-answer': 'nothing answers at its address',
+  restarting: 'it is handing over to a new hub',
+  'not-this-home': 'what answers there is not the hub of this data folder',
+  'other-pid': 'the hub answering there has a different pid',
+};
+
+type NotRunning = { recorded?: HubInfo; why?: string };
+type Found = { state: 'running'; info: HubInfo; role: HubInfo['role'] } | ({ state: 'none' } & NotRunning) | ({ state: 'unverified' } & NotRunning);
+
+/** What runs for this home, verified: hub.json alone proves nothing after a crash and a reused pid. */
+export async function findHub(paths: PincerPaths): Promise<Found> {
+  const recorded = readHubFile(paths);
+  if (recorded) {
+    const v = await verifyHub(paths, recorded);
+    if (v.ok) return { state: 'running', info: recorded, role: v.role };
+    return { state: hubLockHeld(paths) ? 'unverified' : 'none', recorded, why: REASONS[v.reason] };
+  }
+  return { state: hubLockHeld(paths) ? 'unverified' : 'none' };
+}
+
+const roleName = (role: HubInfo['role']) => (role === 'desktop' ? 'the tray app' : 'headless');
+
+/** `pincer status`: 0 when this home's hub runs and proves it. */
+export async function runStatus(paths: PincerPaths): Promise<number> {
+  const found = await findHub(paths);
+  if (found.state === 'running') {
+    const { info } = found;
+    const h = (await (await fetch(`${info.url}/api/mcp/health`)).json().catch(() => ({}))) as { sessions?: number; toolsCount?: number; paused?: boolean };
+    process.stdout.write(
+      `Pincer hub ${info.version} at ${info.url} (pid ${info.pid}, ${roleName(found.role)}, since ${info.started}), ${h.sessions ?? '?'} session(s), ${h.toolsCount ?? '?'} tool(s)${h.paused ? ', serving PAUSED' : ''}\n`,
+    );
+    return 0;
+  }
+  if (found.state === 'unverified') {
+    process.stdout.write(`A Pincer process holds the lock of ${paths.home} but does not answer as its hub${found.recorded ? ` at ${found.recorded.url}` : ''}${found.why ? ` (${found.why})` : ''}. It may be starting or handing over; try again in a moment.\n`);
+    return 1;
+  }
+  const leftover = found.recorded ? ` (hub.json is left over from pid ${found.recorded.pid}${pidAlive(found.recorded.pid) ? ', now a different process' : ''})` : '';
+  process.stdout.write(`No Pincer hub runs for ${paths.home}${leftover}. Start one with "pincer serve".\n`);
+  return 1;
+}
+
+/**
+ * `pincer stop`: signals only a process that proved to be this home's hub,
+ * then waits until the lock is free. A pid in a left-over hub.json is never
+ * signalled: after a crash it may be anyone's process.
+ */
+export async function runStop(paths: PincerPaths): Promise<number> {
+  const found = await findHub(paths);
+  if (found.state === 'none') {
+    process.stdout.write(`No Pincer hub is running for ${paths.home}${found.recorded ? `; hub.json named pid ${found.recorded.pid}, which is not its hub (${found.why}), and was left alone` : ''}.\n`);
+    return 0;
+  }
+  if (found.state === 'unverified') {
+    process.stderr.write(`pincer stop: a Pincer process holds the lock of ${paths.home} but does not prove to be its hub${found.why ? ` (${found.why})` : ''}; nothing was signalled. Try again in a moment; if it is stuck, end the Pincer process yourself.\n`);
+    return 1;
+  }
+  const { info } = found;
+  process.kill(info.pid, 'SIGTERM');
+  for (let i = 0; i < 150 && hubLockHeld(paths); i++) await new Promise((r) => setTimeout(r, 100));
+  if (hubLockHeld(paths)) {
+    process.stderr.write(`pincer stop: asked the hub (pid ${info.pid}) to stop, but it still holds the lock after 15 s.\n`);
+    return 1;
+  }
+  process.stdout.write(`Stopped the Pincer hub (pid ${info.pid}, ${roleName(found.role)}). Background jobs keep running.\n`);
+  return 0;
+}

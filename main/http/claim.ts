@@ -1,0 +1,125 @@
+import crypto from 'node:crypto';
+import type { PincerPaths } from '../core/paths.js';
+import { logger } from '../core/log.js';
+import { readHubFile, tryHubLock, type HubInfo, type HubLock, type HubRole } from './lock.js';
+import { homeSecret, signHandover, verifyHub } from './identity.js';
+import { HANDOVER_PATH } from './handover.js';
+
+const log = logger('claim');
+
+export type HubRunningCode = 'HUB_RUNNING' | 'TRAY_OWNS_HUB' | 'HUB_NOT_ANSWERING' | 'HANDOVER_FAILED';
+
+/** Starting a hub was refused because this data directory already has one; `code` says why. */
+export class HubAlreadyRunning extends Error {
+  constructor(
+    readonly code: HubRunningCode,
+    readonly pid: number,
+    readonly info: HubInfo | undefined,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * What a newcomer does about a running hub: `never` take over (a bridge's
+ * background hub), take over a `headless` one (the tray app, plain `pincer
+ * serve`), or take over `any`, the tray app's too (`pincer serve --takeover`).
+ */
+export type Takeover = 'never' | 'headless' | 'any';
+
+export interface ClaimOptions {
+  role: HubRole;
+  takeover: Takeover;
+  /** How long to wait for a starting hub to answer, and for a handing-over hub to let go. */
+  timeoutMs?: number;
+}
+
+export interface Claim {
+  lock: HubLock;
+  /** The port of the hub that handed over: the new hub listens there, so clients' URLs stay right. */
+  port?: number;
+  handedOverBy?: HubInfo;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The hub that holds the lock, once it answers with this home's identity (it may still be starting). */
+async function runningHub(paths: PincerPaths, deadline: number): Promise<HubInfo | undefined> {
+  for (;;) {
+    const info = readHubFile(paths);
+    if (info) {
+      const v = await verifyHub(paths, info);
+      if (v.ok) return { ...info, role: v.role };
+    }
+    if (Date.now() > deadline) return undefined;
+    await sleep(100);
+  }
+}
+
+async function askToHandOver(paths: PincerPaths, hub: HubInfo, opts: ClaimOptions): Promise<void> {
+  const secret = homeSecret(paths);
+  if (!secret) throw new HubAlreadyRunning('HANDOVER_FAILED', hub.pid, hub, `cannot take over the hub at ${hub.url}: ${paths.home}/hub-secret is missing.`);
+  const body = signHandover(secret, { pid: process.pid, role: opts.role, force: opts.takeover === 'any', nonce: crypto.randomBytes(24).toString('base64url'), at: Date.now() });
+  let res: Response;
+  try {
+    res = await fetch(`${hub.url}${HANDOVER_PATH}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
+  } catch (err) {
+    throw new HubAlreadyRunning('HANDOVER_FAILED', hub.pid, hub, `the hub at ${hub.url} (pid ${hub.pid}) did not answer the handover request (${(err as Error).message}).`);
+  }
+  if (res.status === 202) return;
+  const answer = (await res.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
+  const code = answer.error?.code === 'TRAY_OWNS_HUB' ? 'TRAY_OWNS_HUB' : 'HANDOVER_FAILED';
+  throw new HubAlreadyRunning(code, hub.pid, hub, `the hub at ${hub.url} (pid ${hub.pid}) refused to hand over: ${answer.error?.message ?? `HTTP ${res.status}`}`);
+}
+
+function refusal(hub: HubInfo, opts: ClaimOptions): HubAlreadyRunning {
+  if (hub.role === 'desktop') {
+    return new HubAlreadyRunning('TRAY_OWNS_HUB', hub.pid, hub, `the Pincer tray app runs the hub of this data folder at ${hub.url} (pid ${hub.pid}). Use it, quit the tray app first, or take over with "pincer serve --takeover".`);
+  }
+  const how = opts.role === 'headless' ? ' Use it, stop it ("pincer stop"), or take it over ("pincer serve").' : '';
+  return new HubAlreadyRunning('HUB_RUNNING', hub.pid, hub, `a Pincer hub already runs for this data directory at ${hub.url} (pid ${hub.pid}).${how}`);
+}
+
+/**
+ * Makes this process the hub of the data directory: takes the lock, or, when
+ * a hub holds it and this newcomer has the better claim, asks that hub to
+ * hand over and takes the lock as soon as it lets go.
+ */
+export async function claimHub(paths: PincerPaths, opts: ClaimOptions): Promise<Claim> {
+  const timeoutMs = opts.timeoutMs ?? 20_000;
+  let handedOverBy: HubInfo | undefined;
+  for (let round = 0; round < 3; round++) {
+    const lock = tryHubLock(paths);
+    if (lock) return { lock, port: handedOverBy?.port, handedOverBy };
+    // The lock is held by a live process of this home. Find out which hub it is.
+    const hub = await runningHub(paths, Date.now() + Math.min(timeoutMs, 10_000));
+    if (!hub) {
+      const recorded = readHubFile(paths);
+      const lock2 = tryHubLock(paths);
+      if (lock2) return { lock: lock2, port: handedOverBy?.port, handedOverBy };
+      throw new HubAlreadyRunning(
+        'HUB_NOT_ANSWERING',
+        recorded?.pid ?? -1,
+        recorded,
+        `another Pincer process holds ${paths.home}/hub.lock but no hub of this data folder answers${recorded ? ` at ${recorded.url}` : ''}. It may still be starting or be stuck: try again in a moment, or end it ("pincer status" shows what is known).`,
+      );
+    }
+    const allowed = opts.takeover === 'any' || (opts.takeover === 'headless' && hub.role === 'headless');
+    if (!allowed) throw refusal(hub, opts);
+    log.info(`asking the ${hub.role} hub at ${hub.url} (pid ${hub.pid}) to hand over`);
+    await askToHandOver(paths, hub, opts);
+    handedOverBy = hub;
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const taken = tryHubLock(paths);
+      if (taken) return { lock: taken, port: hub.port, handedOverBy: hub };
+      // Someone else may have got in between (a bridge starting a hub): then ask again.
+      const now = readHubFile(paths);
+      if (now && now.pid !== hub.pid) break;
+      await sleep(50);
+    }
+  }
+  const last = readHubFile(paths);
+  throw new HubAlreadyRunning('HANDOVER_FAILED', last?.pid ?? -1, last, `could not take over the hub of ${paths.home}: it did not let go within ${Math.round(timeoutMs / 1000)} s.`);
+}

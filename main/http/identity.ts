@@ -1,0 +1,108 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { writeFileAtomic, type PincerPaths } from '../core/paths.js';
+import { HubInfo, HubRole } from './lock.js';
+
+/**
+ * Proving "this is the hub of this data directory" without a secret on the
+ * wire. `hub-secret` (0600, random, made once) is readable only by the user who
+ * owns the data directory. A caller sends a fresh challenge to the
+ * unauthenticated health endpoint; the hub answers with its pid and
+ * HMAC(secret, challenge + pid). Only a process that can read this home can
+ * compute that, and the pid in it is the one the hub itself reports: an
+ * unrelated process that reused a recorded pid, or another home's hub on a
+ * recorded port, cannot answer it.
+ */
+const SECRET_FILE = 'hub-secret';
+export const CHALLENGE = /^[A-Za-z0-9_-]{16,128}$/;
+
+export function secretFile(paths: PincerPaths): string {
+  return path.join(paths.home, SECRET_FILE);
+}
+
+/**
+ * The home's secret. With `create` (only the lock holder passes it, so no two
+ * processes race to make it) a missing or damaged secret is replaced atomically.
+ */
+export function homeSecret(paths: PincerPaths, create = false): Buffer | undefined {
+  const file = secretFile(paths);
+  try {
+    const text = fs.readFileSync(file, 'utf8').trim();
+    if (/^[0-9a-f]{64}$/.test(text)) return Buffer.from(text, 'hex');
+  } catch {
+    // Missing: made below when asked to.
+  }
+  if (!create) return undefined;
+  const secret = crypto.randomBytes(32);
+  writeFileAtomic(file, secret.toString('hex') + '\n', 0o600);
+  return secret;
+}
+
+function mac(secret: Buffer, parts: (string | number | boolean)[]): string {
+  return crypto.createHmac('sha256', secret).update(parts.join('\n')).digest('base64url');
+}
+
+function sameMac(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && crypto.timingSafeEqual(x, y);
+}
+
+export function identityProof(secret: Buffer, challenge: string, pid: number): string {
+  return mac(secret, ['pincer-hub-identity', challenge, pid]);
+}
+
+/** What the health endpoint adds when asked with `?challenge=`: who answers, and the proof. */
+export const HubIdentity = z.object({ pid: z.number().int(), role: HubRole, proof: z.string() });
+export type HubIdentity = z.infer<typeof HubIdentity>;
+
+export function identityFor(secret: Buffer, role: HubRole, challenge: unknown): { hub: HubIdentity } | undefined {
+  if (typeof challenge !== 'string' || !CHALLENGE.test(challenge)) return undefined;
+  return { hub: { pid: process.pid, role, proof: identityProof(secret, challenge, process.pid) } };
+}
+
+export type Verification =
+  | { ok: true; info: HubInfo; role: HubRole }
+  | { ok: false; reason: 'no-secret' | 'no-answer' | 'restarting' | 'not-this-home' | 'other-pid' };
+
+/** Asks the process recorded in `info` to prove it is this home's hub, with that pid. */
+export async function verifyHub(paths: PincerPaths, info: HubInfo, timeoutMs = 2000): Promise<Verification> {
+  const secret = homeSecret(paths);
+  if (!secret) return { ok: false, reason: 'no-secret' };
+  const challenge = crypto.randomBytes(24).toString('base64url');
+  let body: unknown;
+  try {
+    const res = await fetch(`${info.url}/api/mcp/health?challenge=${challenge}`, { signal: AbortSignal.timeout(timeoutMs) });
+    if (res.status === 503) return { ok: false, reason: 'restarting' };
+    body = await res.json();
+  } catch {
+    return { ok: false, reason: 'no-answer' };
+  }
+  const parsed = z.object({ hub: HubIdentity }).safeParse(body);
+  if (!parsed.success) return { ok: false, reason: 'not-this-home' };
+  const { pid, role, proof } = parsed.data.hub;
+  if (!sameMac(proof, identityProof(secret, challenge, pid))) return { ok: false, reason: 'not-this-home' };
+  if (pid !== info.pid) return { ok: false, reason: 'other-pid' };
+  return { ok: true, info, role };
+}
+
+/** A handover request is signed with the home's secret: only a process of the same user and home can ask. */
+export const HandoverRequest = z.object({
+  pid: z.number().int().positive(),
+  role: HubRole,
+  force: z.boolean(),
+  nonce: z.string().regex(CHALLENGE),
+  at: z.number().int(),
+  mac: z.string().max(100),
+});
+export type HandoverRequest = z.infer<typeof HandoverRequest>;
+
+export function signHandover(secret: Buffer, req: Omit<HandoverRequest, 'mac'>): HandoverRequest {
+  return { ...req, mac: mac(secret, ['pincer-handover', req.nonce, req.at, req.pid, req.role, req.force]) };
+}
+
+export function handoverSigned(secret: Buffer, req: HandoverRequest): boolean {
+  return sameMac(req.mac, mac(secret, ['pincer-handover', req.nonce, req.at, req.pid, req.role, req.force]));
+}

@@ -1,0 +1,171 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { connectV2, textOf } from './helpers/clients.js';
+import { PINCER_BIN, pincerEnv, tempHome, waitFor, pidAlive, sleep } from './helpers/env.js';
+import { readHubJson, startHubProcess, tokenOf, stopHubOf } from './helpers/hub.js';
+import { signHandover } from '../main/http/identity.js';
+import { osFreePort } from './helpers/ports.js';
+
+function serve(home: string, args: string[] = []): { child: ChildProcess; out: () => string } {
+  const child = spawn(process.execPath, [PINCER_BIN, 'serve', '--quiet', ...args], { env: pincerEnv(home), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  return { child, out: () => out };
+}
+
+const bash = (command: string) => ({ name: 'Bash', arguments: { command } });
+
+test('pincer serve takes over a headless hub: two bridges keep working, a call in flight finishes, the job runs on, the question stays pending, callbacks fire once each', { timeout: 120_000 }, async () => {
+  const h = tempHome();
+  fs.writeFileSync(path.join(h.home, 'pincer-env.txt'), `HTTP_PORT=${await osFreePort()}\n`, { mode: 0o600 });
+  const gate = path.join(h.home, 'gate');
+  const one = await connectV2({ home: h.home, args: ['stdio'] });
+  const two = await connectV2({ home: h.home, args: ['stdio'] });
+  let taker: ReturnType<typeof serve> | undefined;
+  let jobPid: number | undefined;
+  try {
+    assert.match(textOf(await one.client.callTool(bash('echo one'))), /^one$/m);
+    assert.match(textOf(await two.client.callTool(bash('echo two'))), /^two$/m);
+    const old = readHubJson(h.home)!;
+    assert.ok(pidAlive(old.pid));
+
+    const job = await one.client.callTool({ name: 'BackgroundBash', arguments: { command: `echo before; while [ ! -e ${gate} ]; do sleep 0.1; done; echo after; exit 5` } });
+    const jobId = (job.structuredContent as { task_id: number }).task_id;
+    jobPid = (job.structuredContent as { pid: number }).pid;
+    const cb = await one.client.callTool({ name: 'SetCallback', arguments: { action: 'set', message: 'across the handover', delay_seconds: 2, repeat_count: 3 } });
+    assert.notEqual(cb.isError, true, textOf(cb));
+    // A question waiting for the person, and a command still running, when the handover comes.
+    const asked = two.client.callTool({ name: 'AskUserQuestion', arguments: { questions_json: JSON.stringify([{ question: 'Keep going?', options: ['yes', 'no'] }]) } }).then(
+      (r) => ({ ok: true as const, r }),
+      (e: unknown) => ({ ok: false as const, e }),
+    );
+    const token = tokenOf(h.home);
+    const pending = async (url: string) => ((await (await fetch(`${url}/api/questions`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { pending: { id: number }[] }).pending;
+    await waitFor(async () => (await pending(old.url)).length === 1, 'the question to be pending');
+    const inFlight = one.client.callTool(bash('sleep 1.5; echo finished-in-grace'));
+    await sleep(300);
+
+    taker = serve(h.home);
+    const next = await waitFor(() => {
+      const j = readHubJson(h.home);
+      return j && j.pid === taker!.child.pid ? j : undefined;
+    }, 'the new hub to write hub.json', 30_000);
+    assert.equal(next.port, old.port, 'the new hub listens on the port of the old one');
+    await waitFor(() => !pidAlive(old.pid), 'the old hub to exit');
+
+    const finished = await inFlight;
+    assert.equal(textOf(finished), 'finished-in-grace', 'the call in flight finished within the grace period');
+
+    // Between calls, neither client notices: the next calls simply work.
+    assert.match(textOf(await one.client.callTool(bash('echo one-after'))), /^one-after$/m);
+    assert.match(textOf(await two.client.callTool(bash('echo two-after'))), /^two-after$/m);
+
+    // The job kept running and is readable through the new hub.
+    const list = await one.client.callTool({ name: 'ListBgTasks', arguments: {} });
+    assert.equal((list.structuredContent as { tasks: { task_id: number; status: string }[] }).tasks.find((t) => t.task_id === jobId)?.status, 'running');
+    fs.writeFileSync(gate, '');
+    let out = '';
+    const done = await waitFor(async () => {
+      const r = await one.client.callTool({ name: 'ReadBgOutput', arguments: { task_id: jobId, wait_ms: 2000 } });
+      const s = r.structuredContent as { status: string; output: string };
+      out += s.output;
+      return s.status !== 'running' ? s : undefined;
+    }, 'the job to end');
+    assert.equal(done.status, 'exited 5');
+    assert.match(out, /before\n(.*\n)?after\n$/s);
+
+    // The question is still pending on the new hub, and answerable there.
+    const still = await pending(next.url);
+    assert.equal(still.length, 1, 'the question stayed pending');
+    const answer = await fetch(`${next.url}/api/questions/${still[0]!.id}/answer`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ answers: [{ question: 'Keep going?', selected: ['yes'] }] }) });
+    assert.equal(answer.status, 200, await answer.text());
+    const outcome = await asked;
+    assert.equal(outcome.ok ? outcome.r.isError : true, true, 'the call that was waiting on the old hub was told to ask again');
+
+    // Each of the three fires happened exactly once, whichever hub fired it.
+    await sleep(7000);
+    const db = new Database(path.join(h.home, 'pincer.db'), { readonly: true });
+    try {
+      const fires = db.prepare(`SELECT fire_number FROM callback_fires ORDER BY fire_number`).all() as { fire_number: number }[];
+      assert.deepEqual(fires.map((f) => f.fire_number), [1, 2, 3]);
+    } finally {
+      db.close();
+    }
+  } finally {
+    await one.client.close().catch(() => undefined);
+    await two.client.close().catch(() => undefined);
+    taker?.child.kill('SIGTERM');
+    await stopHubOf(h.home).catch(() => undefined);
+    // A failed run must not leave its job waiting for the gate.
+    if (jobPid && pidAlive(jobPid)) process.kill(-jobPid, 'SIGKILL');
+    h.cleanup();
+  }
+});
+
+test('a bridge\'s hub never takes over, and a handover request must be signed with this home\'s secret', { timeout: 60_000 }, async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home);
+  try {
+    const second = spawnSync(process.execPath, [PINCER_BIN, 'serve', '--if-none'], { env: pincerEnv(h.home, { HTTP_PORT: 'auto' }), encoding: 'utf8', timeout: 20_000 });
+    assert.equal(second.status, 3);
+    assert.match(second.stderr, /already runs for this data directory/);
+    assert.equal(hub.child.exitCode, null);
+
+    const post = (body: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${hub.url}/api/hub/handover`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const forged = signHandover(Buffer.alloc(32, 7), { pid: process.pid, role: 'desktop', force: true, nonce: 'n'.repeat(20), at: Date.now() });
+    const r1 = await post(forged);
+    assert.equal(r1.status, 403);
+    assert.equal(((await r1.json()) as { error: { code: string } }).error.code, 'HANDOVER_NOT_SIGNED');
+    const r2 = await post({ pid: 'x' });
+    assert.equal(r2.status, 400);
+    assert.match(((await r2.json()) as { error: { message: string } }).error.message, /malformed: pid/);
+    const secret = Buffer.from(fs.readFileSync(path.join(h.home, 'hub-secret'), 'utf8').trim(), 'hex');
+    const stale = signHandover(secret, { pid: process.pid, role: 'desktop', force: true, nonce: 's'.repeat(20), at: Date.now() - 10 * 60_000 });
+    const r3 = await post(stale);
+    assert.equal(((await r3.json()) as { error: { code: string } }).error.code, 'HANDOVER_REPLAYED');
+    const fromPage = await post(signHandover(secret, { pid: process.pid, role: 'desktop', force: true, nonce: 'p'.repeat(20), at: Date.now() }), { Origin: 'http://evil.example' });
+    assert.equal(fromPage.status, 403, 'a web page cannot ask, even with a valid signature');
+    assert.ok((await fetch(`${hub.url}/api/mcp/health`)).ok, 'the hub is still serving');
+    assert.equal(hub.child.exitCode, null);
+  } finally {
+    await hub.stop();
+    h.cleanup();
+  }
+});
+
+test('while handing over, new calls are told "Pincer is restarting, send the request again" and the call in flight still gets its answer', { timeout: 60_000 }, async () => {
+  const h = tempHome();
+  fs.writeFileSync(path.join(h.home, 'pincer-env.txt'), `HTTP_PORT=${await osFreePort()}\nBASH_CWD=${h.home}\n`, { mode: 0o600 });
+  const { startHub } = await import('../main/http/hub.js');
+  const old = await startHub({ home: h.home, handoverGraceMs: 20_000 });
+  let next: Awaited<ReturnType<typeof startHub>> | undefined;
+  try {
+    const token = tokenOf(h.home);
+    const call = (command: string) =>
+      fetch(`${old.url}/api/mcp/jsonrpc`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Bash', arguments: { command } } }) });
+    const inFlight = call('sleep 1.5; echo slow-done');
+    await waitFor(() => old.runtime.activity.recent(5).some((c) => c.tool === 'Bash' && c.ms === undefined), 'the slow call to start');
+    const taking = startHub({ home: h.home, takeover: 'headless' });
+    await waitFor(async () => (await fetch(`${old.url}/api/mcp/health`)).status === 503, 'the old hub to start handing over');
+    const refused = await call('echo too-late');
+    assert.equal(refused.status, 503);
+    assert.equal(((await refused.json()) as { error: { message: string } }).error.message, 'Pincer is restarting, send the request again.');
+    const answered = (await (await inFlight).json()) as { result: { content: { text: string }[] } };
+    assert.equal(answered.result.content[0]!.text, 'slow-done');
+    next = await taking;
+    assert.equal(next.port, old.port);
+    assert.equal((await old.handedOver).pid, process.pid);
+    const again = (await (await fetch(`${next.url}/api/mcp/jsonrpc`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'echo sent-again' } } }) })).json()) as { result: { content: { text: string }[] } };
+    assert.equal(again.result.content[0]!.text, 'sent-again');
+  } finally {
+    await next?.close();
+    await old.close();
+    h.cleanup();
+  }
+});
