@@ -6,6 +6,8 @@ import { connectV2, connectV1, textOf } from './helpers/clients.js';
 import { readHubJson, stopHubOf, startHubProcess } from './helpers/hub.js';
 import net from 'node:net';
 import { tempHome, waitFor, pidAlive, sleep } from './helpers/env.js';
+import { tryHubLock } from '../main/http/lock.js';
+import { pincerPaths } from '../main/core/paths.js';
 
 const BRIDGE = ['stdio'];
 
@@ -169,7 +171,12 @@ test('a hub handing over to a newcomer on the same port: the bridge moves to the
       try {
         process.kill(first.pid, 'SIGTERM');
         // Its lock, not its pid: the old hub is the paused bridge's child, a zombie until the bridge reaps it.
-        await waitFor(() => !fs.existsSync(path.join(h.home, 'hub.lock')), 'the old hub to let go of the data folder');
+        await waitFor(() => {
+          // hub.lock stays on disk; the OS lock on it is what the old hub lets go of when it exits.
+          const lock = tryHubLock(pincerPaths(h.home));
+          lock?.release();
+          return lock !== undefined;
+        }, 'the old hub to let go of the data folder');
         newcomer = await startHubProcess(h.home, { HTTP_PORT: String(port) });
       } finally {
         process.kill(transport.pid!, 'SIGCONT');
