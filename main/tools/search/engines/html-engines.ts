@@ -1,6 +1,6 @@
 import type { Engine, EngineResponse, SearchResult } from '../types.js';
 import { EngineFailure } from '../types.js';
-import { absoluteHttp, checkHttp, dom, htmlText, param, type Dom } from '../blocking.js';
+import { absoluteHttp, checkHttp, dom, hasCaptchaScript, htmlText, param, type Dom } from '../blocking.js';
 import { query, redirectTarget, requireResults, unexpectedRedirect } from './common.js';
 
 /*
@@ -43,6 +43,8 @@ export const mojeek: Engine = {
   request: (ctx) => ({ url: `${ctx.base}/search?${query({ q: ctx.query, safe: 0 })}` }),
   parse(res) {
     const d = page(res);
+    // Mojeek's challenge is a page of its own with an ALTCHA proof-of-work widget in div.captcha-wrap.
+    if (!d.querySelector('ul.results-standard') && d.querySelector('div.captcha-wrap, script[src*="altcha"]')) throw new EngineFailure('captcha', 'answered with its ALTCHA challenge (div.captcha-wrap)');
     const out: SearchResult[] = [];
     for (const a of d.querySelectorAll('ul.results-standard > li > a.ob')) {
       const li = a.parentElement;
@@ -113,6 +115,8 @@ export const bing: Engine = {
   parse(res) {
     const d = page(res);
     const list = d.querySelector('ol#b_results');
+    // Bing's challenge comes as HTTP 200: its search page with a Cloudflare Turnstile widget where the results would be.
+    if (!list && (d.querySelector('#turnstile-widget') || hasCaptchaScript(d))) throw new EngineFailure('captcha', 'answered with its Turnstile challenge instead of results');
     const out: SearchResult[] = [];
     for (const item of list?.querySelectorAll(':scope > li.b_algo') ?? []) {
       const a = item.querySelector('h2 a');
