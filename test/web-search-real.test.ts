@@ -25,6 +25,7 @@ const OWN_HOSTS: Record<string, RegExp> = {
   startpage: /(^|\.)startpage\.com$/,
   duckduckgo: /(^|\.)duckduckgo\.com$/,
   wikipedia: /^$/,
+  searxng: /^$/,
 };
 
 function engine(name: string) {
@@ -77,8 +78,16 @@ describe('real result pages: every organic result, decoded, nothing of the engin
 
     test(`${src.engine}: the same page echoing a query full of "captcha" words is read the same (${src.repo})`, { skip: missing(src.repo) }, () => {
       const page = serpPage(src);
+      if (src.engine === 'searxng') {
+        // SearXNG echoes the query in the answer's "query" field.
+        const data = JSON.parse(page) as { query: string };
+        assert.equal(data.query, src.query);
+        data.query = TRAP_QUERY;
+        assert.deepEqual(parse(src, JSON.stringify(data), TRAP_QUERY), parse(src, page, src.query!));
+        return;
+      }
       if (src.file.endsWith('.json')) {
-        // An API answer has no echo in its results; the query words can be in titles and snippets.
+        // Wikipedia's API answer has no echo; the query words can be in titles and snippets.
         const data = JSON.parse(page) as { query: { search: { snippet: string }[] } };
         for (const s of data.query.search) s.snippet = `${s.snippet} ${TRAP_QUERY}`;
         const out = parse(src, JSON.stringify(data), TRAP_QUERY);
@@ -163,6 +172,13 @@ describe('real result pages, engine by engine', () => {
     assert.equal(parse(src, page, src.query!).length, d.querySelectorAll('div#links div.web-result').length - d.querySelectorAll('div#links div.result--ad').length);
   });
 
+  test('SearXNG: every result of the JSON answer, in its order', { skip: missing(find('searxng', 'tests/fixtures/searxng_search.json').repo) }, () => {
+    const src = find('searxng', 'tests/fixtures/searxng_search.json');
+    const body = serpPage(src);
+    const data = JSON.parse(body) as { results: { url: string }[] };
+    assert.deepEqual(parse(src, body, src.query!).map((r) => r.url), data.results.map((r) => r.url));
+  });
+
   test('Wikipedia: each hit links to its article by title, snippet without search-match markup', { skip: missing(find('wikipedia', 'tests/fixtures/wiki_search.json').repo) }, () => {
     const src = find('wikipedia', 'tests/fixtures/wiki_search.json');
     const body = serpPage(src);
@@ -185,7 +201,7 @@ describe("real challenge and refusal pages are recognised as such, whatever the 
   }
 
   test('Qwant: its DataDome "Service unavailable" page in place of the JSON answer is a refusal, not an unreadable answer', { skip: missing(pages('refusal')[0]!.repo) }, () => {
-    const page = serpPage(SERP_PAGES.find((p) => p.engine === 'qwant')!);
+    const page = serpPage(SERP_PAGES.find((p) => p.engine === 'qwant' && p.kind === 'refusal')!);
     for (const status of [200, 403]) {
       const f = failureOf(() => engine('qwant').parse(answer(page, status), ctx('x')));
       assert.equal(f?.kind, 'denied', `HTTP ${status}`);
@@ -196,7 +212,7 @@ describe("real challenge and refusal pages are recognised as such, whatever the 
   });
 
   test('SearXNG: a public instance that checks for a browser gets a message saying what to do', { skip: missing(pages('refusal')[0]!.repo) }, () => {
-    const page = serpPage(SERP_PAGES.find((p) => p.engine === 'searxng')!);
+    const page = serpPage(SERP_PAGES.find((p) => p.engine === 'searxng' && p.kind === 'refusal')!);
     const f = failureOf(() => engine('searxng').parse(answer(page), ctx('x')));
     assert.equal(f?.kind, 'misconfigured');
     assert.match(f!.message, /SEARXNG_URL answered an HTML page \("searx\.be \| Verifying your request"\).*settings\.yml/);

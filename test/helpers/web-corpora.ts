@@ -23,6 +23,7 @@ export const SOURCES = {
   einoExt: 'cloudwego/eino-ext',
   webSearchMcp: 'sanguinary-bus/web-search-mcp',
   celina: 'desimoose/celina',
+  shortlist: 'stevezau/shortlist',
 } as const;
 
 function gitDir(repo: string): string {
@@ -141,6 +142,7 @@ export const SERP_PAGES: SerpPageSource[] = [
   { engine: 'duckduckgo', repo: SOURCES.celina, file: 'tests/fixtures/ddg_html.html', kind: 'results', query: 'does caffeine affect sleep', what: 'DuckDuckGo HTML results (2026-07)' },
   { engine: 'duckduckgo_lite', repo: SOURCES.celina, file: 'tests/fixtures/ddg_lite.html', kind: 'challenge', what: "DuckDuckGo Lite's \"select all squares containing a duck\" challenge (2026-07)" },
   { engine: 'wikipedia', repo: SOURCES.celina, file: 'tests/fixtures/wiki_search.json', kind: 'results', query: 'caffeine sleep', what: 'Wikipedia search API answer (list=search, 2026-07)' },
+  { engine: 'searxng', repo: SOURCES.shortlist, file: 'tests/fixtures/searxng_search.json', kind: 'results', query: 'what to watch next if you liked Severance — similar recent, well-reviewed movies and TV shows', what: 'a SearXNG instance answering format=json (2026-08)' },
   { engine: 'qwant', repo: SOURCES.webSearchMcp, file: 'tests/fixtures/http-qwant.html', kind: 'refusal', what: 'Qwant\'s "Service unavailable" page behind DataDome, in place of results (2026-04)' },
   { engine: 'searxng', repo: SOURCES.webSearchMcp, file: 'tests/fixtures/searx.html', kind: 'refusal', what: 'a public SearXNG instance (searx.be) checking the browser before it answers (2026-04)' },
 ];
