@@ -200,6 +200,13 @@ describe("real challenge and refusal pages are recognised as such, whatever the 
     });
   }
 
+  for (const src of pages('javascript-only')) {
+    test(`${src.engine}: ${src.what} means "needs a browser" (${src.repo})`, { skip: missing(src.repo) }, () => {
+      const f = failureOf(() => engine(src.engine).parse(answer(serpPage(src)), ctx('x')));
+      assert.equal(f?.kind, 'needs-browser');
+    });
+  }
+
   test('Qwant: its DataDome "Service unavailable" page in place of the JSON answer is a refusal, not an unreadable answer', { skip: missing(pages('refusal')[0]!.repo) }, () => {
     const page = serpPage(SERP_PAGES.find((p) => p.engine === 'qwant' && p.kind === 'refusal')!);
     for (const status of [200, 403]) {

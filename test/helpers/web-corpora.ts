@@ -24,6 +24,7 @@ export const SOURCES = {
   webSearchMcp: 'sanguinary-bus/web-search-mcp',
   celina: 'desimoose/celina',
   shortlist: 'stevezau/shortlist',
+  unlimProxy: 'Mishmix/unlim-proxy-engine',
 } as const;
 
 function gitDir(repo: string): string {
@@ -111,7 +112,7 @@ export function duckDuckGoPages(): { results: string; noResults: string[] } {
 }
 
 /** What a saved engine answer is: a page of results, or the engine's refusal of the request. */
-export type SerpKind = 'results' | 'challenge' | 'refusal';
+export type SerpKind = 'results' | 'challenge' | 'refusal' | 'javascript-only';
 
 export interface SerpPageSource {
   /** The Pincer engine that asks for this page. */
@@ -143,6 +144,8 @@ export const SERP_PAGES: SerpPageSource[] = [
   { engine: 'duckduckgo_lite', repo: SOURCES.celina, file: 'tests/fixtures/ddg_lite.html', kind: 'challenge', what: "DuckDuckGo Lite's \"select all squares containing a duck\" challenge (2026-07)" },
   { engine: 'wikipedia', repo: SOURCES.celina, file: 'tests/fixtures/wiki_search.json', kind: 'results', query: 'caffeine sleep', what: 'Wikipedia search API answer (list=search, 2026-07)' },
   { engine: 'searxng', repo: SOURCES.shortlist, file: 'tests/fixtures/searxng_search.json', kind: 'results', query: 'what to watch next if you liked Severance — similar recent, well-reviewed movies and TV shows', what: 'a SearXNG instance answering format=json (2026-08)' },
+  { engine: 'google', repo: SOURCES.unlimProxy, file: 'tests/fixtures/google_captcha.html', kind: 'challenge', what: 'Google\'s "sorry" reCAPTCHA page (form#captcha-form, 2026-08)' },
+  { engine: 'google', repo: SOURCES.unlimProxy, file: 'tests/fixtures/google_search_ok.html', kind: 'javascript-only', what: 'Google\'s JavaScript-only result page (noscript refresh to /httpservice/retry/enablejs; first 30 000 bytes, 2026-08)' },
   { engine: 'qwant', repo: SOURCES.webSearchMcp, file: 'tests/fixtures/http-qwant.html', kind: 'refusal', what: 'Qwant\'s "Service unavailable" page behind DataDome, in place of results (2026-04)' },
   { engine: 'searxng', repo: SOURCES.webSearchMcp, file: 'tests/fixtures/searx.html', kind: 'refusal', what: 'a public SearXNG instance (searx.be) checking the browser before it answers (2026-04)' },
 ];
