@@ -68,7 +68,7 @@ export const CHALLENGES: Record<string, { status: number; headers?: Record<strin
   baidu: { status: 302, headers: { Location: 'https://wappass.baidu.com/static/captcha/tuxing.html?ak=x' }, body: '' },
   qwant: { status: 403, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ status: 'error', url: 'https://geo.captcha-delivery.com/captcha/?initialCid=x' }) },
   // Reproduces the elements of a real Mojeek challenge page (ALTCHA widget in div.captcha-wrap, 2026) that
-  // only an unlicensed, unfetchable repository keeps (see test/fixtures/web/README.md).
+  // only a repository without a licence file we could find, and not fetchable here, keeps (see test/fixtures/web/README.md).
   mojeek: { status: 200, body: '<html><head><title>Captcha</title></head><body class="home"><div class="captcha-wrap"><p>JavaScript is required to complete this challenge.</p></div><script type="module" src="/js/page_specific/altcha.js"></script></body></html>' },
   default: { status: 503, body: '<html><body><form method="post"><script src="https://www.google.com/recaptcha/api.js" async defer></script><div class="g-recaptcha"></div></form></body></html>' },
 };
