@@ -125,8 +125,13 @@ describe('real result pages, engine by engine', () => {
     const page = serpPage(src);
     const web = [...dom(page).querySelectorAll('div.snippet[data-type="web"]')].map((s) => s.querySelector('a')!.getAttribute('href')!);
     assert.ok(web.length >= 10);
-    const urls = new Set(parse(src, page, src.query!).map((r) => r.url));
+    const out = parse(src, page, src.query!);
+    const urls = new Set(out.map((r) => r.url));
     for (const u of web) assert.ok(urls.has(new URL(u).href), `missing ${u}`);
+    // A result's deep links (div.result-cluster) come with their own description.
+    const deep = [...dom(page).querySelectorAll('div.result-cluster div.snippet > a')].map((a) => new URL(a.getAttribute('href')!).href);
+    assert.ok(deep.length > 0, 'no deep links on the page');
+    for (const u of deep) assert.ok((out.find((r) => r.url === u)?.snippet.length ?? 0) > 20, `no description for deep link ${u}`);
   });
 
   test('Yahoo: one result per div.algo-sr, with the link of its title', { skip: missing(find('yahoo', 'tests/fixtures/yahoo.html').repo) }, () => {

@@ -30,7 +30,8 @@ export const brave: Engine = {
       const url = absoluteHttp(item.querySelector('a')?.getAttribute('href'), 'https://search.brave.com/');
       const title = htmlText(item.querySelector('[class~="title"], div[class*="title"]')?.innerHTML);
       if (!url || !title || new URL(url).hostname.endsWith('brave.com')) continue;
-      out.push({ title, url, snippet: htmlText(item.querySelector('div.content, .snippet-description, .generic-snippet')?.innerHTML) });
+      // Deep links under a result (div.result-cluster) are snippets too, with their text in a direct div.description.
+      out.push({ title, url, snippet: htmlText(item.querySelector('div.content, .snippet-description, .generic-snippet, :scope > div.description')?.innerHTML) });
     }
     return requireResults(out, Boolean(d.querySelector('#results, main')), 'its results list');
   },
