@@ -111,7 +111,7 @@ describe('real DuckDuckGo pages (cloudwego/eino-ext test fixtures)', () => {
 
 describe('blocking is recognised by structure: status, redirect, header, challenge element', () => {
   test("each engine's own challenge is a CAPTCHA", () => {
-    for (const name of ['duckduckgo', 'duckduckgo_lite', 'startpage', 'google', 'yandex', 'baidu', 'qwant']) {
+    for (const name of ['duckduckgo', 'duckduckgo_lite', 'startpage', 'google', 'yandex', 'baidu', 'qwant', 'mojeek']) {
       const c = CHALLENGES[name]!;
       assert.equal(failureKind(() => engine(name).parse({ ...response(c.status, c.body, c.headers), url: 'http://fake/x' }, ctx('x'))), 'captcha', name);
     }

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { missing, SOURCES, duckDuckGoPages } from './web-corpora.js';
+import { missing, SOURCES, duckDuckGoPages, SERP_PAGES, serpPage, withQueryEcho, type SerpPageSource } from './web-corpora.js';
 
 export interface FakeHit {
   title: string;
@@ -13,10 +13,9 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
  * Result pages in each engine's 2026 shape, as SearXNG's engine modules
  * (searx/engines/*.py, 2026-08) read them: the same elements, classes,
  * JSON keys and link wrappers, around the engine's query echo (search box,
- * page title, "related searches") and an ad. They are NOT saved real pages:
- * no real 2026 result page of these engines is in the stored public material
- * this project can use, except DuckDuckGo's (see web-corpora.ts), which the
- * fake serves when it is there.
+ * page title, "related searches") and an ad. They are NOT saved real pages;
+ * with `real`, the fake serves the real pages of web-corpora.ts instead
+ * wherever there is one (see test/fixtures/web/README.md).
  */
 export const PAGES: Record<string, (hits: FakeHit[], query: string) => { type: string; body: string }> = {
   wikipedia: (hits) => ({ type: 'application/json', body: JSON.stringify({ batchcomplete: '', query: { searchinfo: { totalhits: hits.length }, search: hits.map((h, i) => ({ ns: 0, title: h.title, pageid: i + 1, snippet: `<span class="searchmatch">${esc(h.snippet)}</span>` })) } }) }),
@@ -68,6 +67,9 @@ export const CHALLENGES: Record<string, { status: number; headers?: Record<strin
   yandex: { status: 200, headers: { 'x-yandex-captcha': 'captcha' }, body: '<html><body><form action="/checkcaptcha"></form></body></html>' },
   baidu: { status: 302, headers: { Location: 'https://wappass.baidu.com/static/captcha/tuxing.html?ak=x' }, body: '' },
   qwant: { status: 403, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ status: 'error', url: 'https://geo.captcha-delivery.com/captcha/?initialCid=x' }) },
+  // Reproduces the elements of a real Mojeek challenge page (ALTCHA widget in div.captcha-wrap, 2026) that
+  // only a repository without a licence file we could find, and not fetchable here, keeps (see test/fixtures/web/README.md).
+  mojeek: { status: 200, body: '<html><head><title>Captcha</title></head><body class="home"><div class="captcha-wrap"><p>JavaScript is required to complete this challenge.</p></div><script type="module" src="/js/page_specific/altcha.js"></script></body></html>' },
   default: { status: 503, body: '<html><body><form method="post"><script src="https://www.google.com/recaptcha/api.js" async defer></script><div class="g-recaptcha"></div></form></body></html>' },
 };
 
@@ -87,6 +89,19 @@ function realDuckDuckGo(q: string): string | undefined {
   return page.replace(/<title>eino at DuckDuckGo<\/title>/, `<title>${esc(q)} at DuckDuckGo</title>`).replace(/value="eino"/g, `value="${esc(q)}"`);
 }
 
+/** The first real answer of this kind for the engine whose corpus is here. */
+export function realSource(engine: string, kind: SerpPageSource['kind']): SerpPageSource | undefined {
+  return SERP_PAGES.find((p) => p.engine === engine && p.kind === kind && !missing(p.repo));
+}
+
+/** A real result page of the engine, echoing the query asked. */
+function realResults(engine: string, q: string): { type: string; body: string } | undefined {
+  const src = realSource(engine, 'results');
+  if (!src) return undefined;
+  const body = serpPage(src);
+  return src.file.endsWith('.json') ? { type: 'application/json', body } : { type: 'text/html', body: withQueryEcho(body, src.query!, q) };
+}
+
 /**
  * One server, one path prefix per engine: /bing/search?q=… Startpage hands
  * out an `sc` token on its home page and wants it (and its preferences
@@ -96,7 +111,8 @@ function realDuckDuckGo(q: string): string | undefined {
 export async function startFakeEngines(
   hitsFor: (engine: string, query: string) => FakeHit[],
   behaviour: Record<string, Behaviour>,
-  opts: { realDuckDuckGo?: boolean } = {},
+  /** realDuckDuckGo: the real DuckDuckGo page of cloudwego/eino-ext; real: every engine's real result page (ok) and real challenge (captcha) where one is here. */
+  opts: { realDuckDuckGo?: boolean; real?: boolean } = {},
 ): Promise<{ base: string; requests: Map<string, FakeRequest[]>; count(engine: string): number; setBehaviour(engine: string, b: Behaviour): void; close(): void }> {
   const requests = new Map<string, FakeRequest[]>();
   const SC = 'sc-token-7f3a';
@@ -116,6 +132,8 @@ export async function startFakeEngines(
         res.on('close', () => clearTimeout(t));
         return;
       }
+      const realChallenge = opts.real && b === 'captcha' ? (realSource(engine, 'challenge') ?? realSource(engine, 'refusal')) : undefined;
+      if (realChallenge) return void res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(serpPage(realChallenge));
       if (b === 'captcha') {
         const c = CHALLENGES[engine] ?? CHALLENGES.default!;
         return void res.writeHead(c.status, { 'Content-Type': 'text/html', ...c.headers }).end(c.body);
@@ -133,8 +151,9 @@ export async function startFakeEngines(
         const c = CHALLENGES.qwant!;
         return void res.writeHead(c.status, c.headers).end(c.body);
       }
-      const real = engine === 'duckduckgo' && opts.realDuckDuckGo ? realDuckDuckGo(q) : undefined;
-      const page = real ? { type: 'text/html', body: real } : PAGES[engine]?.(hitsFor(engine, q), q);
+      const realDdg = engine === 'duckduckgo' && opts.realDuckDuckGo ? realDuckDuckGo(q) : undefined;
+      const real = realDdg ? { type: 'text/html', body: realDdg } : opts.real ? realResults(engine, q) : undefined;
+      const page = real ?? PAGES[engine]?.(hitsFor(engine, q), q);
       if (!page) return void res.writeHead(404).end();
       const headers: Record<string, string | string[]> = { 'Content-Type': `${page.type}; charset=utf-8` };
       if (engine === 'qwant') headers['Set-Cookie'] = ['datadome=dd-cookie-1; Path=/; Secure; SameSite=Lax'];

@@ -21,6 +21,10 @@ export const SOURCES = {
   readability: 'mozilla/readability',
   articleBenchmark: 'scrapinghub/article-extraction-benchmark',
   einoExt: 'cloudwego/eino-ext',
+  webSearchMcp: 'sanguinary-bus/web-search-mcp',
+  celina: 'desimoose/celina',
+  shortlist: 'stevezau/shortlist',
+  unlimProxy: 'Mishmix/unlim-proxy-engine',
 } as const;
 
 function gitDir(repo: string): string {
@@ -105,4 +109,64 @@ export function duckDuckGoPages(): { results: string; noResults: string[] } {
   const results = pages.find((p) => p.includes('result__a'));
   if (!results) throw new Error('the DuckDuckGo corpus has no result page');
   return { results, noResults: pages.filter((p) => p !== results && p.includes('no-results')) };
+}
+
+/** What a saved engine answer is: a page of results, or the engine's refusal of the request. */
+export type SerpKind = 'results' | 'challenge' | 'refusal' | 'javascript-only';
+
+export interface SerpPageSource {
+  /** The Pincer engine that asks for this page. */
+  engine: string;
+  repo: string;
+  file: string;
+  kind: SerpKind;
+  /** The query the page answers (what it echoes), when it is a result page. */
+  query?: string;
+  what: string;
+}
+
+/**
+ * Real answers of search engines, saved by other projects for their own
+ * tests (2026): result pages, and the engines' challenge and refusal pages.
+ * Some were saved through a browser, and sanguinary-bus/web-search-mcp's are
+ * reformatted by Prettier (same elements and attributes, other whitespace).
+ */
+export const SERP_PAGES: SerpPageSource[] = [
+  { engine: 'bing', repo: SOURCES.webSearchMcp, file: 'tests/fixtures/http-bing.html', kind: 'results', query: 'javascript tutorial', what: 'Bing results for "javascript tutorial" fetched over HTTP (2026-04)' },
+  { engine: 'bing', repo: SOURCES.celina, file: 'tests/fixtures/bing.html', kind: 'results', query: 'does caffeine affect sleep', what: 'Bing results for "does caffeine affect sleep" (2026-07)' },
+  { engine: 'bing', repo: SOURCES.webSearchMcp, file: 'tests/fixtures/bing.html', kind: 'challenge', what: "Bing's Cloudflare Turnstile challenge in place of results (2026-04)" },
+  { engine: 'brave', repo: SOURCES.webSearchMcp, file: 'tests/fixtures/brave.html', kind: 'results', query: 'javascript tutorial', what: 'Brave Search results (2026-04)' },
+  { engine: 'mojeek', repo: SOURCES.webSearchMcp, file: 'tests/fixtures/mojeek.html', kind: 'results', query: 'javascript tutorial', what: 'Mojeek results (2026-04)' },
+  { engine: 'yahoo', repo: SOURCES.webSearchMcp, file: 'tests/fixtures/yahoo.html', kind: 'results', query: 'javascript tutorial', what: 'Yahoo results (2026-04)' },
+  { engine: 'startpage', repo: SOURCES.webSearchMcp, file: 'tests/fixtures/http-startpage.html', kind: 'results', query: 'javascript tutorial', what: 'Startpage results fetched over HTTP, with a shopping ad (2026-04)' },
+  { engine: 'startpage', repo: SOURCES.webSearchMcp, file: 'tests/fixtures/startpage.html', kind: 'results', query: 'javascript tutorial', what: 'Startpage results through a browser, with a banner ad (2026-04)' },
+  { engine: 'duckduckgo', repo: SOURCES.celina, file: 'tests/fixtures/ddg_html.html', kind: 'results', query: 'does caffeine affect sleep', what: 'DuckDuckGo HTML results (2026-07)' },
+  { engine: 'duckduckgo_lite', repo: SOURCES.celina, file: 'tests/fixtures/ddg_lite.html', kind: 'challenge', what: "DuckDuckGo Lite's \"select all squares containing a duck\" challenge (2026-07)" },
+  { engine: 'wikipedia', repo: SOURCES.celina, file: 'tests/fixtures/wiki_search.json', kind: 'results', query: 'caffeine sleep', what: 'Wikipedia search API answer (list=search, 2026-07)' },
+  { engine: 'searxng', repo: SOURCES.shortlist, file: 'tests/fixtures/searxng_search.json', kind: 'results', query: 'what to watch next if you liked Severance — similar recent, well-reviewed movies and TV shows', what: 'a SearXNG instance answering format=json (2026-08)' },
+  { engine: 'google', repo: SOURCES.unlimProxy, file: 'tests/fixtures/google_captcha.html', kind: 'challenge', what: 'Google\'s "sorry" reCAPTCHA page (form#captcha-form, 2026-08)' },
+  { engine: 'google', repo: SOURCES.unlimProxy, file: 'tests/fixtures/google_search_ok.html', kind: 'javascript-only', what: 'Google\'s JavaScript-only result page (noscript refresh to /httpservice/retry/enablejs; first 30 000 bytes, 2026-08)' },
+  { engine: 'qwant', repo: SOURCES.webSearchMcp, file: 'tests/fixtures/http-qwant.html', kind: 'refusal', what: 'Qwant\'s "Service unavailable" page behind DataDome, in place of results (2026-04)' },
+  { engine: 'searxng', repo: SOURCES.webSearchMcp, file: 'tests/fixtures/searx.html', kind: 'refusal', what: 'a public SearXNG instance (searx.be) checking the browser before it answers (2026-04)' },
+];
+
+export function serpPage(src: SerpPageSource): string {
+  return show(src.repo, src.file).toString('utf8');
+}
+
+function escapeAttr(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+}
+
+/**
+ * The page as the engine would have served it for another query, as far as
+ * its query echo goes: the <title> and the search box (value="…"). The
+ * results stay those of the saved query.
+ */
+export function withQueryEcho(page: string, saved: string, asked: string): string {
+  const esc = escapeAttr(asked);
+  return page
+    .replace(/<title>([^<]*)<\/title>/i, (_m, t: string) => `<title>${t.split(saved).join(esc)}</title>`)
+    .split(`value="${saved}"`)
+    .join(`value="${esc}"`);
 }

@@ -27,6 +27,11 @@ function hasScriptFrom(d: Dom, prefixes: string[]): boolean {
 
 const CAPTCHA_SCRIPTS = ['https://www.google.com/recaptcha/', 'https://www.recaptcha.net/recaptcha/', 'https://challenges.cloudflare.com/', 'https://hcaptcha.com/', 'https://js.hcaptcha.com/'];
 
+/** A script or frame of a CAPTCHA provider (reCAPTCHA, Cloudflare Turnstile, hCaptcha) on the page. */
+export function hasCaptchaScript(d: Dom): boolean {
+  return hasScriptFrom(d, CAPTCHA_SCRIPTS);
+}
+
 /**
  * The checks every engine shares, on an answer that is not a redirect:
  * Cloudflare's challenge (its `cf-mitigated` header or its challenge platform
@@ -37,7 +42,7 @@ export function checkHttp(res: EngineResponse): void {
   if (res.headers['cf-mitigated'] === 'challenge') throw new EngineFailure('captcha', 'answered with a Cloudflare challenge');
   if (res.status >= 400) {
     const d = /html/i.test(res.headers['content-type'] ?? '') || res.body.trimStart().startsWith('<') ? dom(res.body) : undefined;
-    if (d && (hasScriptFrom(d, CAPTCHA_SCRIPTS) || d.querySelector('script[src*="/cdn-cgi/challenge-platform/"], form#challenge-form'))) {
+    if (d && (hasCaptchaScript(d) || d.querySelector('script[src*="/cdn-cgi/challenge-platform/"], form#challenge-form'))) {
       throw new EngineFailure('captcha', `answered HTTP ${res.status} with a CAPTCHA page`);
     }
   }

@@ -1,6 +1,6 @@
 import type { Engine, EngineResponse } from '../types.js';
 import { EngineFailure } from '../types.js';
-import { absoluteHttp, checkHttp, htmlText, parseJson } from '../blocking.js';
+import { absoluteHttp, checkHttp, dom, htmlText, parseJson } from '../blocking.js';
 import { enc, query, redirectTarget, unexpectedRedirect } from './common.js';
 
 /*
@@ -32,6 +32,12 @@ export const wikipedia: Engine = {
  * parameters its own web page sends (tgp, displayed, llm) and its origin.
  */
 const QWANT_SITE = 'https://www.qwant.com';
+
+/** An HTML page carrying DataDome's tag (Qwant serves its tag from dd.qwant.com; DataDome's own host is captcha-delivery.com). */
+function isDataDomePage(res: EngineResponse): boolean {
+  if (!res.body.trimStart().startsWith('<')) return false;
+  return Boolean(dom(res.body).querySelector('script[src*="dd.qwant.com/"], script[src*="captcha-delivery.com/"], iframe[src*="captcha-delivery.com/"]'));
+}
 const testGroup = 1 + Math.floor(Math.random() * 3);
 
 export const qwant: Engine = {
@@ -54,6 +60,7 @@ export const qwant: Engine = {
       if (data.data?.error_code === 24) throw new EngineFailure('rate-limited', 'said too many requests (error 24)');
       if (data.url) throw new EngineFailure('captcha', 'answered with a DataDome challenge');
     }
+    if (!data && isDataDomePage(res)) throw new EngineFailure('denied', 'answered with its "Service unavailable" page (DataDome bot protection) instead of JSON');
     checkHttp(res);
     if (!data) throw new EngineFailure('unreadable', 'did not answer with JSON');
     if (data.status !== 'success') throw new EngineFailure('unreadable', `error ${data.data?.error_code ?? '?'}: ${(data.data?.message ?? ['unknown']).join(', ')}`);
@@ -131,6 +138,10 @@ export const searxng: Engine = {
   parse(res) {
     if (res.status === 403) {
       throw new EngineFailure('misconfigured', 'SEARXNG_URL refuses JSON (HTTP 403 to format=json): SearXNG serves only HTML unless `json` is listed under search.formats in its settings.yml. Add it there, or point SEARXNG_URL at an instance that allows it.');
+    }
+    if (res.status < 300 && res.body.trimStart().startsWith('<')) {
+      const title = htmlText(dom(res.body).querySelector('title')?.innerHTML) || 'no title';
+      throw new EngineFailure('misconfigured', `SEARXNG_URL answered an HTML page ("${title.slice(0, 80)}") instead of JSON: public instances often check for a browser first. Point SEARXNG_URL at a SearXNG instance of your own with \`json\` under search.formats in its settings.yml.`);
     }
     const data = json(res, 'searxng') as { results?: { title: string; url: string; content?: string }[] };
     if (!data.results) throw new EngineFailure('unreadable', 'answered without results');

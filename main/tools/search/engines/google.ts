@@ -1,6 +1,6 @@
 import type { Engine, EngineResponse, SearchResult } from '../types.js';
 import { EngineFailure } from '../types.js';
-import { absoluteHttp, checkHttp, dom, htmlText, param } from '../blocking.js';
+import { absoluteHttp, checkHttp, dom, hasCaptchaScript, htmlText, param } from '../blocking.js';
 import { query, redirectTarget } from './common.js';
 
 /*
@@ -39,7 +39,8 @@ export const google: Engine = {
     checkHttp(res);
     const d = dom(res.body.replace(/^\s*<\?xml[^>]*\?>/, ''));
     const refresh = d.querySelector('meta[http-equiv="refresh" i]')?.getAttribute('content') ?? '';
-    if (/\/sorry\//.test(refresh) || d.querySelector('a[href*="/sorry/index"], form[action*="/sorry/"]')) throw new EngineFailure('captcha', 'answered with its "sorry" CAPTCHA page');
+    // The "sorry" page posts form#captcha-form to a relative "index" and loads reCAPTCHA; it also has a hidden input named q.
+    if (/\/sorry\//.test(refresh) || d.querySelector('a[href*="/sorry/index"], form[action*="/sorry/"], form#captcha-form') || hasCaptchaScript(d)) throw new EngineFailure('captcha', 'answered with its "sorry" CAPTCHA page');
     if (/enablejs/.test(refresh) || d.querySelector('noscript meta[content*="enablejs"], a[href*="/httpservice/retry/enablejs"]')) {
       throw new EngineFailure('needs-browser', 'served its JavaScript-only page; Google cannot be read without a browser from this network');
     }

@@ -1,6 +1,6 @@
 import type { Engine, EngineResponse, SearchResult } from '../types.js';
 import { EngineFailure } from '../types.js';
-import { absoluteHttp, checkHttp, dom, htmlText, param, type Dom } from '../blocking.js';
+import { absoluteHttp, checkHttp, dom, hasCaptchaScript, htmlText, param, type Dom } from '../blocking.js';
 import { query, redirectTarget, requireResults, unexpectedRedirect } from './common.js';
 
 /*
@@ -30,7 +30,8 @@ export const brave: Engine = {
       const url = absoluteHttp(item.querySelector('a')?.getAttribute('href'), 'https://search.brave.com/');
       const title = htmlText(item.querySelector('[class~="title"], div[class*="title"]')?.innerHTML);
       if (!url || !title || new URL(url).hostname.endsWith('brave.com')) continue;
-      out.push({ title, url, snippet: htmlText(item.querySelector('div.content, .snippet-description, .generic-snippet')?.innerHTML) });
+      // Deep links under a result (div.result-cluster) are snippets too, with their text in a direct div.description.
+      out.push({ title, url, snippet: htmlText(item.querySelector('div.content, .snippet-description, .generic-snippet, :scope > div.description')?.innerHTML) });
     }
     return requireResults(out, Boolean(d.querySelector('#results, main')), 'its results list');
   },
@@ -43,6 +44,8 @@ export const mojeek: Engine = {
   request: (ctx) => ({ url: `${ctx.base}/search?${query({ q: ctx.query, safe: 0 })}` }),
   parse(res) {
     const d = page(res);
+    // Mojeek's challenge is a page of its own with an ALTCHA proof-of-work widget in div.captcha-wrap.
+    if (!d.querySelector('ul.results-standard') && d.querySelector('div.captcha-wrap, script[src*="altcha"]')) throw new EngineFailure('captcha', 'answered with its ALTCHA challenge (div.captcha-wrap)');
     const out: SearchResult[] = [];
     for (const a of d.querySelectorAll('ul.results-standard > li > a.ob')) {
       const li = a.parentElement;
@@ -113,6 +116,8 @@ export const bing: Engine = {
   parse(res) {
     const d = page(res);
     const list = d.querySelector('ol#b_results');
+    // Bing's challenge comes as HTTP 200: its search page with a Cloudflare Turnstile widget where the results would be.
+    if (!list && (d.querySelector('#turnstile-widget') || hasCaptchaScript(d))) throw new EngineFailure('captcha', 'answered with its Turnstile challenge instead of results');
     const out: SearchResult[] = [];
     for (const item of list?.querySelectorAll(':scope > li.b_algo') ?? []) {
       const a = item.querySelector('h2 a');

@@ -89,6 +89,22 @@ function bootstrapObject(d: Dom): StartpagePayload | undefined {
   return undefined;
 }
 
+/**
+ * The same results as the server rendered them: div.result, each with its
+ * title link (a.result-title > h2) and p.description. Ads sit in other
+ * containers (div.a-bg-result …), so they are not taken.
+ */
+function renderedResults(d: Dom, base: string): SearchResult[] {
+  const out: SearchResult[] = [];
+  for (const item of d.querySelectorAll('div.result')) {
+    const a = item.querySelector('a.result-title');
+    const url = absoluteHttp(a?.getAttribute('href'), base);
+    const title = htmlText((a?.querySelector('h2') ?? a)?.innerHTML);
+    if (url && title) out.push({ title, url, snippet: htmlText(item.querySelector('p.description')?.innerHTML) });
+  }
+  return out;
+}
+
 export const startpage: Engine = {
   name: 'startpage',
   weight: 1.1,
@@ -114,6 +130,9 @@ export const startpage: Engine = {
     const d = dom(res.body);
     const payload = bootstrapObject(d);
     if (!payload) {
+      // The bootstrap data could not be read as JSON; the page's own rendering of the results still can.
+      const rendered = renderedResults(d, ctx.base);
+      if (rendered.length > 0) return rendered;
       // The token may have gone stale: the next search fetches a new one.
       ctx.session.tokens.delete('sc');
       throw new EngineFailure('unreadable', 'returned a page without its results data (UIStartpage.AppSerpWeb)');
