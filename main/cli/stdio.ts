@@ -4,6 +4,7 @@ import { createPincerServer } from '../mcp/server.js';
 import { configureLogging, logger } from '../core/log.js';
 import { pincerPaths } from '../core/paths.js';
 import { GuardedStdioTransport } from '../mcp/stdio-transport.js';
+import { isFilesystemRoot } from '../mcp/client-identity.js';
 
 const log = logger('stdio');
 
@@ -14,10 +15,12 @@ const log = logger('stdio');
 export async function runStandaloneStdio(home: string): Promise<void> {
   configureLogging({ logsDir: pincerPaths(home).logsDir, fileName: 'stdio.log', stderr: true });
   // One client, so its project folder (where the client started us) narrows what its calls see.
-  const runtime = createRuntime({ home, projectDir: process.cwd() });
+  // A process started in a filesystem root (Claude Desktop starts servers in `/`) has no project folder.
+  const folder = isFilesystemRoot(process.cwd()) ? undefined : process.cwd();
+  const runtime = createRuntime({ home, projectDir: folder });
   const handle = serveStdio(
     // The client started this process in its working folder: that is where its commands run.
-    () => createPincerServer(runtime, { transport: 'stdio', client: { cwd: process.cwd() } }),
+    () => createPincerServer(runtime, { transport: 'stdio', client: { cwd: folder } }),
     { transport: new GuardedStdioTransport(), onerror: (err) => log.debug(`protocol: ${err.message.slice(0, 300)}`) },
   );
   let closing = false;

@@ -53,10 +53,19 @@ export function clientHandleFrom(headers: HeaderSource): ClientHandle {
     if (dir !== undefined) {
       if (CONTROL.test(dir)) log.warn(`ignoring ${CWD_HEADER}: it contains control characters`);
       else if (!path.isAbsolute(dir)) log.warn(`ignoring ${CWD_HEADER}: ${JSON.stringify(dir.slice(0, 200))} is not an absolute path`);
-      else handle.cwd = path.normalize(dir);
+      else if (!isFilesystemRoot(dir)) handle.cwd = path.normalize(dir);
     }
   }
   return handle;
+}
+
+/**
+ * A client started in a filesystem root (Claude Desktop starts its servers in
+ * `/`) has told us nothing about where its work is: it gets BASH_CWD or home.
+ */
+export function isFilesystemRoot(dir: string): boolean {
+  const normal = path.resolve(dir);
+  return path.parse(normal).root === normal;
 }
 
 /**
