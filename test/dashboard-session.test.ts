@@ -130,17 +130,47 @@ describe('the dashboard session is not the token (issue 11)', () => {
     assert.equal(await page.evaluate(() => localStorage.getItem('pincer-session-key')), null);
   });
 
-  test('`pincer token rotate` signs every dashboard out; the page asks for the new token', async () => {
+  test('Rotate in the dashboard: this dashboard stays signed in with a fresh session, every other one is signed out', async () => {
     await signIn(page, hub.url, hub.token);
+    const other = await chromium.browser.newContext();
+    const otherPage = await other.newPage();
+    await signIn(otherPage, hub.url, hub.token);
+    const otherKey = await otherPage.evaluate(() => localStorage.getItem('pincer-session-key'));
+    const otherCookie = (await other.cookies(hub.url)).find((c) => c.name === `pincer_session_${hub.port}`)!;
+    await page.goto(`${hub.url}/?rotate#/overview`);
+    await page.getByRole('button', { name: 'Rotate' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Rotate' }).click();
+    await waitFor(() => tokenOf(h.home) !== hub.token, 'the token in pincer-env.txt to change');
+    const fresh = tokenOf(h.home);
+    await page.getByRole('button', { name: 'Show' }).click();
+    await waitFor(async () => (await page.locator('#token-value').inputValue()) === fresh, 'the new token to be shown');
+    // The other browser is signed out: its old session no longer opens the API, and its page asks for the token.
+    assert.equal(await replay({ Cookie: `${otherCookie.name}=${otherCookie.value}`, 'X-Pincer-Session-Key': otherKey! }), 401);
+    await otherPage.locator('#token').waitFor();
+    await other.close();
+    // This one carries on: a page load later it is still signed in, without the banner.
+    await page.waitForTimeout(1500);
+    await page.goto(`${hub.url}/?after-rotate#/tools`);
+    await page.locator('[data-tool="Bash"]').waitFor();
+    assert.equal(await page.getByRole('alert').filter({ hasText: 'not answering' }).count(), 0);
+    hub.token = fresh;
+  });
+
+  test('`pincer token rotate` signs every dashboard out; the page asks for the new token', async () => {
+    // Still signed in from the dashboard's own rotation above.
+    await page.goto(`${hub.url}/?before-cli-rotate#/overview`);
+    await page.getByRole('link', { name: /Running jobs/ }).waitFor();
     const key = await page.evaluate(() => localStorage.getItem('pincer-session-key'));
     const cookie = (await sessionCookie())!;
     const headers = { Cookie: `${cookie.name}=${cookie.value}`, 'X-Pincer-Session-Key': key! };
     assert.equal(await replay(headers), 200);
+    const before = tokenOf(h.home);
     const r = spawnSync(process.execPath, [PINCER_BIN, 'token', 'rotate'], { env: pincerEnv(h.home), encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     await waitFor(async () => (await replay(headers)) === 401, 'the session to be revoked after rotation');
     // The open dashboard notices by itself (its event stream is closed) and shows the sign-in form.
     await page.locator('#token').waitFor();
+    assert.notEqual(tokenOf(h.home), before);
     await signIn(page, hub.url, tokenOf(h.home));
     assert.equal(await replay({ Authorization: `Bearer ${tokenOf(h.home)}` }), 200);
   });

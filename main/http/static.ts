@@ -52,7 +52,14 @@ export function dashboardStatic(settings: Settings, sessions: DashboardSessions)
       res.status(401).json(jsonRpcErrorBody(-32001, 'That is not the token. Run "pincer token" to print it.'));
       return;
     }
-    const session = sessions.create();
+    let session: { id: string; key: string };
+    try {
+      session = sessions.create();
+    } catch (err) {
+      // A read-only or vanished pincer.db cannot hold the session: say so instead of a bare 500.
+      res.status(503).json(jsonRpcErrorBody(-32000, `Could not start a dashboard session: ${(err as Error).message}. Check that pincer.db in the data directory is writable.`));
+      return;
+    }
     res.setHeader('Set-Cookie', sessions.setCookie(session.id));
     res.setHeader('Cache-Control', 'no-store');
     res.json({ success: true, key: session.key });

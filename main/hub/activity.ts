@@ -102,8 +102,8 @@ export class Activity {
   }
 
   statsFor(tool: string): ToolStats {
-    const total = this.repo.totals().find((t) => t.tool === tool);
-    if (!total) return { calls: 0, errors: 0 };
+    const total = this.repo.totalsFor(tool);
+    if (total.calls === 0) return { calls: 0, errors: 0 };
     const sorted = this.repo.recentLatencies(tool).sort((a, b) => a - b);
     return { calls: total.calls, errors: total.errors, medianMs: percentile(sorted, 50), p95Ms: percentile(sorted, 95) };
   }

@@ -76,8 +76,10 @@ export class ActivityRepo {
     return this.db.prepare(sql).all(...params, f.limit).map((r) => CallRow.parse(r));
   }
 
-  totals(): ToolTotals[] {
-    return this.db.prepare('SELECT tool, COUNT(*) AS calls, COALESCE(SUM(is_error), 0) AS errors FROM tool_calls WHERE ms IS NOT NULL GROUP BY tool').all() as ToolTotals[];
+  /** One tool's finished calls and errors (the (tool, started_at) index keeps this a range scan). */
+  totalsFor(tool: string): ToolTotals {
+    const r = this.db.prepare('SELECT COUNT(*) AS calls, COALESCE(SUM(is_error), 0) AS errors FROM tool_calls WHERE tool = ? AND ms IS NOT NULL').get(tool) as { calls: number; errors: number };
+    return { tool, ...r };
   }
 
   /** The latencies of one tool's newest finished calls, for its median and p95. */

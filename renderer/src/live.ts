@@ -1,6 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import type { HubEvent } from '../../main/tools/events.js';
-import { authHeaders, reportReachable, onReachability } from './api.js';
+import { authHeaders, reportReachable, sessionKey } from './api.js';
 
 /** Events the stream sends besides the hub's own. */
 export type StreamEvent = HubEvent | { type: 'connected' | 'ping'; timestamp: number };
@@ -9,7 +9,6 @@ type Handler = (e: StreamEvent) => void;
 const handlers = new Set<Handler>();
 const epochListeners = new Set<(epoch: number) => void>();
 let epoch = 0;
-let up = true;
 
 export function onHubEvent(h: Handler): () => void {
   handlers.add(h);
@@ -22,14 +21,6 @@ export function onEpoch(l: (epoch: number) => void): () => void {
   return () => epochListeners.delete(l);
 }
 
-export function isUp(): boolean {
-  return up;
-}
-
-onReachability((u) => {
-  up = u;
-});
-
 /**
  * The hub's event stream, read with fetch (so the session key goes in a
  * header, which EventSource cannot send) and parsed with eventsource-parser.
@@ -41,9 +32,15 @@ export function connectLive(onUnauthorized: () => void): () => void {
   const run = async () => {
     while (!stopped) {
       controller = new AbortController();
+      const keyUsed = sessionKey();
+      let reached = false;
+      let streamed = false;
       try {
         const res = await fetch('/api/mcp/connect', { headers: authHeaders(), signal: controller.signal, cache: 'no-store' });
+        reached = true;
         if (res.status === 401) {
+          // Rotating the token from this page closes the stream before the new key arrives: retry with it.
+          if (sessionKey() !== keyUsed) continue;
           onUnauthorized();
           return;
         }
@@ -64,6 +61,7 @@ export function connectLive(onUnauthorized: () => void): () => void {
             for (const h of handlers) h(e);
           },
         });
+        streamed = true;
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
         for (;;) {
           const { value, done } = await reader.read();
@@ -71,11 +69,13 @@ export function connectLive(onUnauthorized: () => void): () => void {
           parser.feed(value);
         }
       } catch {
-        // Fall through to the reconnect below.
+        // Either the hub did not answer (reached stays false) or the stream broke off.
       }
       if (stopped) return;
-      reportReachable(false);
-      await new Promise((r) => setTimeout(r, 1000));
+      // A stream the hub ended (rotation, a restart beginning) is retried shortly; only a hub that
+      // does not answer at all counts as down.
+      if (!reached) reportReachable(false);
+      await new Promise((r) => setTimeout(r, streamed ? 300 : 1000));
     }
   };
   void run();
