@@ -7,6 +7,8 @@ export interface Series {
   /** A CSS custom property name, read at draw time so light and dark both fit. */
   colorVar: string;
   dash?: number[];
+  /** Draw each value as a dot too: for series with gaps, where a lone minute would otherwise not show. */
+  points?: boolean;
 }
 
 function cssVar(el: Element, name: string): string {
@@ -38,7 +40,7 @@ export function Chart(props: { data: AlignedData; series: Series[]; height: numb
             { stroke: axisColor, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } },
             { stroke: axisColor, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size: 66, values: (_u, vals) => vals.map((v) => `${v}${props.unit ?? ''}`) },
           ],
-      series: [{}, ...props.series.map((s) => ({ label: s.label, stroke: cssVar(el, s.colorVar), width: props.spark ? 1.5 : 2, dash: s.dash, points: { show: false } }))],
+      series: [{}, ...props.series.map((s) => ({ label: s.label, stroke: cssVar(el, s.colorVar), width: props.spark ? 1.5 : 2, dash: s.dash, points: { show: Boolean(s.points), size: 5 } }))],
     };
     const u = new uPlot(opts, props.data, el);
     plot.current = u;

@@ -52,7 +52,7 @@ export function Charts(props: PageProps) {
             ))}
           </select>
         </label>
-        <Chart data={latency} series={[{ label: 'p50', colorVar: '--ok' }, { label: 'p95', colorVar: '--warn', dash: [6, 4] }]} height={160} unit=" ms" label={`Latency per minute (median and 95th percentile) of ${tool || 'the slowest tool'}`} />
+        <Chart data={latency} series={[{ label: 'p50', colorVar: '--ok', points: true }, { label: 'p95', colorVar: '--warn', dash: [6, 4], points: true }]} height={160} unit=" ms" label={`Latency per minute (median and 95th percentile) of ${tool || 'the slowest tool'}`} />
       </Panel>
     </div>
   );
