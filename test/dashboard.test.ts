@@ -103,11 +103,29 @@ describe('the dashboard in Chromium against a real hub', () => {
     await page.locator('#activity-tool').selectOption('Bash');
     await waitFor(async () => (await page.locator('[data-call]').filter({ hasText: 'TaskManager' }).count()) === 0, 'the tool filter');
     assert.equal(await page.locator('[data-call]').filter({ hasText: 'echo live-' }).count(), 3);
+    assert.equal(await page.locator('[data-call]').filter({ hasText: 'arriving' }).count(), 0);
     await page.locator('[data-call]').filter({ hasText: 'echo live-1' }).getByRole('button').click();
     const detail = page.locator('.detail');
     await detail.getByText('Arguments').waitFor();
     assert.match((await detail.locator('pre').first().textContent()) ?? '', /\{\n {2}"command": "echo live-1"/);
     assert.match((await detail.locator('pre').nth(1).textContent()) ?? '', /live-1/);
+    // A selection in the detail view and the scroll position survive new calls arriving.
+    await page.setViewportSize({ width: 1280, height: 500 });
+    await page.evaluate(() => {
+      const pre = document.querySelector('.detail pre')!;
+      const range = document.createRange();
+      range.selectNodeContents(pre);
+      getSelection()!.removeAllRanges();
+      getSelection()!.addRange(range);
+      window.scrollTo(0, 120);
+    });
+    const selected = await page.evaluate(() => getSelection()!.toString());
+    assert.match(selected, /echo live-1/);
+    await client.callTool({ name: 'Bash', arguments: { command: 'echo arriving-while-selected' } });
+    await page.locator('[data-call]').filter({ hasText: 'arriving-while-selected' }).waitFor();
+    assert.equal(await page.evaluate(() => getSelection()!.toString()), selected);
+    assert.equal(await page.evaluate(() => window.scrollY), 120);
+    await page.setViewportSize({ width: 1280, height: 800 });
     await shot(page, 'dashboard-activity-detail');
   });
 
