@@ -98,6 +98,24 @@ describe('the dashboard session is not the token (issue 11)', () => {
     await page.getByRole('link', { name: /Running jobs/ }).waitFor();
   });
 
+  test('the dashboard bundle is served with its CSP and revalidated by ETag (304), not downloaded again', async () => {
+    for (const asset of ['/assets/app.js', '/assets/app.css', '/']) {
+      const first = await fetch(`${hub.url}${asset}`);
+      assert.equal(first.status, 200, asset);
+      assert.match(first.headers.get('content-security-policy') ?? '', /style-src 'self';/);
+      const etag = first.headers.get('etag');
+      assert.ok(etag, `${asset} has an ETag`);
+      // node:http, as a browser revalidates (fetch() would add Cache-Control: no-cache to a conditional request).
+      const status = await new Promise<number>((resolve, reject) => http.get(`${hub.url}${asset}`, { headers: { 'If-None-Match': etag } }, (res) => (res.resume(), resolve(res.statusCode!))).on('error', reject));
+      assert.equal(status, 304, asset);
+    }
+    for (const path of ['/assets/..%2fpackage.json', '/assets/%2e%2e/%2e%2e/package.json', '/assets/app.js%00']) {
+      const status = await new Promise<number>((resolve, reject) => http.get({ host: '127.0.0.1', port: hub.port, path }, (res) => (res.resume(), resolve(res.statusCode!))).on('error', reject));
+      assert.ok(status === 400 || status === 401 || status === 403 || status === 404, `${path} answered ${status}`);
+    }
+    assert.equal((await fetch(`${hub.url}/build.mjs`)).status, 401, 'nothing but the page, the bundle and the icon is served without a session');
+  });
+
   test('a broken or planted cookie is a 401 or ignored, never a 500 or a crash; the WebSocket upgrade too', async () => {
     const name = `pincer_session_${hub.port}`;
     for (const bad of [`${name}=%`, `${name}=%E0%A4%A`, `pincer_token=%; ${name}=%zz`, `${name}="unterminated`, `${name}=${'a'.repeat(5000)}`, '=; ;;=%;']) {
