@@ -5,14 +5,11 @@ import type { Runtime } from '../hub/runtime.js';
 import { objectBody } from './body.js';
 import type { SessionTable } from './sessions.js';
 import type { DashboardSessions } from './dashboard-sessions.js';
-import { PATTERN_SETTINGS, toolKey, skillKey } from '../core/settings/schema.js';
+import { toolKey, skillKey } from '../core/settings/schema.js';
 import { generateToken } from './security.js';
 import { SettingsError } from '../core/settings/errors.js';
-import { taskData } from '../tools/workflow/task-manager.js';
-import { planJson } from '../tools/workflow/plan-mode.js';
-import { VERSION } from '../core/version.js';
-import { isActive } from '../tools/shell/jobs.js';
-import { settingViews, diagnosticViews, maskSecrets, unmaskSecrets } from './dashboard-settings.js';
+import { diagnosticViews, unmaskSecrets } from './dashboard-settings.js';
+import { overviewView, toolsView, settingsView, tasksView, jobsView, callbacksView, skillsView, activityView, type MinutesView } from './dashboard-views.js';
 
 /**
  * The body checked against a schema, or undefined after answering 400: not
@@ -54,26 +51,15 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard
   const r = express.Router();
   const s = runtime.services;
   const settings = runtime.settings;
-  const clientOf = (session: string | null) => (session ? (sessions.list().find((x) => x.id === session)?.client ?? null) : null);
 
   r.get('/api/overview', (_req, res) => {
-    const url = hubUrl();
-    res.json({
-      version: VERSION,
-      serving: !runtime.registry.servingPaused(),
-      home: runtime.paths.home,
-      settingsFile: settings.userFile,
-      endpoints: { streamableHttp: `${url}/mcp`, sse: `${url}/sse`, jsonrpc: `${url}/api/mcp/jsonrpc`, websocket: `${url.replace(/^http/, 'ws')}/mcp/ws`, events: `${url}/api/mcp/connect`, health: `${url}/api/mcp/health` },
-      sessions: sessions.list(),
-      recent: runtime.activity.recent(15),
-      askTimeoutS: settings.get('ASK_TIMEOUT_S'),
-      counts: { tools: runtime.registry.visible().length, jobsRunning: s.jobs.repo.countRunning(), questionsPending: s.questions.pending().length, callbacks: s.callbacks.active().length },
-    });
+    res.json(overviewView(runtime, sessions, hubUrl()));
   });
 
   /** Calls per minute and per-tool latency over the last hour, for the charts. */
   r.get('/api/stats/minutes', (_req, res) => {
-    res.json({ minutes: runtime.activity.perMinute(60), now: Date.now() });
+    const view: MinutesView = { minutes: runtime.activity.perMinute(60), now: Date.now() };
+    res.json(view);
   });
 
   r.post('/api/serving', (req, res) => {
@@ -101,10 +87,7 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard
   });
 
   r.get('/api/tools', (_req, res) => {
-    res.json({
-      serving: !runtime.registry.servingPaused(),
-      tools: runtime.registry.tools.map((t) => ({ ...runtime.registry.describe(t), group: t.group, enabled: runtime.registry.isEnabled(t.name), key: toolKey(t.name), stats: runtime.activity.statsFor(t.name) })),
-    });
+    res.json(toolsView(runtime));
   });
 
   r.post('/api/tools/:name', (req, res) => {
@@ -117,15 +100,7 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard
   });
 
   r.get('/api/settings', (_req, res) => {
-    res.json({
-      file: settings.userFile,
-      // Project files of the clients seen lately; their refused lines are among the diagnostics.
-      projectFiles: settings.projectFiles(),
-      text: maskSecrets(settings.userFileText()),
-      keys: settingViews(settings),
-      patterns: PATTERN_SETTINGS.map((p) => ({ pattern: p.pattern.source, description: p.description, default: p.default, trust: p.trust.level })),
-      diagnostics: diagnosticViews([...settings.diagnostics(), ...settings.projectDiagnostics()]),
-    });
+    res.json(settingsView(runtime));
   });
 
   r.post('/api/settings/key', (req, res) => {
@@ -154,13 +129,11 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard
   });
 
   r.get('/api/tasks', (_req, res) => {
-    res.json({ tasks: s.tasks.list().map(taskData), plan: { ...planJson(s.plans.current()), text: s.plans.current()?.plan_text ?? null } });
+    res.json(tasksView(runtime));
   });
 
   r.get('/api/jobs', (_req, res) => {
-    res.json({
-      jobs: s.jobs.list().reverse().map((j) => ({ id: j.id, command: j.command, cwd: j.cwd, session: j.session, client: clientOf(j.session), status: j.status === 'exited' ? `exited ${j.exit_code}` : j.status === 'starting' ? 'running' : j.status, running: isActive(j), exit_code: j.exit_code, pid: j.pid, started_at: j.started_at, ended_at: j.ended_at, note: j.note, log_bytes: s.jobs.logSize(j) })),
-    });
+    res.json(jobsView(runtime, sessions));
   });
 
   /** A window of a job's log for the dashboard; it never moves the model's read position. */
@@ -196,11 +169,7 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard
   });
 
   r.get('/api/callbacks', (_req, res) => {
-    res.json({
-      callbacks: s.callbacks.active().map((c) => ({ id: c.slot, message: c.message, delay_seconds: c.delay_s, next_fire_at: c.next_fire_at, fires_done: c.fires_done, fires_left: c.repeat_total === -1 ? null : c.repeat_total - c.fires_done })),
-      recent: s.callbacks.recentFires(30).map((f) => ({ id: f.id, message: f.message, fired_at: f.fired_at, late: Boolean(f.late), fire: f.fire_number })),
-      now: Date.now(),
-    });
+    res.json(callbacksView(runtime));
   });
 
   r.post('/api/callbacks/:slot/cancel', (req, res) => {
@@ -215,7 +184,7 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard
     const q = ActivityQuery.safeParse(req.query);
     if (!q.success) return fail(res, 400, 'BAD_QUERY', 'Activity takes limit (1-1000), tool, client, q, errors=1, from and to (milliseconds since 1970).');
     const { limit, errors, ...filter } = q.data;
-    res.json({ calls: runtime.activity.recent(limit, { ...filter, errors: errors === '1' }), ...runtime.activity.facets() });
+    res.json(activityView(runtime, runtime.activity.recent(limit, { ...filter, errors: errors === '1' })));
   });
 
   r.get('/api/activity/:id', (req, res) => {
@@ -225,12 +194,7 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard
   });
 
   r.get('/api/skills', (_req, res) => {
-    s.skills.rescan();
-    res.json({
-      folders: s.skills.folders(),
-      skills: s.skills.list().map((k) => ({ name: k.name, description: k.description, folder: k.dir, source: k.source, enabled: s.skills.isEnabled(k.name), key: skillKey(k.name) })),
-      problems: s.skills.diagnostics(),
-    });
+    res.json(skillsView(runtime));
   });
 
   r.post('/api/skills/:name', (req, res) => {

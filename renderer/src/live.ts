@@ -29,22 +29,33 @@ export function onEpoch(l: (epoch: number) => void): () => void {
 export function connectLive(onUnauthorized: () => void): () => void {
   let stopped = false;
   let controller: AbortController | undefined;
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const run = async () => {
     while (!stopped) {
       controller = new AbortController();
       const keyUsed = sessionKey();
-      let reached = false;
-      let streamed = false;
+      let res: Response;
       try {
-        const res = await fetch('/api/mcp/connect', { headers: authHeaders(), signal: controller.signal, cache: 'no-store' });
-        reached = true;
-        if (res.status === 401) {
-          // Rotating the token from this page closes the stream before the new key arrives: retry with it.
-          if (sessionKey() !== keyUsed) continue;
-          onUnauthorized();
-          return;
-        }
-        if (!res.ok || !res.body) throw new Error(`stream answered ${res.status}`);
+        res = await fetch('/api/mcp/connect', { headers: authHeaders(), signal: controller.signal, cache: 'no-store' });
+      } catch {
+        if (stopped) return;
+        // Nothing answers: the hub is down. Say so at once, then keep trying.
+        reportReachable(false);
+        await sleep(1000);
+        continue;
+      }
+      if (res.status === 401) {
+        // Rotating the token from this page ends the stream just before the new key arrives: give it a moment.
+        await sleep(500);
+        if (sessionKey() !== keyUsed) continue;
+        onUnauthorized();
+        return;
+      }
+      if (!res.ok || !res.body) {
+        await sleep(1000);
+        continue;
+      }
+      try {
         const parser = createParser({
           onEvent: (m) => {
             let e: StreamEvent;
@@ -61,7 +72,6 @@ export function connectLive(onUnauthorized: () => void): () => void {
             for (const h of handlers) h(e);
           },
         });
-        streamed = true;
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
         for (;;) {
           const { value, done } = await reader.read();
@@ -69,13 +79,10 @@ export function connectLive(onUnauthorized: () => void): () => void {
           parser.feed(value);
         }
       } catch {
-        // Either the hub did not answer (reached stays false) or the stream broke off.
+        // The stream broke off; reconnecting below tells whether the hub is still there.
       }
       if (stopped) return;
-      // A stream the hub ended (rotation, a restart beginning) is retried shortly; only a hub that
-      // does not answer at all counts as down.
-      if (!reached) reportReachable(false);
-      await new Promise((r) => setTimeout(r, streamed ? 300 : 1000));
+      await sleep(100);
     }
   };
   void run();

@@ -3,7 +3,7 @@ import { api, describeError } from '../api.js';
 import { useNow, useResource } from '../hooks.js';
 import { Empty, Panel, Problem } from '../ui.js';
 import { ago, dateTime, duration, pretty } from '../format.js';
-import type { CallRecord, PageProps } from '../types.js';
+import type { ActivityView, CallRecord, PageProps } from '../types.js';
 
 type Filter = { q: string; tool: string; client: string; from: string; to: string; errors: boolean };
 const NONE: Filter = { q: '', tool: '', client: '', from: '', to: '', errors: false };
@@ -69,7 +69,7 @@ export function ActivityPage(props: PageProps) {
   const [filter, setFilter] = useState<Filter>(NONE);
   const [draft, setDraft] = useState<Filter>(NONE);
   const [selected, setSelected] = useState<string>();
-  const r = useResource<{ calls: CallRecord[]; tools: string[]; clients: string[] }>(`/api/activity?${query(filter)}`, ['tool_call_*'], props.onSignedOut);
+  const r = useResource<ActivityView>(`/api/activity?${query(filter)}`, ['tool_call_*'], props.onSignedOut);
   const now = useNow(5000);
   const set = (k: keyof Filter, v: string | boolean) => setDraft({ ...draft, [k]: v });
   /** Choices (tool, client, errors only) apply at once; typed fields wait for Enter or Apply. */

@@ -3,12 +3,11 @@ import { api, describeError } from '../api.js';
 import { useNow, useResource } from '../hooks.js';
 import { ConfirmButton, Empty, Panel, Problem, announce, Pending } from '../ui.js';
 import { ago, duration } from '../format.js';
-import type { PageProps } from '../types.js';
+import type { CallbacksView, PageProps } from '../types.js';
 
-type Callbacks = { callbacks: { id: number; message: string; delay_seconds: number; next_fire_at: number; fires_left: number | null }[]; recent: { id: number; message: string; fired_at: number; late: boolean }[]; now: number };
 
 export function CallbacksPage(props: PageProps) {
-  const r = useResource<Callbacks>('/api/callbacks', ['callback_fired', 'callbacks_changed'], props.onSignedOut);
+  const r = useResource<CallbacksView>('/api/callbacks', ['callback_fired', 'callbacks_changed'], props.onSignedOut);
   const now = useNow(1000);
   const [problem, setProblem] = useState<string>();
   if (!r.data) return <Pending error={r.error} />;

@@ -4,9 +4,9 @@ import { useNow, useResource } from '../hooks.js';
 import { onHubEvent } from '../live.js';
 import { ConfirmButton, Empty, Panel, Problem, announce, Pending } from '../ui.js';
 import { dateTime, duration } from '../format.js';
-import type { PageProps } from '../types.js';
+import type { JobsView, JobView, PageProps } from '../types.js';
 
-type Job = { id: number; command: string; cwd: string; session: string | null; client: string | null; status: string; running: boolean; pid: number | null; started_at: number; ended_at: number | null; note: string | null; log_bytes: number };
+type Job = JobView;
 
 /**
  * A job's output, fetched only while its pane is open and appended as the hub
@@ -121,7 +121,7 @@ function JobCard(props: { job: Job; now: number }) {
 }
 
 export function JobsPage(props: PageProps) {
-  const r = useResource<{ jobs: Job[] }>('/api/jobs', ['job_started', 'job_ended'], props.onSignedOut);
+  const r = useResource<JobsView>('/api/jobs', ['job_started', 'job_ended'], props.onSignedOut);
   const now = useNow(1000);
   if (!r.data) return <Pending error={r.error} />;
   return (

@@ -5,10 +5,8 @@ import { useNow, useResource } from '../hooks.js';
 import { Chart } from '../chart.js';
 import { Empty, Panel, Pending, Problem, Switch, announce } from '../ui.js';
 import { ago, duration } from '../format.js';
-import type { MinuteBucket, PageProps } from '../types.js';
+import type { MinuteBucket, MinutesView, PageProps } from '../types.js';
 import { TokenField } from './token.js';
-
-export type Minutes = { minutes: MinuteBucket[]; now: number };
 
 /** Calls per minute over the last hour: one point a minute. */
 export function callsSeries(m: MinuteBucket[]): AlignedData {
@@ -25,7 +23,7 @@ function latencySeries(m: MinuteBucket[], tool: string): AlignedData {
 }
 
 export function Charts(props: PageProps) {
-  const stats = useResource<Minutes>('/api/stats/minutes', ['tool_call_finished'], props.onSignedOut);
+  const stats = useResource<MinutesView>('/api/stats/minutes', ['tool_call_finished'], props.onSignedOut);
   const [tool, setTool] = useState('');
   const minutes = stats.data?.minutes ?? [];
   const tools = useMemo(() => [...new Set(minutes.flatMap((b) => Object.keys(b.perTool)))].sort(), [minutes]);

@@ -2,10 +2,10 @@ import { useState } from 'preact/hooks';
 import { api, describeError, ApiError } from '../api.js';
 import { useResource } from '../hooks.js';
 import { Panel, Problem, Switch, announce, Pending } from '../ui.js';
-import type { DiagnosticView, PageProps, SettingView } from '../types.js';
+import type { PageProps, SettingView, SettingsPageView } from '../types.js';
 import { TokenField } from './token.js';
 
-type Settings = { file: string; text: string; keys: SettingView[]; patterns: { pattern: string; description: string }[]; diagnostics: DiagnosticView[] };
+type Settings = SettingsPageView;
 
 const GROUPS: [string, string][] = [
   ['serving', 'Serving'],

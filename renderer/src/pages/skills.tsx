@@ -2,12 +2,11 @@ import { useState } from 'preact/hooks';
 import { api, describeError } from '../api.js';
 import { useResource } from '../hooks.js';
 import { Empty, Panel, Problem, Switch, announce, Pending } from '../ui.js';
-import type { PageProps } from '../types.js';
+import type { PageProps, SkillsView } from '../types.js';
 
-type Skills = { folders: string[]; skills: { name: string; description: string; folder: string; source: string; enabled: boolean }[]; problems: { file: string; line: number; message: string }[] };
 
 export function SkillsPage(props: PageProps) {
-  const r = useResource<Skills>('/api/skills', ['skills_changed', 'settings_changed'], props.onSignedOut);
+  const r = useResource<SkillsView>('/api/skills', ['skills_changed', 'settings_changed'], props.onSignedOut);
   const [problem, setProblem] = useState<string>();
   if (!r.data) return <Pending error={r.error} />;
   const s = r.data;

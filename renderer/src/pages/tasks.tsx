@@ -1,13 +1,11 @@
 import { useResource } from '../hooks.js';
 import { Empty, Panel, Problem, Pending } from '../ui.js';
 import { renderMarkdown } from '../markdown.js';
-import type { PageProps } from '../types.js';
+import type { PageProps, TasksView } from '../types.js';
 
-type Task = { id: number; name: string; active: boolean; done: number; total: number; completed: boolean; steps: { id: number; text: string; done: boolean }[] };
-type Plan = { active: boolean; goal: string | null; status: string | null; plan_file: string | null; comment: string | null; text: string | null };
 
 export function TasksPage(props: PageProps) {
-  const r = useResource<{ tasks: Task[]; plan: Plan }>('/api/tasks', ['tasks_changed', 'plan_changed'], props.onSignedOut);
+  const r = useResource<TasksView>('/api/tasks', ['tasks_changed', 'plan_changed'], props.onSignedOut);
   if (!r.data) return <Pending error={r.error} />;
   const { tasks, plan } = r.data;
   return (

@@ -4,16 +4,15 @@ import { api, describeError } from '../api.js';
 import { useResource } from '../hooks.js';
 import { Chart } from '../chart.js';
 import { Panel, Problem, Switch, announce, Pending } from '../ui.js';
-import type { PageProps, Tool } from '../types.js';
-import type { Minutes } from './overview.js';
+import type { MinutesView, PageProps, ToolsView } from '../types.js';
 
 function ms(v: number | undefined): string {
   return v === undefined ? '–' : `${v} ms`;
 }
 
 export function ToolsPage(props: PageProps) {
-  const tools = useResource<{ tools: Tool[]; serving: boolean }>('/api/tools', ['tools_changed', 'tool_call_finished', 'skills_changed', 'settings_changed'], props.onSignedOut);
-  const stats = useResource<Minutes>('/api/stats/minutes', ['tool_call_finished'], props.onSignedOut);
+  const tools = useResource<ToolsView>('/api/tools', ['tools_changed', 'tool_call_finished', 'skills_changed', 'settings_changed'], props.onSignedOut);
+  const stats = useResource<MinutesView>('/api/stats/minutes', ['tool_call_finished'], props.onSignedOut);
   const [problem, setProblem] = useState<string>();
   const minutes = stats.data?.minutes ?? [];
   const spark = useMemo(() => {
