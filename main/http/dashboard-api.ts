@@ -27,7 +27,8 @@ function body<T extends z.ZodType>(req: Request, res: Response, schema: T, expec
 }
 
 function fail(res: Response, status: number, code: string, message: string, extra: Record<string, unknown> = {}): void {
-  res.status(status).json({ success: false, error: { code, message }, ...extra });
+  // The code also sits at the top level, where scripts of the settings API already read it.
+  res.status(status).json({ success: false, code, error: { code, message }, ...extra });
 }
 
 const Enabled = z.object({ enabled: z.boolean() });

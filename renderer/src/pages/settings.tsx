@@ -147,11 +147,10 @@ export function SettingsPage(props: PageProps) {
           <ul class="diag">
             {s.diagnostics.map((d) => (
               <li key={`${d.file}:${d.line}:${d.message}`} class={d.severity === 'error' ? 'err' : 'warn'}>
-                <span class="wrap">
-                  {d.file}
-                  {d.line ? `:${d.line}` : ''}
-                </span>
-                : {d.message}
+                {/* The user's own file goes without saying; a project's file is named. */}
+                {d.file === s.file ? '' : <span class="wrap">{d.file} </span>}
+                {d.line ? `line ${d.line}: ` : ''}
+                {d.message}
                 {d.suggestion ? (
                   <>
                     {' '}
