@@ -16,6 +16,15 @@ const GROUPS: [string, string][] = [
   ['general', 'General'],
 ];
 
+/** What a project's `.pincer/pincer-env.txt` may do with a key (DESIGN §5), in a few words. */
+const TRUST: Record<SettingView['trust'], string> = {
+  user: 'your file only',
+  lower: 'projects may lower',
+  toward: 'projects may only narrow',
+  subset: 'projects may narrow the list',
+  project: '',
+};
+
 /** One setting with the control its type calls for; its error stays beside it until fixed. */
 function Field(props: { k: SettingView; onSignedOut(): void }) {
   const { k } = props;
@@ -83,6 +92,7 @@ function Field(props: { k: SettingView; onSignedOut(): void }) {
           <code>{k.key}</code>
         </label>
         <span class="muted">{k.source === 'default' ? 'default' : `from ${k.source}`}</span>
+        {TRUST[k.trust] ? <span class="tag">{TRUST[k.trust]}</span> : null}
       </div>
       <p class="muted">{k.description}</p>
       {control}
