@@ -19,9 +19,9 @@ function setup(settingsText = '') {
   return { h, settings, file };
 }
 
-function call(bus: EventBus, id: string, tool: string, at: number, ms: number, isError = false): void {
-  bus.publish({ type: 'tool_call_started', id, tool, client: 'test', args: JSON.stringify({ n: id }), at });
-  bus.publish({ type: 'tool_call_finished', id, tool, client: 'test', ms, isError, summary: `result ${id}`, at: at + ms });
+function call(bus: EventBus, id: string, tool: string, at: number, ms: number, isError = false, session = 's1', client = 'test'): void {
+  bus.publish({ type: 'tool_call_started', id, tool, session, client, args: JSON.stringify({ n: id }), at });
+  bus.publish({ type: 'tool_call_finished', id, tool, session, client, ms, isError, summary: `result ${id}`, at: at + ms });
 }
 
 describe('activity and per-tool statistics in SQLite', () => {
@@ -43,9 +43,14 @@ describe('activity and per-tool statistics in SQLite', () => {
       assert.equal(activity.recent(100, { errors: true })[0]!.id, 'a3');
       assert.equal(activity.recent(100, { q: 'result a7' })[0]!.id, 'a7');
       assert.equal(activity.recent(100, { from: now - 4500, to: now - 1500 }).length, 3);
+      // A session's client is known from its calls, after a restart too (jobs record only the session).
+      call(bus, 'other', 'Bash', now, 1, false, 's2', 'cursor');
+      assert.equal(activity.clientOf('s1'), 'test');
+      assert.equal(activity.clientOf('s2'), 'cursor');
+      assert.equal(activity.clientOf('nobody'), undefined);
       const minutes = activity.perMinute(60, now);
       assert.equal(minutes.length, 60);
-      assert.equal(minutes.reduce((n, b) => n + b.calls, 0), 20);
+      assert.equal(minutes.reduce((n, b) => n + b.calls, 0), 21);
       store.db.close();
     } finally {
       h.cleanup();

@@ -201,7 +201,7 @@ describe('the dashboard in Chromium against a real hub', () => {
     await waitFor(async () => (await out.textContent())?.includes('tick-3'), 'later lines, without a reload');
     const card = page.locator(`section[data-job="${id}"]`);
     await card.getByText('Folder').waitFor();
-    await card.getByText('Client').waitFor();
+    await card.getByText('dashboard-test-client').waitFor();
     await shot(page, 'dashboard-jobs');
     await card.getByRole('button', { name: 'Kill' }).click();
     const dialog = page.getByRole('dialog');

@@ -64,7 +64,7 @@ export function jobsView(runtime: Runtime, sessions: SessionTable) {
         command: j.command,
         cwd: j.cwd,
         session: j.session,
-        client: j.session ? (clients.get(j.session) ?? null) : null,
+        client: j.session ? (clients.get(j.session) ?? runtime.activity.clientOf(j.session) ?? null) : null,
         status: j.status === 'exited' ? `exited ${j.exit_code}` : j.status === 'starting' ? 'running' : j.status,
         running: isActive(j),
         exit_code: j.exit_code,

@@ -97,6 +97,11 @@ export class Activity {
     return r ? toRecord(r) : undefined;
   }
 
+  /** Which client a session belongs to, by the calls it made (kept across restarts, unlike open sessions). */
+  clientOf(session: string): string | undefined {
+    return this.repo.clientOf(session);
+  }
+
   facets(): { tools: string[]; clients: string[] } {
     return this.repo.facets();
   }

@@ -92,6 +92,11 @@ export class ActivityRepo {
     return this.db.prepare('SELECT tool, started_at, ms FROM tool_calls WHERE started_at >= ? AND ms IS NOT NULL ORDER BY started_at DESC LIMIT ?').all(since, cap) as Timing[];
   }
 
+  /** The client name a session last called with (jobs and questions record only the session). */
+  clientOf(session: string): string | undefined {
+    return (this.db.prepare('SELECT client FROM tool_calls WHERE session = ? AND client IS NOT NULL ORDER BY started_at DESC LIMIT 1').get(session) as { client: string } | undefined)?.client;
+  }
+
   facets(): { tools: string[]; clients: string[] } {
     const tools = (this.db.prepare('SELECT DISTINCT tool FROM tool_calls ORDER BY tool').all() as { tool: string }[]).map((r) => r.tool);
     const clients = (this.db.prepare('SELECT DISTINCT client FROM tool_calls WHERE client IS NOT NULL ORDER BY client').all() as { client: string }[]).map((r) => r.client);

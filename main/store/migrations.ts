@@ -123,6 +123,7 @@ export const MIGRATIONS: Migration[] = [
       );
       CREATE INDEX tool_calls_started ON tool_calls(started_at);
       CREATE INDEX tool_calls_tool_started ON tool_calls(tool, started_at);
+      CREATE INDEX tool_calls_session ON tool_calls(session, started_at);
       CREATE TABLE dashboard_sessions (
         id_hash      TEXT    PRIMARY KEY,
         key_hash     TEXT    NOT NULL,
