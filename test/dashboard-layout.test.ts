@@ -47,6 +47,13 @@ describe('dashboard layout and accessibility at 390/768/1280 px, light and dark'
       const { problems } = watchProblems(page);
       const failures: string[] = [];
       try {
+        // The sign-in page too, at the narrowest width.
+        await page.setViewportSize({ width: 390, height: 800 });
+        await page.goto(hub.url);
+        await page.locator('#token').waitFor();
+        for (const v of await axeViolations(page)) failures.push(`${scheme} sign-in: axe ${v}`);
+        if ((await sidewaysOverflow(page)) > 0) failures.push(`${scheme} sign-in scrolls sideways`);
+        await shot(page, `layout-${scheme}-390-signin`);
         await signIn(page, hub.url, hub.token);
         for (const width of WIDTHS) {
           await page.setViewportSize({ width, height: 800 });
@@ -70,6 +77,14 @@ describe('dashboard layout and accessibility at 390/768/1280 px, light and dark'
             await shot(page, `layout-${scheme}-${width}-${id}`);
           }
         }
+        // A confirmation dialog, opened from the keyboard, is accessible too and Escape closes it.
+        await page.goto(`${hub.url}/?dialog#/jobs`);
+        await page.getByRole('button', { name: 'Kill' }).first().focus();
+        await page.keyboard.press('Enter');
+        await page.getByRole('dialog').waitFor();
+        for (const v of await axeViolations(page)) failures.push(`${scheme} confirm dialog: axe ${v}`);
+        await page.keyboard.press('Escape');
+        await page.getByRole('dialog').waitFor({ state: 'hidden' });
         // The skip link reaches the main content, by keyboard.
         await page.goto(`${hub.url}/?skip#/settings`);
         await page.locator('main h1', { hasText: 'Settings' }).waitFor();
