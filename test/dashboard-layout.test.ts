@@ -77,6 +77,15 @@ describe('dashboard layout and accessibility at 390/768/1280 px, light and dark'
             await shot(page, `layout-${scheme}-${width}-${id}`);
           }
         }
+        // Moving between pages inside the app (no reload): the next page opens at its top, focus on its content.
+        await page.goto(`${hub.url}/?nav#/settings`);
+        await page.locator('#group-general').waitFor();
+        await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+        assert.ok((await page.evaluate(() => window.scrollY)) > 500, 'Settings is long enough to scroll');
+        await page.locator('nav.sidebar').getByRole('link', { name: 'Activity' }).click();
+        await page.locator('main h1', { hasText: 'Activity' }).waitFor();
+        assert.equal(await page.evaluate(() => window.scrollY), 0, 'Activity opened where Settings was scrolled to');
+        assert.equal(await page.evaluate(() => document.activeElement?.id), 'main');
         // A confirmation dialog, opened from the keyboard, is accessible too and Escape closes it.
         await page.goto(`${hub.url}/?dialog#/jobs`);
         await page.getByRole('button', { name: 'Kill' }).first().focus();
