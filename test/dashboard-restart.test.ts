@@ -1,9 +1,25 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { startHubProcess, type HubProcess } from './helpers/hub.js';
 import { tempHome } from './helpers/env.js';
 import { launchChromium, watchProblems, signIn, shot } from './helpers/browser.js';
+
+/**
+ * A free port outside the hubs' automatic range (7717 and up), so that no other test's hub can take
+ * it while this hub is down: the restarted hub must come back where the page expects it.
+ */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
 
 async function callTool(hub: HubProcess, name: string, args: Record<string, unknown>): Promise<void> {
   const r = await fetch(`${hub.url}/api/mcp/jsonrpc`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }) });
@@ -16,8 +32,11 @@ describe('the dashboard when the hub goes away and comes back', () => {
   let chromium: { browser: Browser; close(): Promise<void> };
   let page: Page;
 
+  let port: number;
+
   before(async () => {
-    hub = await startHubProcess(h.home);
+    port = await freePort();
+    hub = await startHubProcess(h.home, { HTTP_PORT: String(port) });
     chromium = await launchChromium();
     page = await chromium.browser.newPage({ viewport: { width: 1280, height: 800 } });
   });
@@ -33,11 +52,12 @@ describe('the dashboard when the hub goes away and comes back', () => {
     await signIn(page, hub.url, hub.token);
     await page.goto(`${hub.url}/#/activity`);
     await page.locator('[data-call]').filter({ hasText: 'echo before-restart' }).waitFor();
-    const port = hub.port;
+    assert.equal(hub.port, port);
 
     await hub.stop();
     const banner = page.getByRole('alert').filter({ hasText: 'The hub is not answering' });
-    await banner.waitFor({ timeout: 5000 });
+    // "At once": a generous deadline for a loaded machine; the page notices within about a second.
+    await banner.waitFor({ timeout: 8000 });
     await page.locator('#serving-status.down', { hasText: 'Hub unreachable' }).waitFor();
     // Navigating while it is down shows the banner, never a raw exception.
     await page.getByRole('link', { name: 'Tools' }).click();

@@ -6,6 +6,8 @@ import { authHeaders, reportReachable, sessionKey } from './api.js';
 export type StreamEvent = HubEvent | { type: 'connected' | 'ping'; timestamp: number };
 
 type Handler = (e: StreamEvent) => void;
+const HEADERS_TIMEOUT_MS = 3000;
+const SILENCE_MS = 40_000;
 const handlers = new Set<Handler>();
 const epochListeners = new Set<(epoch: number) => void>();
 let epoch = 0;
@@ -35,15 +37,20 @@ export function connectLive(onUnauthorized: () => void): () => void {
       controller = new AbortController();
       const keyUsed = sessionKey();
       let res: Response;
+      // A hub that is going away can leave a connection that never answers: no headers within a few
+      // seconds counts as not answering (the timer stops once they arrive, so the stream itself may last).
+      const noAnswer = setTimeout(() => controller?.abort(), HEADERS_TIMEOUT_MS);
       try {
         res = await fetch('/api/mcp/connect', { headers: authHeaders(), signal: controller.signal, cache: 'no-store' });
       } catch {
+        clearTimeout(noAnswer);
         if (stopped) return;
         // Nothing answers: the hub is down. Say so at once, then keep trying.
         reportReachable(false);
         await sleep(1000);
         continue;
       }
+      clearTimeout(noAnswer);
       if (res.status === 401) {
         // Rotating the token from this page ends the stream just before the new key arrives: give it a moment.
         await sleep(500);
@@ -73,10 +80,18 @@ export function connectLive(onUnauthorized: () => void): () => void {
           },
         });
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          parser.feed(value);
+        // The hub pings every 15 s: a stream silent for much longer is a hub that hangs; start over.
+        let silent = setTimeout(() => controller?.abort(), SILENCE_MS);
+        try {
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            clearTimeout(silent);
+            silent = setTimeout(() => controller?.abort(), SILENCE_MS);
+            parser.feed(value);
+          }
+        } finally {
+          clearTimeout(silent);
         }
       } catch {
         // The stream broke off; reconnecting below tells whether the hub is still there.
