@@ -9,6 +9,7 @@ import { PINCER_BIN, pincerEnv, tempHome, waitFor, pidAlive } from './helpers/en
 import { connectV2, textOf } from './helpers/clients.js';
 import { readHubJson, tokenOf, stopHubOf } from './helpers/hub.js';
 import { osFreePort } from './helpers/ports.js';
+import { IPC } from '../main/desktop/channels.js';
 
 /** `pincer serve …` without blocking this process, whose event loop runs the tray's hub. */
 function serveOnce(home: string, args: string[]): Promise<{ status: number | null; stderr: string }> {
@@ -61,11 +62,12 @@ describe('the tray app started after a client: it takes over the headless hub th
     assert.match(tray().tooltip, /serving MCP tools/);
   });
 
-  test('the window is signed in: its cookie opens the dashboard API of the adopted hub', async () => {
+  test('the window signs in to the adopted hub: its session cookie and key open the dashboard API', async () => {
+    const { key } = (await fake.ipc.get(IPC.signIn)!({ senderFrame: { url: `${desk.hub!.url}/#/overview` } })) as { key: string };
     const cookie = fake.cookies.at(-1)! as { url: string; name: string; value: string; httpOnly: boolean; sameSite: string };
     assert.equal(cookie.url, desk.hub!.url);
     assert.equal(cookie.httpOnly, true);
-    const res = await fetch(`${desk.hub!.url}/api/overview`, { headers: { Cookie: `${cookie.name}=${cookie.value}` } });
+    const res = await fetch(`${desk.hub!.url}/api/overview`, { headers: { Cookie: `${cookie.name}=${cookie.value}`, 'X-Pincer-Session-Key': key } });
     assert.equal(res.status, 200, await res.text());
   });
 

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { FakeElectron, isolateHome } from './helpers/fake-electron.js';
 import { startDesktop, type DesktopApp } from '../main/desktop/app.js';
+import { IPC } from '../main/desktop/channels.js';
 import { packagedLauncher } from '../main/desktop/launcher.js';
 import { tempHome, waitFor, pidAlive } from './helpers/env.js';
 import { startHub } from '../main/http/hub.js';
@@ -28,13 +29,28 @@ describe('the desktop app against a fake electron module', () => {
     h.cleanup();
   });
 
-  test('starts to the tray: no dock icon, a serving icon, the hub in-process, the window signed in by cookie', () => {
+  test('starts to the tray: no dock icon, a serving icon, the hub in-process, no cookie until the window signs in', () => {
     assert.ok(fake.calls.includes('dock.hide'));
     assert.equal(fake.windows.length, 0, 'no window at start');
     assert.equal(iconState(), 'serving');
     assert.match(tray().tooltip, /serving MCP tools/);
     assert.ok(desk.hub);
-    assert.deepEqual(fake.cookies.map((c) => [c.name, c.httpOnly, c.sameSite, c.url]), [['pincer_token', true, 'strict', desk.hub!.url]]);
+    assert.deepEqual(fake.cookies, []);
+  });
+
+  test('the window signs in over IPC with a dashboard session, never the token; other senders are refused', async () => {
+    const signIn = fake.ipc.get(IPC.signIn)!;
+    assert.throws(() => signIn({ senderFrame: { url: 'http://127.0.0.1:1/' } }), /refused IPC "pincer:sign-in"/);
+    const { key } = (await signIn({ senderFrame: { url: `${desk.hub!.url}/#/overview` } })) as { key: string };
+    const cookie = fake.cookies.at(-1)!;
+    assert.deepEqual([cookie.name, cookie.httpOnly, cookie.sameSite, cookie.url], [`pincer_session_${desk.hub!.port}`, true, 'strict', desk.hub!.url]);
+    const token = desk.hub!.runtime.services.settings.get('AUTH_TOKEN');
+    assert.notEqual(cookie.value, token);
+    assert.notEqual(key, token);
+    // The cookie and the key together open the dashboard API of the real hub; the cookie alone does not.
+    const overview = (headers: Record<string, string>) => fetch(`${desk.hub!.url}/api/overview`, { headers }).then((r) => r.status);
+    assert.equal(await overview({ Cookie: `${cookie.name}=${String(cookie.value)}`, 'X-Pincer-Session-Key': key }), 200);
+    assert.equal(await overview({ Cookie: `${cookie.name}=${String(cookie.value)}` }), 401);
   });
 
   test('Pause / Resume serving from the menu sets TOOLS and the icon follows', async () => {

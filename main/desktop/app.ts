@@ -12,7 +12,7 @@ import { electronNetTransport } from './electron-net.js';
 import { CLIENT_IDS, CLIENTS, type ClientId, type StdioLauncher } from '../connect/clients.js';
 import { connectClient, disconnectClient, isConnected } from '../connect/connect.js';
 import { PACKAGE_ROOT, VERSION } from '../core/version.js';
-import { SESSION_COOKIE } from '../http/security.js';
+import { IPC } from './channels.js';
 import { logger } from '../core/log.js';
 
 const log = logger('desktop');
@@ -33,11 +33,6 @@ export interface DesktopApp {
   dashboard: DashboardWindow;
   refresh(): void;
   quit(): Promise<boolean>;
-}
-
-/** Signs the dashboard window in to the hub, as a browser is at login (one place, for when sign-in changes). */
-export async function signInWindow(electron: ElectronApi, hub: Hub): Promise<void> {
-  await electron.session.defaultSession.cookies.set({ url: hub.url, name: SESSION_COOKIE, value: hub.runtime.settings.get('AUTH_TOKEN'), httpOnly: true, sameSite: 'strict' });
 }
 
 /**
@@ -74,7 +69,6 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   // No page in the app may use the camera, location, notifications of its own…
   electron.session.defaultSession.setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
   electron.session.fromPartition('readdocs').setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
-  if (hub) await signInWindow(electron, hub);
 
   const bundle = () => claudeDesktopBundle({ isPackaged: app.isPackaged, resourcesPath: opts.resourcesPath ?? process.resourcesPath, platform });
   const facts = (): TrayFacts => {
@@ -165,8 +159,15 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   });
 
   registerIpc(electron.ipcMain, () => new URL(hubUrl()).origin, {
-    'pincer:info': () => ({ version: VERSION, platform, hubUrl: hubUrl() }),
-    'pincer:open-external': (url: unknown) => {
+    [IPC.info]: () => ({ version: VERSION, platform, hubUrl: hubUrl() }),
+    // The window signs in without the token: a fresh dashboard session, its id in the cookie, its key to the page.
+    [IPC.signIn]: async () => {
+      if (!hub) throw new Error('the hub is not running');
+      const session = hub.dashboardSessions.create();
+      await electron.session.defaultSession.cookies.set({ url: hub.url, name: hub.dashboardSessions.cookieName(), value: session.id, httpOnly: true, sameSite: 'strict' });
+      return { key: session.key };
+    },
+    [IPC.openExternal]: (url: unknown) => {
       if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new Error('only http(s) links open outside');
       return electron.shell.openExternal(url);
     },

@@ -14,6 +14,7 @@ import { VERSION } from '../core/version.js';
 import { dashboardStatic } from './static.js';
 import { DisposableStore } from '../core/disposables.js';
 import { oauthAbsentRoutes } from './oauth-absent.js';
+import type { DashboardSessions } from './dashboard-sessions.js';
 
 export interface AppDeps {
   runtime: Runtime;
@@ -24,6 +25,8 @@ export interface AppDeps {
   startedAt: number;
   /** The hub's proof of identity for `?challenge=` (identity.ts): who answers, for `pincer stop`/`status` and a newcomer. */
   identify?: (challenge: unknown) => object | undefined;
+  /** Signed-in dashboards: a session cookie plus its key header stands in for the token. */
+  dashboardSessions: DashboardSessions;
   /** Extra routers mounted behind the token (the dashboard API). */
   extraRoutes?: express.Router[];
 }
@@ -52,9 +55,9 @@ export function buildApp(deps: AppDeps) {
     });
   });
 
-  app.use(dashboardStatic(settings));
+  app.use(dashboardStatic(settings, deps.dashboardSessions));
   app.use(oauthAbsentRoutes());
-  app.use(requireToken(settings));
+  app.use(requireToken(settings, deps.dashboardSessions));
   app.use(jsonBodies(settings));
 
   const streamable = streamableRoutes({ sessions, newServer: (era, client) => deps.newServer(era, 'streamable-http', client) });
@@ -102,7 +105,18 @@ export function buildApp(deps: AppDeps) {
   });
 
   const events = eventsRoute(runtime.events, sessions);
-  app.get('/api/mcp/connect', events.handler);
+  // A dashboard's event stream ends when its session is revoked (sign-out, token rotation).
+  app.get('/api/mcp/connect', (req, res, next) => {
+    const session = deps.dashboardSessions.authenticated(req.headers);
+    if (session) {
+      const onRevoked = (which: string[] | 'all') => {
+        if (which === 'all' || which.includes(session)) res.end();
+      };
+      deps.dashboardSessions.on('revoked', onRevoked);
+      res.on('close', () => deps.dashboardSessions.off('revoked', onRevoked));
+    }
+    next();
+  }, events.handler);
   app.use(compatRouter({ dispatcher, runtime }));
   for (const r of deps.extraRoutes ?? []) app.use(r);
 

@@ -1,137 +1,150 @@
 import express, { type Request, type Response } from 'express';
 import fs from 'node:fs';
+import { z } from 'zod';
 import type { Runtime } from '../hub/runtime.js';
 import { objectBody } from './body.js';
 import type { SessionTable } from './sessions.js';
-import { SETTINGS, PATTERN_SETTINGS, toolKey, skillKey } from '../core/settings/schema.js';
+import type { DashboardSessions } from './dashboard-sessions.js';
+import { toolKey, skillKey } from '../core/settings/schema.js';
+import { generateToken } from './security.js';
 import { SettingsError } from '../core/settings/errors.js';
-import { generateToken, SESSION_COOKIE } from './security.js';
-import { taskData } from '../tools/workflow/task-manager.js';
-import { planJson } from '../tools/workflow/plan-mode.js';
-import { VERSION } from '../core/version.js';
-import { isActive } from '../tools/shell/jobs.js';
+import { diagnosticViews, unmaskSecrets } from './dashboard-settings.js';
+import { overviewView, toolsView, settingsView, tasksView, jobsView, callbacksView, skillsView, activityView, type MinutesView } from './dashboard-views.js';
 
-function fail(res: Response, status: number, message: string, extra: Record<string, unknown> = {}): void {
-  res.status(status).json({ success: false, error: { message }, ...extra });
+/**
+ * The body checked against a schema, or undefined after answering 400: not
+ * JSON (the hub's one body parser says why), or JSON of the wrong shape.
+ */
+function body<T extends z.ZodType>(req: Request, res: Response, schema: T, expected: string): z.infer<T> | undefined {
+  const value = objectBody(req, res);
+  if (!value) return undefined;
+  const r = schema.safeParse(value);
+  if (!r.success) {
+    fail(res, 400, 'BAD_BODY', `Send ${expected}.`);
+    return undefined;
+  }
+  return r.data;
 }
 
-export function sessionCookie(token: string): string {
-  return `${SESSION_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`;
+function fail(res: Response, status: number, code: string, message: string, extra: Record<string, unknown> = {}): void {
+  // The code also sits at the top level, where scripts of the settings API already read it.
+  res.status(status).json({ success: false, code, error: { code, message }, ...extra });
 }
 
-/** What the dashboard reads and changes. Behind the token (or its cookie) like every other route. */
-export function dashboardApi(runtime: Runtime, sessions: SessionTable, hubUrl: () => string): express.Router {
+const Enabled = z.object({ enabled: z.boolean() });
+const On = z.object({ on: z.boolean() });
+const KeyValue = z.object({ key: z.string().min(1), value: z.string() });
+const FileText = z.object({ text: z.string() });
+
+const optionalNumber = z.preprocess((v) => (v === undefined || v === '' ? undefined : Number(v)), z.number().finite().optional());
+const ActivityQuery = z.object({
+  limit: z.preprocess((v) => (v === undefined ? 300 : Number(v)), z.number().int().min(1).max(1000)).catch(300),
+  tool: z.string().optional(),
+  client: z.string().optional(),
+  q: z.string().optional(),
+  errors: z.enum(['1', '0']).optional(),
+  from: optionalNumber,
+  to: optionalNumber,
+});
+
+/** What the dashboard reads and changes. Behind the token or a dashboard session like every other route. */
+export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard: DashboardSessions, hubUrl: () => string): express.Router {
   const r = express.Router();
   const s = runtime.services;
   const settings = runtime.settings;
 
   r.get('/api/overview', (_req, res) => {
-    const url = hubUrl();
-    res.json({
-      version: VERSION,
-      serving: !runtime.registry.servingPaused(),
-      home: runtime.paths.home,
-      settingsFile: settings.userFile,
-      endpoints: { streamableHttp: `${url}/mcp`, sse: `${url}/sse`, jsonrpc: `${url}/api/mcp/jsonrpc`, websocket: `${url.replace(/^http/, 'ws')}/mcp/ws`, events: `${url}/api/mcp/connect`, health: `${url}/api/mcp/health` },
-      sessions: sessions.list(),
-      recent: runtime.activity.recent(15),
-      counts: { tools: runtime.registry.visible().length, jobsRunning: s.jobs.repo.countRunning(), questionsPending: s.questions.pending().length, callbacks: s.callbacks.active().length },
-    });
+    res.json(overviewView(runtime, sessions, hubUrl()));
+  });
+
+  /** Calls per minute and per-tool latency over the last hour, for the charts. */
+  r.get('/api/stats/minutes', (_req, res) => {
+    const view: MinutesView = { minutes: runtime.activity.perMinute(60), now: Date.now() };
+    res.json(view);
   });
 
   r.post('/api/serving', (req, res) => {
-    const b = objectBody(req, res);
+    const b = body(req, res, On, '{"on": true} to serve or {"on": false} to pause');
     if (!b) return;
-    if (typeof b.on !== 'boolean') return fail(res, 400, 'Send {"on": true} to serve or {"on": false} to pause.');
     settings.set('TOOLS', b.on ? 'true' : 'false');
     res.json({ success: true, serving: !runtime.registry.servingPaused() });
   });
 
   r.post('/api/token/rotate', (_req, res) => {
-    if (settings.source('AUTH_TOKEN') === 'env') return fail(res, 409, 'AUTH_TOKEN comes from an environment variable; change it there.');
+    if (settings.source('AUTH_TOKEN') === 'env') return fail(res, 409, 'TOKEN_FROM_ENV', 'AUTH_TOKEN comes from an environment variable; change it there.');
     const token = generateToken();
+    // Rotation signs every dashboard out (hub.ts listens for the change); the one that asked gets a fresh session.
     settings.set('AUTH_TOKEN', token);
-    res.setHeader('Set-Cookie', sessionCookie(token));
-    res.json({ success: true, token });
+    dashboard.revokeAll();
+    const session = dashboard.create();
+    res.setHeader('Set-Cookie', dashboard.setCookie(session.id));
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ success: true, token, key: session.key });
   });
 
   r.get('/api/token', (_req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
     res.json({ token: settings.get('AUTH_TOKEN') });
   });
 
   r.get('/api/tools', (_req, res) => {
-    res.json({
-      serving: !runtime.registry.servingPaused(),
-      tools: runtime.registry.tools.map((t) => ({ ...runtime.registry.describe(t), group: t.group, enabled: runtime.registry.isEnabled(t.name), key: toolKey(t.name), stats: runtime.activity.statsFor(t.name) })),
-    });
+    res.json(toolsView(runtime));
   });
 
   r.post('/api/tools/:name', (req, res) => {
     const tool = runtime.registry.byName.get(String(req.params.name));
-    if (!tool) return fail(res, 404, `No tool "${req.params.name}".`);
-    const b = objectBody(req, res);
+    if (!tool) return fail(res, 404, 'NO_TOOL', `No tool "${req.params.name}". GET /api/tools lists them.`);
+    const b = body(req, res, Enabled, '{"enabled": true} or {"enabled": false}');
     if (!b) return;
-    if (typeof b.enabled !== 'boolean') return fail(res, 400, 'Send {"enabled": true} or {"enabled": false}.');
     settings.set(toolKey(tool.name), b.enabled ? 'true' : 'false');
     res.json({ success: true, enabled: runtime.registry.isEnabled(tool.name) });
   });
 
   r.get('/api/settings', (_req, res) => {
-    res.json({
-      file: settings.userFile,
-      // Project files of the clients seen lately; their refused lines are among the diagnostics.
-      projectFiles: settings.projectFiles(),
-      text: settings.userFileText(),
-      keys: Object.entries(SETTINGS).map(([key, spec]) => ({ key, description: spec.description, default: spec.default, group: spec.group, secret: spec.secret === true, trust: spec.trust.level, value: settings.raw(key) ?? spec.default, source: settings.source(key) })),
-      patterns: PATTERN_SETTINGS.map((p) => ({ pattern: p.pattern.source, description: p.description, default: p.default, trust: p.trust.level })),
-      diagnostics: [...settings.diagnostics(), ...settings.projectDiagnostics()],
-    });
+    res.json(settingsView(runtime));
   });
 
   r.post('/api/settings/key', (req, res) => {
-    const b = objectBody(req, res);
+    const b = body(req, res, KeyValue, '{"key": "...", "value": "..."}');
     if (!b) return;
-    if (typeof b.key !== 'string' || typeof b.value !== 'string') return fail(res, 400, 'Send {"key": "...", "value": "..."}.');
     try {
       settings.set(b.key, b.value);
       res.json({ success: true, value: settings.raw(b.key) });
     } catch (err) {
-      if (err instanceof SettingsError) return fail(res, 400, err.message, { code: err.code });
+      if (err instanceof SettingsError) return fail(res, 400, err.code, err.message, { key: b.key });
       throw err;
     }
   });
 
   r.put('/api/settings/file', (req, res) => {
-    const b = objectBody(req, res);
+    const b = body(req, res, FileText, '{"text": "<the whole file>"}');
     if (!b) return;
-    if (typeof b.text !== 'string') return fail(res, 400, 'Send {"text": "<the whole file>"}.');
     try {
-      const errors = settings.replaceUserFile(b.text);
-      if (errors.length) return fail(res, 400, `${errors.length} line(s) need fixing; nothing was saved.`, { code: 'SETTING_VALUE_INVALID', errors });
+      const errors = settings.replaceUserFile(unmaskSecrets(b.text, settings.userFileText()));
+      if (errors.length) return fail(res, 400, 'SETTING_VALUE_INVALID', `${errors.length} line(s) need fixing; nothing was saved.`, { errors });
     } catch (err) {
-      if (err instanceof SettingsError) return fail(res, 400, `${err.message} Nothing was saved.`, { code: err.code });
+      if (err instanceof SettingsError) return fail(res, 400, err.code, `${err.message} Nothing was saved.`);
       throw err;
     }
-    res.json({ success: true, diagnostics: settings.diagnostics() });
+    res.json({ success: true, diagnostics: diagnosticViews(settings.diagnostics()) });
   });
 
   r.get('/api/tasks', (_req, res) => {
-    res.json({ tasks: s.tasks.list().map(taskData), plan: { ...planJson(s.plans.current()), text: s.plans.current()?.plan_text ?? null } });
+    res.json(tasksView(runtime));
   });
 
   r.get('/api/jobs', (_req, res) => {
-    res.json({
-      jobs: s.jobs.list().reverse().map((j) => ({ id: j.id, command: j.command, status: j.status === 'exited' ? `exited ${j.exit_code}` : j.status === 'starting' ? 'running' : j.status, running: isActive(j), exit_code: j.exit_code, pid: j.pid, started_at: j.started_at, ended_at: j.ended_at, note: j.note, log_bytes: s.jobs.logSize(j) })),
-    });
+    res.json(jobsView(runtime, sessions));
   });
 
   /** A window of a job's log for the dashboard; it never moves the model's read position. */
   r.get('/api/jobs/:id/output', (req, res) => {
     const job = s.jobs.repo.get(Number(req.params.id));
-    if (!job) return fail(res, 404, `No job ${req.params.id}.`);
+    if (!job) return fail(res, 404, 'NO_JOB', `No job ${req.params.id}.`);
     const size = s.jobs.logSize(job);
     const max = 64 * 1024;
-    const from = req.query.from !== undefined ? Math.max(0, Math.min(size, Number(req.query.from))) : Math.max(0, size - max);
+    const asked = Number(req.query.from);
+    const from = req.query.from !== undefined && Number.isFinite(asked) ? Math.max(0, Math.min(size, asked)) : Math.max(0, size - max);
     const len = Math.min(max, size - from);
     let text = '';
     if (len > 0) {
@@ -152,45 +165,44 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, hubUrl: (
       const r2 = await s.jobs.kill(Number(req.params.id));
       res.json({ success: true, status: r2.job.status, forced: r2.forced });
     } catch (err) {
-      fail(res, 400, (err as Error).message);
+      fail(res, 400, 'KILL_FAILED', (err as Error).message);
     }
   });
 
   r.get('/api/callbacks', (_req, res) => {
-    res.json({
-      callbacks: s.callbacks.active().map((c) => ({ id: c.slot, message: c.message, delay_seconds: c.delay_s, next_fire_at: c.next_fire_at, fires_done: c.fires_done, fires_left: c.repeat_total === -1 ? null : c.repeat_total - c.fires_done })),
-      recent: s.callbacks.recentFires(30).map((f) => ({ id: f.id, message: f.message, fired_at: f.fired_at, late: Boolean(f.late), fire: f.fire_number })),
-      now: Date.now(),
-    });
+    res.json(callbacksView(runtime));
   });
 
   r.post('/api/callbacks/:slot/cancel', (req, res) => {
     const c = s.callbacks.bySlot(Number(req.params.slot));
-    if (!c) return fail(res, 404, `No active callback ${req.params.slot}.`);
+    if (!c) return fail(res, 404, 'NO_CALLBACK', `No active callback ${req.params.slot}.`);
     s.callbacks.cancel(c.id);
     s.events.publish({ type: 'callbacks_changed', at: Date.now() });
     res.json({ success: true });
   });
 
   r.get('/api/activity', (req, res) => {
-    res.json({ calls: runtime.activity.recent(Number(req.query.limit ?? 300), { tool: req.query.tool ? String(req.query.tool) : undefined, q: req.query.q ? String(req.query.q) : undefined, errors: req.query.errors === '1' }) });
+    const q = ActivityQuery.safeParse(req.query);
+    if (!q.success) return fail(res, 400, 'BAD_QUERY', 'Activity takes limit (1-1000), tool, client, q, errors=1, from and to (milliseconds since 1970).');
+    const { limit, errors, ...filter } = q.data;
+    res.json(activityView(runtime, runtime.activity.recent(limit, { ...filter, errors: errors === '1' })));
+  });
+
+  r.get('/api/activity/:id', (req, res) => {
+    const call = runtime.activity.get(String(req.params.id));
+    if (!call) return fail(res, 404, 'NO_CALL', `No tool call ${req.params.id} (older calls are deleted after ACTIVITY_RETENTION_DAYS).`);
+    res.json({ call });
   });
 
   r.get('/api/skills', (_req, res) => {
-    s.skills.rescan();
-    res.json({
-      folders: s.skills.folders(),
-      skills: s.skills.list().map((k) => ({ name: k.name, description: k.description, folder: k.dir, source: k.source, enabled: s.skills.isEnabled(k.name), key: skillKey(k.name) })),
-      problems: s.skills.diagnostics(),
-    });
+    res.json(skillsView(runtime));
   });
 
   r.post('/api/skills/:name', (req, res) => {
     const skill = s.skills.get(String(req.params.name));
-    if (!skill) return fail(res, 404, `No skill "${req.params.name}".`);
-    const b = objectBody(req, res);
+    if (!skill) return fail(res, 404, 'NO_SKILL', `No skill "${req.params.name}".`);
+    const b = body(req, res, Enabled, '{"enabled": true} or {"enabled": false}');
     if (!b) return;
-    if (typeof b.enabled !== 'boolean') return fail(res, 400, 'Send {"enabled": true} or {"enabled": false}.');
     settings.set(skillKey(skill.name), b.enabled ? 'true' : 'false');
     res.json({ success: true });
   });

@@ -25,6 +25,8 @@ import type { EngineTransport } from '../tools/search/service.js';
 import { dashboardApi } from './dashboard-api.js';
 import type { ToolGroup } from '../tools/types.js';
 import { DisposableStore } from '../core/disposables.js';
+import { DashboardSessions } from './dashboard-sessions.js';
+import { DashboardSessionsRepo } from '../store/dashboard-sessions.js';
 
 const log = logger('hub');
 
@@ -35,6 +37,8 @@ export interface Hub {
   port: number;
   runtime: Runtime;
   sessions: SessionTable;
+  /** Signed-in dashboards (the desktop window signs in through this too). */
+  dashboardSessions: DashboardSessions;
   warnings: string[];
   role: HubRole;
   /** Settles when this hub handed over to a newcomer and has closed. */
@@ -109,6 +113,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       refuse: (req) => hostOriginProblem(req.headers, guard),
       onHandover: (to) => void handOver(to),
     });
+    const dashboardSessions = new DashboardSessions(() => port, new DashboardSessionsRepo(rt.services.db));
     const { app, streamable, closeLegacy, closeEventStreams } = buildApp({
       runtime: rt,
       sessions,
@@ -116,8 +121,9 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       guard,
       newServer: (era, transport, client) => newServer(transport, undefined, era, client),
       startedAt,
+      dashboardSessions,
       identify: (challenge) => identityFor(secret, role, challenge),
-      extraRoutes: [hubApi(rt, sessions), dashboardApi(rt, sessions, () => hubUrl), ...(opts.extraRoutes?.({ runtime: rt, sessions }) ?? [])],
+      extraRoutes: [hubApi(rt, sessions), dashboardApi(rt, sessions, dashboardSessions, () => hubUrl), ...(opts.extraRoutes?.({ runtime: rt, sessions }) ?? [])],
     });
 
     const server = http.createServer({ maxHeaderSize: 16 * 1024 }, gate.handler(app));
@@ -144,7 +150,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       sessions,
       calls: rt.calls,
       newServer: (client) => newServer('websocket', undefined, 'legacy', client),
-      authorize: (req) => gate.upgradeRefusal() ?? hostOriginProblem(req.headers, guard) ?? tokenProblem(req.headers, settings),
+      authorize: (req) => gate.upgradeRefusal() ?? hostOriginProblem(req.headers, guard) ?? tokenProblem(req.headers, settings, dashboardSessions),
       maxPayload: () => settings.get('MAX_BODY_BYTES'),
     });
 
@@ -154,6 +160,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     // transport, WebSockets and event streams (each request also re-checks the token).
     const revokeConnections = async () => {
       log.info('the token changed: closing every session and stream opened with the old one');
+      dashboardSessions.revokeAll();
       closeEventStreams();
       for (const c of wss.clients) c.close(4001, 'Pincer token rotated: reconnect with the new token');
       await closeLegacy();
@@ -209,7 +216,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       log.info(`handed over to pid ${to.pid}`);
       handedOverTo(to);
     };
-    return { url, port, runtime: rt, sessions, warnings, role, handedOver, tookOverFrom: claim.handedOverBy, close };
+    return { url, port, runtime: rt, sessions, dashboardSessions, warnings, role, handedOver, tookOverFrom: claim.handedOverBy, close };
   } catch (err) {
     runtime?.close();
     lock.release();

@@ -92,30 +92,22 @@ export function hostAndOriginGuard(opts: GuardOptions) {
   };
 }
 
-export const SESSION_COOKIE = 'pincer_token';
+/** Who a request speaks for: a holder of the token, or a signed-in dashboard (cookie plus key header). */
+export interface SessionCheck {
+  authenticated(headers: Headers): string | undefined;
+}
 
-/** The token from `Authorization: Bearer …`, or the dashboard's cookie. */
+/** The token from `Authorization: Bearer …`; the token never travels in a cookie. */
 export function presentedToken(headers: Headers): string | undefined {
   const auth = header(headers, 'authorization');
   if (auth && /^bearer\s+/i.test(auth)) return auth.replace(/^bearer\s+/i, '').trim();
-  const cookie = header(headers, 'cookie');
-  if (cookie) {
-    for (const part of cookie.split(';')) {
-      const [k, ...v] = part.trim().split('=');
-      if (k !== SESSION_COOKIE) continue;
-      try {
-        return decodeURIComponent(v.join('='));
-      } catch {
-        return undefined; // A malformed cookie is no token.
-      }
-    }
-  }
   return undefined;
 }
 
-export function tokenProblem(headers: Headers, settings: Settings): Refusal | undefined {
+export function tokenProblem(headers: Headers, settings: Settings, dashboard?: SessionCheck): Refusal | undefined {
   const token = presentedToken(headers);
   if (token !== undefined && tokensEqual(token, settings.get('AUTH_TOKEN'))) return undefined;
+  if (token === undefined && dashboard?.authenticated(headers)) return undefined;
   return {
     status: 401,
     code: -32001,
@@ -125,9 +117,9 @@ export function tokenProblem(headers: Headers, settings: Settings): Refusal | un
   };
 }
 
-export function requireToken(settings: Settings) {
+export function requireToken(settings: Settings, dashboard?: SessionCheck) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const problem = tokenProblem(req.headers, settings);
+    const problem = tokenProblem(req.headers, settings, dashboard);
     if (!problem) {
       next();
       return;

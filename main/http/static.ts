@@ -1,60 +1,77 @@
 import express from 'express';
 import path from 'node:path';
-import fs from 'node:fs';
+import { z } from 'zod';
 import { PACKAGE_ROOT } from '../core/version.js';
 import { tokensEqual, jsonRpcErrorBody } from './security.js';
-import { sessionCookie } from './dashboard-api.js';
+import type { DashboardSessions } from './dashboard-sessions.js';
 import type { Settings } from '../core/settings/settings.js';
 
-/** The dashboard's own CSP: nothing but this origin, no inline script, no framing. */
+/** The dashboard's own CSP: nothing but this origin, no inline script or style, no framing. */
 export const DASHBOARD_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+const LoginBody = z.object({ token: z.string().max(1024) });
+
+function securityHeaders(res: express.Response): void {
+  res.setHeader('Content-Security-Policy', DASHBOARD_CSP);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+}
 
 /**
  * The dashboard's files (they hold nothing secret, so no token is needed to
- * load the login page) and the login that turns the token into a cookie.
+ * load the sign-in page) and the sign-in that trades the token for a session.
+ * The bundle is served by express.static with ETags: a reload revalidates
+ * (304) instead of downloading it again.
  */
-export function dashboardStatic(settings: Settings): express.Router {
+export function dashboardStatic(settings: Settings, sessions: DashboardSessions): express.Router {
   const r = express.Router();
   const htmlDir = path.join(PACKAGE_ROOT, 'renderer');
-  const jsDir = path.join(PACKAGE_ROOT, 'dist', 'renderer');
-  const headers = (res: express.Response) => {
-    res.setHeader('Content-Security-Policy', DASHBOARD_CSP);
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Referrer-Policy', 'no-referrer');
-    res.setHeader('Cache-Control', 'no-cache');
-  };
-  r.get(['/', '/index.html'], (_req, res) => {
-    headers(res);
-    res.type('html').send(fs.readFileSync(path.join(htmlDir, 'index.html')));
-  });
-  r.get('/style.css', (_req, res) => {
-    headers(res);
-    res.type('css').send(fs.readFileSync(path.join(htmlDir, 'style.css')));
-  });
-  r.get('/icon.svg', (_req, res) => {
-    headers(res);
-    res.type('image/svg+xml').send(fs.readFileSync(path.join(htmlDir, 'icon.svg')));
-  });
-  r.get(/^\/js\/([a-z0-9-]+)\.js$/, (req, res) => {
-    const file = path.join(jsDir, `${(req.params as unknown as string[])[0]}.js`);
-    if (!fs.existsSync(file)) {
-      res.status(404).end();
+  const bundleDir = path.join(PACKAGE_ROOT, 'dist', 'renderer');
+  const serve = (dir: string, opts: { index?: string | false } = {}) =>
+    express.static(dir, {
+      index: opts.index ?? false,
+      etag: true,
+      lastModified: true,
+      dotfiles: 'ignore',
+      fallthrough: true,
+      setHeaders: (res) => {
+        securityHeaders(res);
+        res.setHeader('Cache-Control', 'no-cache');
+      },
+    });
+  r.use('/assets', serve(bundleDir));
+  r.get(['/', '/index.html', '/icon.svg'], serve(htmlDir, { index: 'index.html' }));
+
+  r.post('/api/login', express.json({ limit: '4kb' }), (req, res) => {
+    const body = LoginBody.safeParse(req.body);
+    if (!body.success) {
+      res.status(400).json(jsonRpcErrorBody(-32602, 'Send {"token": "<the hub token>"} as JSON. Run "pincer token" to print it.'));
       return;
     }
-    headers(res);
-    res.type('js').send(fs.readFileSync(file));
-  });
-  r.post('/api/login', express.json({ limit: '4kb' }), (req, res) => {
-    const token = (req.body as { token?: unknown } | undefined)?.token;
-    if (typeof token !== 'string' || !tokensEqual(token.trim(), settings.get('AUTH_TOKEN'))) {
+    if (!tokensEqual(body.data.token.trim(), settings.get('AUTH_TOKEN'))) {
       res.status(401).json(jsonRpcErrorBody(-32001, 'That is not the token. Run "pincer token" to print it.'));
       return;
     }
-    res.setHeader('Set-Cookie', sessionCookie(token.trim()));
-    res.json({ success: true });
+    let session: { id: string; key: string };
+    try {
+      session = sessions.create();
+    } catch (err) {
+      // A read-only or vanished pincer.db cannot hold the session: say so instead of a bare 500.
+      res.status(503).json(jsonRpcErrorBody(-32000, `Could not start a dashboard session: ${(err as Error).message}. Check that pincer.db in the data directory is writable.`));
+      return;
+    }
+    res.setHeader('Set-Cookie', sessions.setCookie(session.id));
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ success: true, key: session.key });
   });
-  r.post('/api/logout', (_req, res) => {
-    res.setHeader('Set-Cookie', 'pincer_token=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0');
+  /** Whether this browser is signed in, answered without a 401 so a fresh page logs no error. */
+  r.get('/api/session', (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ signedIn: sessions.authenticated(req.headers) !== undefined });
+  });
+  r.post('/api/logout', (req, res) => {
+    sessions.revokeFrom(req.headers);
+    res.setHeader('Set-Cookie', sessions.clearCookie());
     res.json({ success: true });
   });
   return r;

@@ -20,6 +20,7 @@ import { SearchService } from '../tools/search/service.js';
 import { Activity } from './activity.js';
 import { ToolCalls } from './calls.js';
 import { Notifier } from './notifier.js';
+import { ActivityRepo } from '../store/activity.js';
 
 const log = logger('runtime');
 
@@ -106,7 +107,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   const registry = new ToolRegistry(allTools(), services);
   const calls = new ToolCalls(services, registry, settings);
   const notifier = new Notifier(events, callbacks);
-  const activity = new Activity(events);
+  const activity = new Activity(events, new ActivityRepo(store.db), settings, store.readOnly);
   skills.on('change', () => {
     for (const p of skills.diagnostics()) log.warn(`skill ${p.file}:${p.line}: ${p.message}`);
     events.publish({ type: 'skills_changed', at: Date.now() });

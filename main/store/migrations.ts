@@ -106,6 +106,31 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX questions_status ON questions(status);
     `,
   },
+  {
+    version: 3,
+    name: 'tool call activity, dashboard sessions',
+    sql: `
+      CREATE TABLE tool_calls (
+        id           TEXT    PRIMARY KEY,
+        tool         TEXT    NOT NULL,
+        session      TEXT,
+        client       TEXT,
+        args         TEXT    NOT NULL,
+        started_at   INTEGER NOT NULL,
+        ms           INTEGER,
+        is_error     INTEGER,
+        summary      TEXT
+      );
+      CREATE INDEX tool_calls_started ON tool_calls(started_at);
+      CREATE INDEX tool_calls_tool_started ON tool_calls(tool, started_at);
+      CREATE INDEX tool_calls_session ON tool_calls(session, started_at);
+      CREATE TABLE dashboard_sessions (
+        id_hash      TEXT    PRIMARY KEY,
+        key_hash     TEXT    NOT NULL,
+        created_at   INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 export const LATEST_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

@@ -1,16 +1,69 @@
+import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { ROOT } from './env.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 
+/**
+ * Browser tests never skip silently: without Chromium they fail, saying how to
+ * install it (`.ci/run` installs Debian's package and fails when it cannot).
+ */
+export function requireChromium(): void {
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium is needed for the browser tests and is not at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH.`);
+}
+
 /** Debian's Chromium, headless, never a downloaded browser. playwright-core gives it a fresh temporary profile. */
 export async function launchChromium(): Promise<{ browser: Browser; close(): Promise<void> }> {
+  requireChromium();
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   return { browser, close: () => browser.close() };
+}
+
+/** Console errors and CSP violations a page reports, collected for the test to assert on. */
+export function watchProblems(page: Page): { problems: string[] } {
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  void page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
+  });
+  return { problems };
+}
+
+export async function signIn(page: Page, url: string, token: string): Promise<void> {
+  await page.goto(url);
+  await page.locator('#token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.locator('main h1', { hasText: 'Overview' }).waitFor();
+}
+
+const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's serious and critical violations on the page as it is now (WCAG 2 A/AA rules). */
+export async function axeViolations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+  });
+}
+
+/** How far the page scrolls sideways (0 when it fits the viewport). */
+export async function sidewaysOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 }

@@ -133,6 +133,8 @@ export const SETTINGS = {
   BRAVE_API_KEY: spec({ trust: userOnly('it decides whose account sees and pays for the searches'), schema: text, default: '', secret: true, group: 'web', description: 'Brave Search API key (enables brave_api).' }),
   TAVILY_API_KEY: spec({ trust: userOnly('it decides whose account sees and pays for the searches'), schema: text, default: '', secret: true, group: 'web', description: 'Tavily API key (enables tavily).' }),
   MARGINALIA_API_KEY: spec({ trust: userOnly('it decides whose account sees and pays for the searches'), schema: text, default: '', secret: true, group: 'web', description: 'Marginalia Search API key (enables marginalia); ask for one at https://about.marginalia-search.com/article/api.' }),
+  ACTIVITY_RETENTION_DAYS: spec({ trust: userOnly('it applies to the record of every client kept in the shared pincer.db'), schema: int(1, 3650), default: '30', group: 'general', description: 'Days the dashboard keeps tool calls (Activity and per-tool statistics) in pincer.db; older calls are deleted.' }),
+  ACTIVITY_MAX_CALLS: spec({ trust: userOnly('it applies to the record of every client kept in the shared pincer.db'), schema: int(100, 10000000), default: '100000', group: 'general', description: 'Most tool calls kept in pincer.db for Activity and statistics; the oldest go first.' }),
   SEARXNG_URL: spec({ trust: userOnly('it decides where search queries are sent'), schema: text, default: '', group: 'web', description: 'Base URL of your SearXNG (enables searxng). It must allow JSON: list `json` under search.formats in its settings.yml.' }),
 } as const;
 

@@ -1,0 +1,139 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, describeError } from '../api.js';
+import { useNow, useResource } from '../hooks.js';
+import { onHubEvent } from '../live.js';
+import { ConfirmButton, Empty, Panel, Problem, announce, Pending } from '../ui.js';
+import { dateTime, duration } from '../format.js';
+import type { JobsView, JobView, PageProps } from '../types.js';
+
+type Job = JobView;
+
+/**
+ * A job's output, fetched only while its pane is open and appended as the hub
+ * announces more. Not a live region: a screen reader would read every line.
+ */
+function Output(props: { job: Job }) {
+  const pre = useRef<HTMLPreElement>(null);
+  const [text, setText] = useState('');
+  const [problem, setProblem] = useState<string>();
+  const pos = useRef<number | undefined>(undefined);
+  const busy = useRef(false);
+  useEffect(() => {
+    let alive = true;
+    const pull = async () => {
+      if (busy.current) return;
+      busy.current = true;
+      try {
+        const r = await api<{ from: number; to: number; text: string }>(`/api/jobs/${props.job.id}/output${pos.current === undefined ? '' : `?from=${pos.current}`}`);
+        if (!alive) return;
+        pos.current = r.to;
+        if (r.text) {
+          const el = pre.current;
+          const atBottom = !el || el.scrollHeight - el.scrollTop - el.clientHeight < 8;
+          setText((t) => t + r.text);
+          if (atBottom) requestAnimationFrame(() => el && (el.scrollTop = el.scrollHeight));
+        }
+      } catch (err) {
+        if (alive) setProblem(describeError(err));
+      } finally {
+        busy.current = false;
+      }
+    };
+    void pull();
+    const off = onHubEvent((e) => {
+      if ((e.type === 'job_output' || e.type === 'job_ended') && e.job.id === props.job.id) void pull();
+    });
+    return () => {
+      alive = false;
+      off();
+    };
+  }, [props.job.id]);
+  return (
+    <>
+      <pre ref={pre} data-job-output={props.job.id} aria-label={`Output of job ${props.job.id}`} tabIndex={0}>
+        {text || (props.job.log_bytes ? '' : 'No output yet.')}
+      </pre>
+      <Problem text={problem} />
+    </>
+  );
+}
+
+function JobCard(props: { job: Job; now: number }) {
+  const j = props.job;
+  const [open, setOpen] = useState(j.running);
+  const [problem, setProblem] = useState<string>();
+  return (
+    <section class="panel" data-job={j.id}>
+      <div class="row">
+        <strong>#{j.id}</strong>
+        <code class="grow wrap">{j.command}</code>
+        <span class={j.running ? 'ok' : j.status.startsWith('exited 0') ? 'muted' : 'warn'}>{j.status}</span>
+        {j.running ? (
+          <ConfirmButton
+            label="Kill"
+            class="danger"
+            question={`Kill job #${j.id}?`}
+            detail={j.command}
+            confirm="Kill"
+            onConfirm={async () => {
+              try {
+                const r = await api<{ status: string }>(`/api/jobs/${j.id}/kill`, { body: {} });
+                announce(`Job ${j.id} ${r.status}`);
+              } catch (err) {
+                setProblem(describeError(err));
+              }
+            }}
+          />
+        ) : null}
+      </div>
+      <dl class="facts">
+        <div>
+          <dt>Started</dt>
+          <dd>{dateTime(j.started_at)}</dd>
+        </div>
+        <div>
+          <dt>{j.running ? 'Running for' : 'Ran for'}</dt>
+          <dd>{duration((j.ended_at ?? props.now) - j.started_at)}</dd>
+        </div>
+        <div>
+          <dt>Folder</dt>
+          <dd class="wrap">{j.cwd}</dd>
+        </div>
+        <div>
+          <dt>Client</dt>
+          <dd>{j.client ?? (j.session ? `session ${j.session.slice(0, 8)}` : 'unknown')}</dd>
+        </div>
+        {j.pid ? (
+          <div>
+            <dt>pid</dt>
+            <dd>{j.pid}</dd>
+          </div>
+        ) : null}
+      </dl>
+      {j.note ? <p class="muted">{j.note}</p> : null}
+      <details open={open} onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
+        <summary>Output ({j.log_bytes} bytes)</summary>
+        {open ? <Output job={j} /> : null}
+      </details>
+      <Problem text={problem} />
+    </section>
+  );
+}
+
+export function JobsPage(props: PageProps) {
+  const r = useResource<JobsView>('/api/jobs', ['job_started', 'job_ended'], props.onSignedOut);
+  const now = useNow(1000);
+  if (!r.data) return <Pending error={r.error} />;
+  return (
+    <>
+      <Problem text={r.error} />
+      {r.data.jobs.length === 0 ? (
+        <Panel>
+          <Empty title="No background jobs">Jobs that a model starts with BackgroundBash appear here with their live output.</Empty>
+        </Panel>
+      ) : (
+        r.data.jobs.map((j) => <JobCard key={j.id} job={j} now={now} />)
+      )}
+    </>
+  );
+}

@@ -1,0 +1,206 @@
+import { useState } from 'preact/hooks';
+import { api, describeError, ApiError } from '../api.js';
+import { useResource } from '../hooks.js';
+import { Panel, Problem, Switch, announce, Pending } from '../ui.js';
+import type { PageProps, SettingView, SettingsPageView } from '../types.js';
+import { TokenField } from './token.js';
+
+type Settings = SettingsPageView;
+
+const GROUPS: [string, string][] = [
+  ['serving', 'Serving'],
+  ['http', 'HTTP hub'],
+  ['shell', 'Shell and jobs'],
+  ['workflow', 'Workflow'],
+  ['web', 'Web and search'],
+  ['general', 'General'],
+];
+
+/** What a project's `.pincer/pincer-env.txt` may do with a key (DESIGN §5), in a few words. */
+const TRUST: Record<SettingView['trust'], string> = {
+  user: 'your file only',
+  lower: 'projects may lower',
+  toward: 'projects may only narrow',
+  subset: 'projects may narrow the list',
+  project: '',
+};
+
+/** One setting with the control its type calls for; its error stays beside it until fixed. */
+function Field(props: { k: SettingView; onSignedOut(): void }) {
+  const { k } = props;
+  const [draft, setDraft] = useState<string>();
+  const [error, setError] = useState<string>();
+  const value = draft ?? k.value;
+  const id = `setting-${k.key}`;
+  const errId = `${id}-error`;
+  const save = async (v: string) => {
+    try {
+      await api('/api/settings/key', { body: { key: k.key, value: v } });
+      setError(undefined);
+      setDraft(undefined);
+      announce(`${k.key} saved`);
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : describeError(err));
+    }
+  };
+  const c = k.control;
+  let control;
+  if (c.kind === 'secret' && k.key === 'AUTH_TOKEN') control = <TokenField id={id} onSignedOut={props.onSignedOut} />;
+  else if (c.kind === 'switch') control = <Switch id={id} checked={/^(true|1|yes|on)$/i.test(value)} label={k.key} onChange={(on) => void save(on ? 'true' : 'false')} />;
+  else if (c.kind === 'choice')
+    control = (
+      <select id={id} data-key={k.key} value={value} aria-invalid={Boolean(error)} aria-describedby={error ? errId : undefined} onChange={(e) => void save((e.currentTarget as HTMLSelectElement).value)}>
+        {c.options.map((o) => (
+          <option key={o}>{o}</option>
+        ))}
+      </select>
+    );
+  else
+    control = (
+      <form
+        class="row nowrap"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save(value);
+        }}
+      >
+        {(() => {
+          const common = {
+            id,
+            'data-key': k.key,
+            class: c.kind === 'path' ? 'mono grow' : 'grow',
+            autocomplete: 'off',
+            spellcheck: false,
+            value,
+            placeholder: k.default || undefined,
+            'aria-invalid': Boolean(error),
+            'aria-describedby': error ? errId : undefined,
+            onInput: (e: Event) => setDraft((e.currentTarget as HTMLInputElement).value),
+          };
+          if (c.kind === 'number') return <input type="number" inputMode="numeric" {...common} />;
+          if (c.kind === 'secret') return <input type="password" {...common} />;
+          return <input type="text" {...common} />;
+        })()}
+        {c.kind === 'number' && c.unit ? <span class="unit">{c.unit}</span> : null}
+        <button type="submit">Set</button>
+      </form>
+    );
+  return (
+    <div class="setting" data-setting={k.key}>
+      <div class="setting-head">
+        <label for={id}>
+          <code>{k.key}</code>
+        </label>
+        <span class="muted">{k.source === 'default' ? 'default' : `from ${k.source}`}</span>
+        {TRUST[k.trust] ? <span class="tag">{TRUST[k.trust]}</span> : null}
+      </div>
+      <p class="muted">{k.description}</p>
+      {control}
+      {error ? (
+        <p class="problem" id={errId} role="alert">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function FileEditor(props: { s: Settings }) {
+  const [text, setText] = useState<string>();
+  const [errors, setErrors] = useState<string[]>([]);
+  return (
+    <Panel title={`Edit ${props.s.file} as text`}>
+      <p class="muted">Comments, blank lines and order are kept. Changes apply at once, without a restart.</p>
+      <textarea id="settings-file" aria-label={`Contents of ${props.s.file}`} spellcheck={false} value={text ?? props.s.text} onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)} />
+      <div class="row">
+        <button
+          class="primary"
+          id="save-settings"
+          type="button"
+          onClick={async () => {
+            try {
+              await api('/api/settings/file', { method: 'PUT', body: { text: text ?? props.s.text } });
+              setText(undefined);
+              setErrors([]);
+              announce('Settings saved and applied');
+            } catch (err) {
+              const lines = err instanceof ApiError ? ((err.data as { errors?: { line: number; message: string }[] }).errors ?? []) : [];
+              setErrors(lines.length ? lines.map((l) => `line ${l.line}: ${l.message}`) : [describeError(err)]);
+            }
+          }}
+        >
+          Save file
+        </button>
+      </div>
+      {errors.length ? (
+        <ul class="diag" role="alert">
+          {errors.map((e) => (
+            <li class="err" key={e}>
+              {e}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </Panel>
+  );
+}
+
+export function SettingsPage(props: PageProps) {
+  const r = useResource<Settings>('/api/settings', ['settings_changed'], props.onSignedOut);
+  if (!r.data) return <Pending error={r.error} />;
+  const s = r.data;
+  return (
+    <>
+      <Problem text={r.error} />
+      {s.diagnostics.length ? (
+        <Panel title="Problems in the settings files">
+          <ul class="diag">
+            {s.diagnostics.map((d) => (
+              <li key={`${d.file}:${d.line}:${d.message}`} class={d.severity === 'error' ? 'err' : 'warn'}>
+                {/* The user's own file goes without saying; a project's file is named. */}
+                {d.file === s.file ? '' : <span class="wrap">{d.file} </span>}
+                {d.line ? `line ${d.line}: ` : ''}
+                {d.message}
+                {d.suggestion ? (
+                  <>
+                    {' '}
+                    — did you mean <code>{d.suggestion}</code>?
+                  </>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+        </Panel>
+      ) : null}
+      <nav class="panel toc" aria-label="Setting groups">
+        {GROUPS.map(([g, title]) => (
+          <a key={g} href={`#/settings`} onClick={(e) => (e.preventDefault(), document.getElementById(`group-${g}`)?.scrollIntoView())}>
+            {title}
+          </a>
+        ))}
+      </nav>
+      {GROUPS.map(([g, title]) => (
+        <section class="panel" id={`group-${g}`} key={g} aria-labelledby={`group-${g}-title`}>
+          <h2 id={`group-${g}-title`}>{title}</h2>
+          <div class="settings-grid">
+            {s.keys
+              .filter((k) => k.group === g)
+              .map((k) => (
+                <Field key={k.key} k={k} onSignedOut={props.onSignedOut} />
+              ))}
+          </div>
+        </section>
+      ))}
+      <Panel title="Families of keys">
+        <ul>
+          {s.patterns.map((p) => (
+            <li key={p.pattern}>
+              <code>{p.pattern}</code> — {p.description}
+            </li>
+          ))}
+        </ul>
+      </Panel>
+      <FileEditor s={s} />
+    </>
+  );
+}

@@ -1,0 +1,195 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { spawnSync } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { WebSocket } from 'ws';
+import { startHubProcess, tokenOf, type HubProcess } from './helpers/hub.js';
+import { tempHome, waitFor, PINCER_BIN, pincerEnv } from './helpers/env.js';
+import { launchChromium, watchProblems, signIn } from './helpers/browser.js';
+
+/** Another local web server, as a dev server running someone's npm code would be: it records every request's cookies. */
+function otherLocalServer(): Promise<{ port: number; cookies: string[]; setCookies: string[]; close(): Promise<void> }> {
+  const cookies: string[] = [];
+  const setCookies: string[] = [];
+  const server = http.createServer((req, res) => {
+    if (req.headers.cookie) cookies.push(req.headers.cookie);
+    if (setCookies.length) res.setHeader('Set-Cookie', setCookies);
+    res.setHeader('Content-Type', 'text/html');
+    // The page also asks its own server for more, with credentials, as a script there would.
+    res.end(`<!doctype html><title>dev server</title><img src="/pixel.png" alt="">`);
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ port: (server.address() as AddressInfo).port, cookies, setCookies, close: () => new Promise((r) => server.close(() => r())) })),
+  );
+}
+
+function cookieValues(header: string): string[] {
+  return header.split(';').map((p) => p.trim().slice(p.trim().indexOf('=') + 1)).filter(Boolean);
+}
+
+function tryWs(port: number, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/mcp/ws`, { headers });
+    ws.on('open', () => {
+      ws.close();
+      resolve(101);
+    });
+    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode!));
+    ws.on('error', () => resolve(-1));
+  });
+}
+
+describe('the dashboard session is not the token (issue 11)', () => {
+  const h = tempHome();
+  let hub: HubProcess;
+  let chromium: { browser: Browser; close(): Promise<void> };
+  let ctx: BrowserContext;
+  let page: Page;
+  let problems: string[];
+  let other: Awaited<ReturnType<typeof otherLocalServer>>;
+
+  const sessionCookie = async () => (await ctx.cookies(hub.url)).find((c) => c.name === `pincer_session_${hub.port}`);
+  const replay = async (headers: Record<string, string>, path = '/api/overview') => (await fetch(`${hub.url}${path}`, { headers })).status;
+
+  before(async () => {
+    hub = await startHubProcess(h.home);
+    other = await otherLocalServer();
+    chromium = await launchChromium();
+    ctx = await chromium.browser.newContext();
+    page = await ctx.newPage();
+    problems = watchProblems(page).problems;
+  });
+  after(async () => {
+    await chromium?.close();
+    await other?.close();
+    await hub?.stop();
+    h.cleanup();
+  });
+
+  test('after a real sign-in, a server on another port of 127.0.0.1 receives neither the token nor a usable session', async () => {
+    await signIn(page, hub.url, hub.token);
+    const cookie = await sessionCookie();
+    assert.ok(cookie, 'the session cookie is set');
+    assert.equal(cookie.httpOnly, true);
+    assert.equal(cookie.sameSite, 'Strict');
+    assert.notEqual(cookie.value, hub.token);
+    for (const c of await ctx.cookies()) assert.ok(!c.value.includes(hub.token) && !decodeURIComponent(c.value).includes(hub.token), `cookie ${c.name} carries the token`);
+    // The person then opens a local dev server in the same browser.
+    await page.goto(`http://127.0.0.1:${other.port}/`);
+    await waitFor(() => other.cookies.length >= 2, 'the other server to be asked for the page and its image');
+    const received = other.cookies.join('; ');
+    // Browsers send 127.0.0.1's cookies to every port: the other server does see the session cookie, so this test can fail…
+    assert.match(received, new RegExp(`pincer_session_${hub.port}=`));
+    // …but never the token…
+    assert.ok(!received.includes(hub.token) && !decodeURIComponent(received).includes(hub.token), 'the other server received the token');
+    // …and nothing it received opens the hub: not as a Bearer token, not replayed as the cookie.
+    for (const v of cookieValues(received)) {
+      assert.equal(await replay({ Authorization: `Bearer ${v}` }, '/api/mcp/tools'), 401);
+      assert.equal(await replay({ Authorization: `Bearer ${decodeURIComponent(v)}` }), 401);
+    }
+    assert.equal(await replay({ Cookie: received }), 401);
+    assert.equal(await replay({ Cookie: received }, '/api/token'), 401);
+    assert.equal(await tryWs(hub.port, { Cookie: received }), 401);
+    // The dashboard itself still works: its key never left its own origin.
+    await page.goto(`${hub.url}/#/overview`);
+    await page.locator('main h1', { hasText: 'Overview' }).waitFor();
+    await page.getByRole('link', { name: /Running jobs/ }).waitFor();
+  });
+
+  test('the dashboard bundle is served with its CSP and revalidated by ETag (304), not downloaded again', async () => {
+    for (const asset of ['/assets/app.js', '/assets/app.css', '/']) {
+      const first = await fetch(`${hub.url}${asset}`);
+      assert.equal(first.status, 200, asset);
+      assert.match(first.headers.get('content-security-policy') ?? '', /style-src 'self';/);
+      const etag = first.headers.get('etag');
+      assert.ok(etag, `${asset} has an ETag`);
+      // node:http, as a browser revalidates (fetch() would add Cache-Control: no-cache to a conditional request).
+      const status = await new Promise<number>((resolve, reject) => http.get(`${hub.url}${asset}`, { headers: { 'If-None-Match': etag } }, (res) => (res.resume(), resolve(res.statusCode!))).on('error', reject));
+      assert.equal(status, 304, asset);
+    }
+    for (const path of ['/assets/..%2fpackage.json', '/assets/%2e%2e/%2e%2e/package.json', '/assets/app.js%00']) {
+      const status = await new Promise<number>((resolve, reject) => http.get({ host: '127.0.0.1', port: hub.port, path }, (res) => (res.resume(), resolve(res.statusCode!))).on('error', reject));
+      assert.ok(status === 400 || status === 401 || status === 403 || status === 404, `${path} answered ${status}`);
+    }
+    assert.equal((await fetch(`${hub.url}/build.mjs`)).status, 401, 'nothing but the page, the bundle and the icon is served without a session');
+  });
+
+  test('a broken or planted cookie is a 401 or ignored, never a 500 or a crash; the WebSocket upgrade too', async () => {
+    const name = `pincer_session_${hub.port}`;
+    for (const bad of [`${name}=%`, `${name}=%E0%A4%A`, `pincer_token=%; ${name}=%zz`, `${name}="unterminated`, `${name}=${'a'.repeat(5000)}`, '=; ;;=%;']) {
+      assert.equal(await replay({ Cookie: bad, 'X-Pincer-Session-Key': 'whatever' }), 401, bad);
+      assert.equal(await replay({ Cookie: bad, Authorization: `Bearer ${hub.token}` }), 200, `the token still works beside ${bad}`);
+      assert.equal(await tryWs(hub.port, { Cookie: bad }), 401, bad);
+      assert.equal(await tryWs(hub.port, { Cookie: bad, Authorization: `Bearer ${hub.token}` }), 101, bad);
+    }
+    assert.equal((await (await fetch(`${hub.url}/api/mcp/health`)).json()).status, 'healthy');
+    // A page on another port plants a broken session cookie: the dashboard asks to sign in again instead of failing.
+    other.setCookies.push(`${name}=%; Path=/`);
+    await page.goto(`http://127.0.0.1:${other.port}/planted`);
+    await page.goto(`${hub.url}/?after-plant#/overview`);
+    await page.locator('#token').waitFor();
+    await signIn(page, hub.url, hub.token);
+    other.setCookies.length = 0;
+    assert.deepEqual(problems.splice(0), [], 'no errors in the console');
+  });
+
+  test('Sign out (a button, confirmed) revokes the session', async () => {
+    const key = await page.evaluate(() => localStorage.getItem('pincer-session-key'));
+    const cookie = (await sessionCookie())!;
+    const headers = { Cookie: `${cookie.name}=${cookie.value}`, 'X-Pincer-Session-Key': key! };
+    assert.equal(await replay(headers), 200, 'cookie plus key is a session');
+    assert.equal(await replay({ Cookie: headers.Cookie }), 401, 'the cookie alone is not');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Sign out' }).click();
+    await page.locator('#token').waitFor();
+    assert.equal(await replay(headers), 401, 'the old session is revoked');
+    assert.equal(await page.evaluate(() => localStorage.getItem('pincer-session-key')), null);
+  });
+
+  test('Rotate in the dashboard: this dashboard stays signed in with a fresh session, every other one is signed out', async () => {
+    await signIn(page, hub.url, hub.token);
+    const other = await chromium.browser.newContext();
+    const otherPage = await other.newPage();
+    await signIn(otherPage, hub.url, hub.token);
+    const otherKey = await otherPage.evaluate(() => localStorage.getItem('pincer-session-key'));
+    const otherCookie = (await other.cookies(hub.url)).find((c) => c.name === `pincer_session_${hub.port}`)!;
+    await page.goto(`${hub.url}/?rotate#/overview`);
+    await page.getByRole('button', { name: 'Rotate' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Rotate' }).click();
+    await waitFor(() => tokenOf(h.home) !== hub.token, 'the token in pincer-env.txt to change');
+    const fresh = tokenOf(h.home);
+    await page.getByRole('button', { name: 'Show' }).click();
+    await waitFor(async () => (await page.locator('#token-value').inputValue()) === fresh, 'the new token to be shown');
+    // The other browser is signed out: its old session no longer opens the API, and its page asks for the token.
+    assert.equal(await replay({ Cookie: `${otherCookie.name}=${otherCookie.value}`, 'X-Pincer-Session-Key': otherKey! }), 401);
+    await otherPage.locator('#token').waitFor();
+    await other.close();
+    // This one carries on: a page load later it is still signed in, without the banner.
+    await page.waitForTimeout(1500);
+    await page.goto(`${hub.url}/?after-rotate#/tools`);
+    await page.locator('[data-tool="Bash"]').waitFor();
+    assert.equal(await page.getByRole('alert').filter({ hasText: 'not answering' }).count(), 0);
+    hub.token = fresh;
+  });
+
+  test('`pincer token rotate` signs every dashboard out; the page asks for the new token', async () => {
+    // Still signed in from the dashboard's own rotation above.
+    await page.goto(`${hub.url}/?before-cli-rotate#/overview`);
+    await page.getByRole('link', { name: /Running jobs/ }).waitFor();
+    const key = await page.evaluate(() => localStorage.getItem('pincer-session-key'));
+    const cookie = (await sessionCookie())!;
+    const headers = { Cookie: `${cookie.name}=${cookie.value}`, 'X-Pincer-Session-Key': key! };
+    assert.equal(await replay(headers), 200);
+    const before = tokenOf(h.home);
+    const r = spawnSync(process.execPath, [PINCER_BIN, 'token', 'rotate'], { env: pincerEnv(h.home), encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    await waitFor(async () => (await replay(headers)) === 401, 'the session to be revoked after rotation');
+    // The open dashboard notices by itself (its event stream is closed) and shows the sign-in form.
+    await page.locator('#token').waitFor();
+    assert.notEqual(tokenOf(h.home), before);
+    await signIn(page, hub.url, tokenOf(h.home));
+    assert.equal(await replay({ Authorization: `Bearer ${tokenOf(h.home)}` }), 200);
+  });
+});
