@@ -1,5 +1,7 @@
 import { MIMEType } from 'node:util';
-import { getEncoding } from 'encoding-sniffer';
+import { lazyModule } from '../lazy-module.js';
+
+const sniffer = lazyModule<typeof import('encoding-sniffer')>('encoding-sniffer');
 
 /** The `charset=` of a Content-Type header, if any (a header that is not a MIME type has none). */
 export function headerCharset(contentType: string): string | undefined {
@@ -51,6 +53,7 @@ export interface Decoded {
  * bytes are valid UTF-8, else windows-1252 (what browsers fall back to).
  */
 export function decodeHtml(body: Buffer, contentType: string): Decoded {
+  const { getEncoding } = sniffer();
   const header = knownLabel(headerCharset(contentType));
   if (hasBom(body) || header) {
     const enc = getEncoding(body, { transportLayerEncodingLabel: header, defaultEncoding: 'utf-8' });
