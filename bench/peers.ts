@@ -47,7 +47,7 @@ export async function stdioSubjects(): Promise<{ subjects: StdioSubject[]; close
   if (baseline) {
     subjects.unshift(
       { name: 'pincer stdio (bridge, baseline build)', args: [baseline, 'stdio'], env: base, cheap: pincerCheap, shellTrue: pincerTrue },
-      { name: 'pincer stdio --standalone, baseline build', args: [baseline, 'stdio', '--standalone'], env: base, cheap: pincerCheap, shellTrue: pincerTrue },
+      { name: 'baseline build: pincer stdio --standalone', args: [baseline, 'stdio', '--standalone'], env: base, cheap: pincerCheap, shellTrue: pincerTrue },
     );
   }
   return {
