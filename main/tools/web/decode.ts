@@ -1,7 +1,5 @@
 import { MIMEType } from 'node:util';
-import { lazyModule } from '../lazy-module.js';
-
-const sniffer = lazyModule<typeof import('encoding-sniffer')>('encoding-sniffer');
+import { getEncoding } from 'encoding-sniffer';
 
 /** The `charset=` of a Content-Type header, if any (a header that is not a MIME type has none). */
 export function headerCharset(contentType: string): string | undefined {
@@ -53,7 +51,6 @@ export interface Decoded {
  * bytes are valid UTF-8, else windows-1252 (what browsers fall back to).
  */
 export function decodeHtml(body: Buffer, contentType: string): Decoded {
-  const { getEncoding } = sniffer();
   const header = knownLabel(headerCharset(contentType));
   if (hasBom(body) || header) {
     const enc = getEncoding(body, { transportLayerEncodingLabel: header, defaultEncoding: 'utf-8' });
