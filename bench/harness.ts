@@ -20,9 +20,10 @@ export interface Hub {
 }
 
 /** A real `pincer serve` in a fresh data directory. */
-export async function startHub(extraEnv: Record<string, string> = {}): Promise<Hub> {
+/** A hub of this build, or of `pincer` (another build's `dist/main/cli/pincer.js`) for before/after figures. */
+export async function startHub(extraEnv: Record<string, string> = {}, pincer = PINCER): Promise<Hub> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pincer-bench-'));
-  const child = spawn(process.execPath, [PINCER, 'serve', '--quiet'], { env: { ...process.env, PINCER_HOME: home, HOME: home, HTTP_PORT: 'auto', PINCER_LOG_LEVEL: 'error', BASH_CWD: home, ...extraEnv }, stdio: 'ignore' });
+  const child = spawn(process.execPath, [pincer, 'serve', '--quiet'], { env: { ...process.env, PINCER_HOME: home, HOME: home, HTTP_PORT: 'auto', PINCER_LOG_LEVEL: 'error', BASH_CWD: home, ...extraEnv }, stdio: 'ignore' });
   let info: { url: string; pid: number } | undefined;
   for (let i = 0; i < 200 && !info; i++) {
     await new Promise((r) => setTimeout(r, 50));

@@ -41,9 +41,15 @@ export async function stdioSubjects(): Promise<{ subjects: StdioSubject[]; close
     { name: 'minimal SDK v2 server', args: [MINIMAL], env: base, cheap: { name: 'echo', arguments: { text: 'x' } }, shellTrue: { name: 'shell', arguments: { command: 'true' } } },
   ];
   // BENCH_BASELINE_PINCER=<another build>/dist/main/cli/pincer.js adds that build's bridge, against the
-  // same hub, for before/after figures measured in the same run.
+  // same hub, and that build's standalone server (its own hub code in-process), for before/after
+  // figures measured in the same run.
   const baseline = process.env.BENCH_BASELINE_PINCER;
-  if (baseline) subjects.unshift({ name: 'pincer stdio (bridge, baseline build)', args: [baseline, 'stdio'], env: base, cheap: pincerCheap, shellTrue: pincerTrue });
+  if (baseline) {
+    subjects.unshift(
+      { name: 'pincer stdio (bridge, baseline build)', args: [baseline, 'stdio'], env: base, cheap: pincerCheap, shellTrue: pincerTrue },
+      { name: 'baseline build: pincer stdio --standalone', args: [baseline, 'stdio', '--standalone'], env: base, cheap: pincerCheap, shellTrue: pincerTrue },
+    );
+  }
   return {
     subjects,
     close: async () => {

@@ -23,15 +23,26 @@ async function rate(url: string, token: string | undefined, sessions: number, ca
 
 export async function benchThroughput(): Promise<string> {
   const hub = await startHub();
+  // BENCH_BASELINE_PINCER=<another build>/dist/main/cli/pincer.js adds that build's hub: before/after in one run.
+  const baselinePath = process.env.BENCH_BASELINE_PINCER;
+  const baseline = baselinePath ? await startHub({}, baselinePath) : undefined;
   const peer = await startMinimalHttp();
-  const rows: Row[] = [];
+  const tables: string[] = [];
   for (const n of [1, 8, 64]) {
+    const rows: Row[] = [];
     const p = await rate(hub.url, hub.token, n, (c) => c.callTool({ name: 'ListBgTasks', arguments: {} }));
+    rows.push({ name: `pincer, ${n} session(s)`, samples: [p.total], unit: 'calls/s' });
+    if (baseline) {
+      const b = await rate(baseline.url, baseline.token, n, (c) => c.callTool({ name: 'ListBgTasks', arguments: {} }));
+      rows.push({ name: `pincer baseline build, ${n} session(s)`, samples: [b.total], unit: 'calls/s' });
+    }
     const m = await rate(peer.url, undefined, n, (c) => c.callTool({ name: 'echo', arguments: { text: 'x' } }));
-    rows.push({ name: `pincer, ${n} session(s)`, samples: [p.total], unit: 'calls/s' }, { name: `minimal SDK, ${n} session(s)`, samples: [m.total], unit: 'calls/s' });
+    rows.push({ name: `minimal SDK, ${n} session(s)`, samples: [m.total], unit: 'calls/s' });
+    // One table per concurrency, each Pincer row against its own peer row.
+    tables.push(table(`Throughput over Streamable HTTP, ${n} concurrent session(s), ${SECONDS} s`, rows));
   }
   await hub.stop();
+  await baseline?.stop();
   await peer.stop();
-  // One table per concurrency, each Pincer row against its own peer row.
-  return [1, 8, 64].map((n, i) => table(`Throughput over Streamable HTTP, ${n} concurrent session(s), ${SECONDS} s`, rows.slice(i * 2, i * 2 + 2))).join('\n');
+  return tables.join('\n');
 }

@@ -69,7 +69,7 @@ export function classifyValue(value: unknown): { message: JSONRPCMessage } | { r
   if (byPosition) return { reply: byPosition };
   let message: JSONRPCMessage;
   try {
-    message = parseJSONRPCMessage(value);
+    message = plainRequestOrNotification(value) ?? parseJSONRPCMessage(value);
   } catch {
     const id = salvageId(value);
     const hasMethod = value && typeof value === 'object' && 'method' in value;
@@ -79,6 +79,33 @@ export function classifyValue(value: unknown): { message: JSONRPCMessage } | { r
   }
   const badInit = initializeReply(message);
   return badInit ? { reply: badInit } : { message };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isId = (v: unknown) => typeof v === 'string' || Number.isInteger(v);
+const ENVELOPE_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+
+/**
+ * The common case checked without zod: a request or notification whose envelope
+ * the SDK's schema accepts as it is. The SDK validates each request again against
+ * its method's schema, so a second full zod pass here only cost time (issue 17).
+ * Anything less plain (responses, task metadata) returns undefined and gets the full parse.
+ */
+export function plainRequestOrNotification(value: unknown): JSONRPCMessage | undefined {
+  if (!isObject(value) || value.jsonrpc !== '2.0' || typeof value.method !== 'string') return undefined;
+  for (const k in value) if (!ENVELOPE_KEYS.has(k)) return undefined;
+  if ('id' in value && !isId(value.id)) return undefined;
+  if ('params' in value) {
+    const params = value.params;
+    if (params === undefined) return undefined;
+    if (!isObject(params)) return undefined;
+    if ('_meta' in params) {
+      const meta = params._meta;
+      if (!isObject(meta)) return undefined;
+      for (const k in meta) if (k !== 'progressToken' || !isId(meta[k])) return undefined;
+    }
+  }
+  return value as JSONRPCMessage;
 }
 
 /** The error code of a reply `classifyValue` made (undefined for a result). */

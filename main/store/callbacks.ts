@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Db } from './db.js';
+import { prepared } from './statements.js';
 
 export const CallbackRow = z.object({
   id: z.number().int(),
@@ -37,16 +38,16 @@ export class CallbacksRepo {
   constructor(private db: Db) {}
 
   active(): CallbackRow[] {
-    return (this.db.prepare(`SELECT * FROM callbacks WHERE status = 'active' ORDER BY slot`).all() as unknown[]).map((r) => CallbackRow.parse(r));
+    return (prepared(this.db, `SELECT * FROM callbacks WHERE status = 'active' ORDER BY slot`).all() as unknown[]).map((r) => CallbackRow.parse(r));
   }
 
   get(id: number): CallbackRow | undefined {
-    const r = this.db.prepare('SELECT * FROM callbacks WHERE id = ?').get(id);
+    const r = prepared(this.db, 'SELECT * FROM callbacks WHERE id = ?').get(id);
     return r ? CallbackRow.parse(r) : undefined;
   }
 
   bySlot(slot: number): CallbackRow | undefined {
-    const r = this.db.prepare(`SELECT * FROM callbacks WHERE slot = ? AND status = 'active'`).get(slot);
+    const r = prepared(this.db, `SELECT * FROM callbacks WHERE slot = ? AND status = 'active'`).get(slot);
     return r ? CallbackRow.parse(r) : undefined;
   }
 
@@ -60,8 +61,7 @@ export class CallbacksRepo {
       if (slot < 0) return undefined;
       const now = Date.now();
       const id = Number(
-        this.db
-          .prepare(`INSERT INTO callbacks (slot, session, message, delay_s, repeat_total, next_fire_at, status, created_at) VALUES (?, ?, ?, ?, ?, ?, 'active', ?)`)
+        prepared(this.db, `INSERT INTO callbacks (slot, session, message, delay_s, repeat_total, next_fire_at, status, created_at) VALUES (?, ?, ?, ?, ?, ?, 'active', ?)`)
           .run(slot, c.session ?? null, c.message, c.delayS, c.repeatTotal, now + c.delayS * 1000, now).lastInsertRowid,
       );
       return this.get(id);
@@ -69,16 +69,16 @@ export class CallbacksRepo {
   }
 
   cancel(id: number): boolean {
-    return this.db.prepare(`UPDATE callbacks SET status = 'cancelled', ended_at = ? WHERE id = ? AND status = 'active'`).run(Date.now(), id).changes > 0;
+    return prepared(this.db, `UPDATE callbacks SET status = 'cancelled', ended_at = ? WHERE id = ? AND status = 'active'`).run(Date.now(), id).changes > 0;
   }
 
   nextDue(): number | undefined {
-    const r = this.db.prepare(`SELECT MIN(next_fire_at) AS t FROM callbacks WHERE status = 'active'`).get() as { t: number | null };
+    const r = prepared(this.db, `SELECT MIN(next_fire_at) AS t FROM callbacks WHERE status = 'active'`).get() as { t: number | null };
     return r.t ?? undefined;
   }
 
   due(now: number): CallbackRow[] {
-    return (this.db.prepare(`SELECT * FROM callbacks WHERE status = 'active' AND next_fire_at <= ? ORDER BY next_fire_at`).all(now) as unknown[]).map((r) => CallbackRow.parse(r));
+    return (prepared(this.db, `SELECT * FROM callbacks WHERE status = 'active' AND next_fire_at <= ? ORDER BY next_fire_at`).all(now) as unknown[]).map((r) => CallbackRow.parse(r));
   }
 
   /**
@@ -95,16 +95,14 @@ export class CallbacksRepo {
       const onSchedule = c.next_fire_at + c.delay_s * 1000;
       // Never a burst of catch-up fires: when the next slot has passed too, count from now.
       const next = late || onSchedule <= now ? now + c.delay_s * 1000 : onSchedule;
-      const r = this.db
-        .prepare(`UPDATE callbacks SET fires_done = ?, next_fire_at = ?, status = ?, ended_at = ? WHERE id = ? AND status = 'active' AND next_fire_at = ? AND fires_done = ?`)
+      const r = prepared(this.db, `UPDATE callbacks SET fires_done = ?, next_fire_at = ?, status = ?, ended_at = ? WHERE id = ? AND status = 'active' AND next_fire_at = ? AND fires_done = ?`)
         .run(fireNumber, next, finished ? 'done' : 'active', finished ? now : null, c.id, c.next_fire_at, c.fires_done);
       if (r.changes === 0) return undefined;
       const id = Number(
-        this.db
-          .prepare(`INSERT INTO callback_fires (callback_id, session, message, fire_number, scheduled_at, fired_at, late) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+        prepared(this.db, `INSERT INTO callback_fires (callback_id, session, message, fire_number, scheduled_at, fired_at, late) VALUES (?, ?, ?, ?, ?, ?, ?)`)
           .run(c.id, c.session, c.message, fireNumber, c.next_fire_at, now, late ? 1 : 0).lastInsertRowid,
       );
-      return FireRow.parse(this.db.prepare('SELECT * FROM callback_fires WHERE id = ?').get(id));
+      return FireRow.parse(prepared(this.db, 'SELECT * FROM callback_fires WHERE id = ?').get(id));
     }).immediate();
   }
 
@@ -124,11 +122,11 @@ export class CallbacksRepo {
    * every second, so it should stay a single statement).
    */
   private claim(session: string, flag: 'notified' | 'delivered'): FireRow[] {
-    const rows = this.db.prepare(`UPDATE callback_fires SET ${flag} = 1 WHERE session = ? AND ${flag} = 0 RETURNING *`).all(session) as unknown[];
+    const rows = prepared(this.db, `UPDATE callback_fires SET ${flag} = 1 WHERE session = ? AND ${flag} = 0 RETURNING *`).all(session) as unknown[];
     return rows.map((r) => FireRow.parse(r)).sort((a, b) => a.id - b.id);
   }
 
   recentFires(limit = 100): FireRow[] {
-    return (this.db.prepare('SELECT * FROM callback_fires ORDER BY id DESC LIMIT ?').all(limit) as unknown[]).map((r) => FireRow.parse(r));
+    return (prepared(this.db, 'SELECT * FROM callback_fires ORDER BY id DESC LIMIT ?').all(limit) as unknown[]).map((r) => FireRow.parse(r));
   }
 }

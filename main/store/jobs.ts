@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Db } from './db.js';
+import { prepared } from './statements.js';
 
 export const JobStatus = z.enum(['starting', 'running', 'exited', 'killed', 'lost']);
 export const JobRow = z.object({
@@ -25,46 +26,44 @@ export class JobsRepo {
 
   insert(job: { command: string; cwd: string; logPath: (id: number) => string; exitPath: (id: number) => string; session?: string }): JobRow {
     return this.db.transaction(() => {
-      const info = this.db
-        .prepare(`INSERT INTO jobs (command, cwd, status, started_at, log_path, exit_path, session) VALUES (?, ?, 'starting', ?, '', '', ?)`)
+      const info = prepared(this.db, `INSERT INTO jobs (command, cwd, status, started_at, log_path, exit_path, session) VALUES (?, ?, 'starting', ?, '', '', ?)`)
         .run(job.command, job.cwd, Date.now(), job.session ?? null);
       const id = Number(info.lastInsertRowid);
-      this.db.prepare('UPDATE jobs SET log_path = ?, exit_path = ? WHERE id = ?').run(job.logPath(id), job.exitPath(id), id);
+      prepared(this.db, 'UPDATE jobs SET log_path = ?, exit_path = ? WHERE id = ?').run(job.logPath(id), job.exitPath(id), id);
       return this.get(id)!;
     }).immediate();
   }
 
   get(id: number): JobRow | undefined {
-    const row = this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id);
+    const row = prepared(this.db, 'SELECT * FROM jobs WHERE id = ?').get(id);
     return row ? JobRow.parse(row) : undefined;
   }
 
   list(limit = 500): JobRow[] {
-    return (this.db.prepare('SELECT * FROM jobs ORDER BY id DESC LIMIT ?').all(limit) as unknown[]).map((r) => JobRow.parse(r)).reverse();
+    return (prepared(this.db, 'SELECT * FROM jobs ORDER BY id DESC LIMIT ?').all(limit) as unknown[]).map((r) => JobRow.parse(r)).reverse();
   }
 
   running(): JobRow[] {
-    return (this.db.prepare(`SELECT * FROM jobs WHERE status IN ('starting','running') ORDER BY id`).all() as unknown[]).map((r) => JobRow.parse(r));
+    return (prepared(this.db, `SELECT * FROM jobs WHERE status IN ('starting','running') ORDER BY id`).all() as unknown[]).map((r) => JobRow.parse(r));
   }
 
   countRunning(): number {
-    return (this.db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE status IN ('starting','running')`).get() as { n: number }).n;
+    return (prepared(this.db, `SELECT COUNT(*) AS n FROM jobs WHERE status IN ('starting','running')`).get() as { n: number }).n;
   }
 
   markRunning(id: number, pid: number): void {
-    this.db.prepare(`UPDATE jobs SET status = 'running', pid = ? WHERE id = ? AND status = 'starting'`).run(pid, id);
+    prepared(this.db, `UPDATE jobs SET status = 'running', pid = ? WHERE id = ? AND status = 'starting'`).run(pid, id);
   }
 
   /** Ends a job once; returns false when another process already recorded its end. */
   finish(id: number, status: 'exited' | 'killed' | 'lost', exitCode: number | null, endedAt: number, note?: string): boolean {
-    const r = this.db
-      .prepare(`UPDATE jobs SET status = ?, exit_code = ?, ended_at = ?, note = COALESCE(?, note) WHERE id = ? AND status IN ('starting','running')`)
+    const r = prepared(this.db, `UPDATE jobs SET status = ?, exit_code = ?, ended_at = ?, note = COALESCE(?, note) WHERE id = ? AND status IN ('starting','running')`)
       .run(status, exitCode, endedAt, note ?? null, id);
     return r.changes > 0;
   }
 
   /** Moves the read position only if nobody moved it since we looked (compare-and-set). */
   advanceOffset(id: number, from: number, to: number): boolean {
-    return this.db.prepare('UPDATE jobs SET read_offset = ? WHERE id = ? AND read_offset = ?').run(to, id, from).changes > 0;
+    return prepared(this.db, 'UPDATE jobs SET read_offset = ? WHERE id = ? AND read_offset = ?').run(to, id, from).changes > 0;
   }
 }

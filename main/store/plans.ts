@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Db } from './db.js';
+import { prepared } from './statements.js';
 
 export const PlanRow = z.object({
   id: z.number().int(),
@@ -18,23 +19,23 @@ export class PlansRepo {
   constructor(private db: Db) {}
 
   current(): PlanRow | undefined {
-    const r = this.db.prepare('SELECT * FROM plans ORDER BY id DESC LIMIT 1').get();
+    const r = prepared(this.db, 'SELECT * FROM plans ORDER BY id DESC LIMIT 1').get();
     return r ? PlanRow.parse(r) : undefined;
   }
 
   enter(goal: string): PlanRow {
     return this.db.transaction(() => {
-      this.db.prepare(`UPDATE plans SET status = 'reset', exited_at = ? WHERE status = 'active'`).run(Date.now());
-      const id = Number(this.db.prepare(`INSERT INTO plans (goal, status, started_at) VALUES (?, 'active', ?)`).run(goal, Date.now()).lastInsertRowid);
-      return PlanRow.parse(this.db.prepare('SELECT * FROM plans WHERE id = ?').get(id));
+      prepared(this.db, `UPDATE plans SET status = 'reset', exited_at = ? WHERE status = 'active'`).run(Date.now());
+      const id = Number(prepared(this.db, `INSERT INTO plans (goal, status, started_at) VALUES (?, 'active', ?)`).run(goal, Date.now()).lastInsertRowid);
+      return PlanRow.parse(prepared(this.db, 'SELECT * FROM plans WHERE id = ?').get(id));
     }).immediate();
   }
 
   exit(id: number, planFile: string, text: string, status: 'submitted' | 'approved' | 'rejected', comment?: string): void {
-    this.db.prepare('UPDATE plans SET status = ?, exited_at = ?, plan_file = ?, plan_text = ?, comment = ? WHERE id = ?').run(status, Date.now(), planFile, text, comment ?? null, id);
+    prepared(this.db, 'UPDATE plans SET status = ?, exited_at = ?, plan_file = ?, plan_text = ?, comment = ? WHERE id = ?').run(status, Date.now(), planFile, text, comment ?? null, id);
   }
 
   reset(): boolean {
-    return this.db.prepare(`UPDATE plans SET status = 'reset', exited_at = COALESCE(exited_at, ?) WHERE status IN ('active','submitted')`).run(Date.now()).changes > 0;
+    return prepared(this.db, `UPDATE plans SET status = 'reset', exited_at = COALESCE(exited_at, ?) WHERE status IN ('active','submitted')`).run(Date.now()).changes > 0;
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Db } from './db.js';
+import { prepared } from './statements.js';
 
 export const QuestionRow = z.object({
   id: z.number().int(),
@@ -19,32 +20,30 @@ export class QuestionsRepo {
 
   insert(q: { session?: string; client?: string; questions: unknown; purpose: string }): QuestionRow {
     const id = Number(
-      this.db
-        .prepare(`INSERT INTO questions (session, client, questions, status, purpose, created_at) VALUES (?, ?, ?, 'pending', ?, ?)`)
+      prepared(this.db, `INSERT INTO questions (session, client, questions, status, purpose, created_at) VALUES (?, ?, ?, 'pending', ?, ?)`)
         .run(q.session ?? null, q.client ?? null, JSON.stringify(q.questions), q.purpose, Date.now()).lastInsertRowid,
     );
     return this.get(id)!;
   }
 
   get(id: number): QuestionRow | undefined {
-    const r = this.db.prepare('SELECT * FROM questions WHERE id = ?').get(id);
+    const r = prepared(this.db, 'SELECT * FROM questions WHERE id = ?').get(id);
     return r ? QuestionRow.parse(r) : undefined;
   }
 
   /** Records the outcome once; false when it was already answered, declined or timed out. */
   settle(id: number, status: 'answered' | 'declined' | 'timeout' | 'cancelled', answer?: unknown): boolean {
     return (
-      this.db
-        .prepare(`UPDATE questions SET status = ?, answer = ?, answered_at = ? WHERE id = ? AND status = 'pending'`)
+      prepared(this.db, `UPDATE questions SET status = ?, answer = ?, answered_at = ? WHERE id = ? AND status = 'pending'`)
         .run(status, answer === undefined ? null : JSON.stringify(answer), Date.now(), id).changes > 0
     );
   }
 
   pending(): QuestionRow[] {
-    return (this.db.prepare(`SELECT * FROM questions WHERE status = 'pending' ORDER BY id`).all() as unknown[]).map((r) => QuestionRow.parse(r));
+    return (prepared(this.db, `SELECT * FROM questions WHERE status = 'pending' ORDER BY id`).all() as unknown[]).map((r) => QuestionRow.parse(r));
   }
 
   history(limit = 100): QuestionRow[] {
-    return (this.db.prepare(`SELECT * FROM questions WHERE status != 'pending' ORDER BY id DESC LIMIT ?`).all(limit) as unknown[]).map((r) => QuestionRow.parse(r));
+    return (prepared(this.db, `SELECT * FROM questions WHERE status != 'pending' ORDER BY id DESC LIMIT ?`).all(limit) as unknown[]).map((r) => QuestionRow.parse(r));
   }
 }

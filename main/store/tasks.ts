@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Db } from './db.js';
+import { prepared } from './statements.js';
 
 export const TaskRow = z.object({ id: z.number().int(), name: z.string(), created_at: z.number(), completed_at: z.number().nullable() });
 export const StepRow = z.object({ id: z.number().int(), task_id: z.number().int(), text: z.string(), created_at: z.number(), done_at: z.number().nullable() });
@@ -17,25 +18,25 @@ export class TasksRepo {
   constructor(private db: Db) {}
 
   activeId(): number | undefined {
-    const row = this.db.prepare('SELECT value FROM kv WHERE key = ?').get(ACTIVE_KEY) as { value: string } | undefined;
+    const row = prepared(this.db, 'SELECT value FROM kv WHERE key = ?').get(ACTIVE_KEY) as { value: string } | undefined;
     const id = row ? Number(row.value) : NaN;
     return Number.isInteger(id) && this.get(id) ? id : undefined;
   }
 
   setActive(id: number): void {
-    this.db.prepare('INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(ACTIVE_KEY, String(id));
+    prepared(this.db, 'INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(ACTIVE_KEY, String(id));
   }
 
   create(name: string): TaskRow {
     return this.db.transaction(() => {
-      const id = Number(this.db.prepare('INSERT INTO tasks (name, created_at) VALUES (?, ?)').run(name, Date.now()).lastInsertRowid);
+      const id = Number(prepared(this.db, 'INSERT INTO tasks (name, created_at) VALUES (?, ?)').run(name, Date.now()).lastInsertRowid);
       this.setActive(id);
       return this.get(id)!;
     }).immediate();
   }
 
   get(id: number): TaskRow | undefined {
-    const r = this.db.prepare('SELECT * FROM tasks WHERE id = ?').get(id);
+    const r = prepared(this.db, 'SELECT * FROM tasks WHERE id = ?').get(id);
     return r ? TaskRow.parse(r) : undefined;
   }
 
@@ -46,19 +47,19 @@ export class TasksRepo {
   }
 
   steps(taskId: number): StepRow[] {
-    return (this.db.prepare('SELECT * FROM task_steps WHERE task_id = ? ORDER BY id').all(taskId) as unknown[]).map((r) => StepRow.parse(r));
+    return (prepared(this.db, 'SELECT * FROM task_steps WHERE task_id = ? ORDER BY id').all(taskId) as unknown[]).map((r) => StepRow.parse(r));
   }
 
   step(id: number): StepRow | undefined {
-    const r = this.db.prepare('SELECT * FROM task_steps WHERE id = ?').get(id);
+    const r = prepared(this.db, 'SELECT * FROM task_steps WHERE id = ?').get(id);
     return r ? StepRow.parse(r) : undefined;
   }
 
   addStep(taskId: number, text: string): StepRow {
     return this.db.transaction(() => {
-      const id = Number(this.db.prepare('INSERT INTO task_steps (task_id, text, created_at) VALUES (?, ?, ?)').run(taskId, text, Date.now()).lastInsertRowid);
+      const id = Number(prepared(this.db, 'INSERT INTO task_steps (task_id, text, created_at) VALUES (?, ?, ?)').run(taskId, text, Date.now()).lastInsertRowid);
       // A finished task that gets a new step is open again.
-      this.db.prepare('UPDATE tasks SET completed_at = NULL WHERE id = ?').run(taskId);
+      prepared(this.db, 'UPDATE tasks SET completed_at = NULL WHERE id = ?').run(taskId);
       return this.step(id)!;
     }).immediate();
   }
@@ -66,9 +67,9 @@ export class TasksRepo {
   completeStep(id: number): void {
     this.db.transaction(() => {
       const step = this.step(id)!;
-      this.db.prepare('UPDATE task_steps SET done_at = COALESCE(done_at, ?) WHERE id = ?').run(Date.now(), id);
-      const open = (this.db.prepare('SELECT COUNT(*) AS n FROM task_steps WHERE task_id = ? AND done_at IS NULL').get(step.task_id) as { n: number }).n;
-      if (open === 0) this.db.prepare('UPDATE tasks SET completed_at = COALESCE(completed_at, ?) WHERE id = ?').run(Date.now(), step.task_id);
+      prepared(this.db, 'UPDATE task_steps SET done_at = COALESCE(done_at, ?) WHERE id = ?').run(Date.now(), id);
+      const open = (prepared(this.db, 'SELECT COUNT(*) AS n FROM task_steps WHERE task_id = ? AND done_at IS NULL').get(step.task_id) as { n: number }).n;
+      if (open === 0) prepared(this.db, 'UPDATE tasks SET completed_at = COALESCE(completed_at, ?) WHERE id = ?').run(Date.now(), step.task_id);
     }).immediate();
   }
 
@@ -76,15 +77,15 @@ export class TasksRepo {
   completeTask(id: number): void {
     this.db.transaction(() => {
       const now = Date.now();
-      this.db.prepare('UPDATE task_steps SET done_at = ? WHERE task_id = ? AND done_at IS NULL').run(now, id);
-      this.db.prepare('UPDATE tasks SET completed_at = COALESCE(completed_at, ?) WHERE id = ?').run(now, id);
+      prepared(this.db, 'UPDATE task_steps SET done_at = ? WHERE task_id = ? AND done_at IS NULL').run(now, id);
+      prepared(this.db, 'UPDATE tasks SET completed_at = COALESCE(completed_at, ?) WHERE id = ?').run(now, id);
     }).immediate();
   }
 
   list(query?: string): TaskWithSteps[] {
     const rows = (query
-      ? this.db.prepare(`SELECT * FROM tasks WHERE name LIKE ? ESCAPE '\\' ORDER BY id`).all(`%${query.replace(/[\\%_]/g, (c) => '\\' + c)}%`)
-      : this.db.prepare('SELECT * FROM tasks ORDER BY id').all()) as unknown[];
+      ? prepared(this.db, `SELECT * FROM tasks WHERE name LIKE ? ESCAPE '\\' ORDER BY id`).all(`%${query.replace(/[\\%_]/g, (c) => '\\' + c)}%`)
+      : prepared(this.db, 'SELECT * FROM tasks ORDER BY id').all()) as unknown[];
     const active = this.activeId();
     return rows.map((r) => {
       const t = TaskRow.parse(r);

@@ -115,24 +115,33 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     return this.reconcile(job);
   }
 
+  /**
+   * The newest jobs, the running ones among them brought up to date. One query, not two: a
+   * running job older than the list's window is not shown, and the reconcile timer keeps it current.
+   */
   list(): JobRow[] {
-    this.reconcileAll();
-    return this.repo.list();
+    return this.repo.list().map((job) => (isActive(job) ? this.refresh(job) : job));
   }
 
   private sizes = new Map<number, number>();
 
   reconcileAll(): void {
     if (this.readOnly) return;
-    for (const job of this.repo.running()) {
-      // Growing logs are announced so that the dashboard can show output live.
-      const size = fileSize(job.log_path);
-      if (size !== (this.sizes.get(job.id) ?? 0)) {
-        this.sizes.set(job.id, size);
-        this.emit('event', { type: 'job_output', job });
-      }
-      if (!isActive(this.reconcile(job))) this.sizes.delete(job.id);
+    for (const job of this.repo.running()) this.refresh(job);
+  }
+
+  /** One running job: announces output it grew since last looked at, and records its end. */
+  private refresh(job: JobRow): JobRow {
+    if (this.readOnly) return job;
+    // Growing logs are announced so that the dashboard can show output live.
+    const size = fileSize(job.log_path);
+    if (size !== (this.sizes.get(job.id) ?? 0)) {
+      this.sizes.set(job.id, size);
+      this.emit('event', { type: 'job_output', job });
     }
+    const fresh = this.reconcile(job);
+    if (!isActive(fresh)) this.sizes.delete(job.id);
+    return fresh;
   }
 
   /** Brings one row up to date with the exit file and the process table. */
