@@ -5,6 +5,7 @@ import type { SessionTable } from './sessions.js';
 import { UserError } from '../core/errors.js';
 import { Question } from '../tools/interaction/questions.js';
 import type { QuestionRow } from '../store/questions.js';
+import type { EngineHealth } from '../tools/search/health.js';
 
 function questionView(q: QuestionRow) {
   return {
@@ -17,6 +18,12 @@ function questionView(q: QuestionRow) {
     questions: Question.array().parse(JSON.parse(q.questions)),
     answer: q.answer ? JSON.parse(q.answer) : null,
   };
+}
+
+/** `GET /api/search/engines`: each engine's state, last error and when a resting one is asked again (the dashboard's Tools page shows it). */
+export interface EnginesView {
+  engines: (EngineHealth & { configured: boolean; enabled: boolean })[];
+  unknown: string[];
 }
 
 const ANSWER_STATUS: Record<string, number> = { QUESTION_NOT_FOUND: 404, QUESTION_SETTLED: 409 };
@@ -57,7 +64,8 @@ export function hubApi(runtime: Runtime, _sessions: SessionTable): express.Route
   r.get('/api/search/engines', async (_req, res) => {
     await s.search.load();
     const enabled = new Set(s.search.engines().map((e) => e.name));
-    res.json({ engines: s.search.healthReport().map((h) => ({ ...h, enabled: enabled.has(h.name) })), unknown: s.search.unknownEngines() });
+    const view: EnginesView = { engines: s.search.healthReport().map((h) => ({ ...h, enabled: enabled.has(h.name) })), unknown: s.search.unknownEngines() };
+    res.json(view);
   });
 
   return r;

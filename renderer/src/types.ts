@@ -4,6 +4,7 @@ import type { SettingView, DiagnosticView } from '../../main/http/dashboard-sett
 import type { OverviewView, ToolsView, ToolView, SettingsPageView, TasksView, JobsView, JobView, CallbacksView, SkillsView, ActivityView, MinutesView } from '../../main/http/dashboard-views.js';
 
 export type { CallRecord, MinuteBucket, SettingView, DiagnosticView, ToolsView, SettingsPageView, TasksView, JobsView, JobView, CallbacksView, SkillsView, ActivityView, MinutesView };
+export type { EnginesView } from '../../main/http/api.js';
 export type Overview = OverviewView;
 export type Tool = ToolView;
 

@@ -5,6 +5,7 @@ import { useResource } from '../hooks.js';
 import { Chart } from '../chart.js';
 import { Panel, Problem, Switch, announce, Pending } from '../ui.js';
 import type { MinutesView, PageProps, ToolsView } from '../types.js';
+import { EnginesPanel } from './engines.js';
 
 function ms(v: number | undefined): string {
   return v === undefined ? '–' : `${v} ms`;
@@ -57,6 +58,7 @@ export function ToolsPage(props: PageProps) {
           </section>
         ))}
       </div>
+      <EnginesPanel onSignedOut={props.onSignedOut} />
     </>
   );
 }
