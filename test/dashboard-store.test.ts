@@ -30,9 +30,11 @@ describe('activity and per-tool statistics in SQLite', () => {
     try {
       let store = openStore(file);
       let bus = new EventBus();
-      new Activity(bus, new ActivityRepo(store.db), settings);
+      const first = new Activity(bus, new ActivityRepo(store.db), settings);
       const now = Date.now();
       for (let i = 0; i < 20; i++) call(bus, `a${i}`, i % 2 ? 'Bash' : 'WebSearch', now - i * 1000, 10 + i, i === 3);
+      // As the runtime does when it shuts down: what is still pending is written.
+      first.close();
       store.db.close();
       store = openStore(file);
       bus = new EventBus();
@@ -67,6 +69,7 @@ describe('activity and per-tool statistics in SQLite', () => {
       const now = Date.now();
       for (let i = 0; i < 5; i++) call(bus, `old${i}`, 'Bash', now - 3 * 86_400_000 - i, 5);
       for (let i = 0; i < 150; i++) call(bus, `new${i}`, 'Bash', now - i, 5);
+      activity.flush();
       assert.equal(repo.count(), 155);
       assert.equal(activity.prune(), 55);
       assert.equal(repo.count(), 100);

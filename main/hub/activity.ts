@@ -32,6 +32,9 @@ export interface MinuteBucket {
 }
 
 const MINUTE = 60_000;
+/** Pending activity is written this long after the first unwritten event, or at once past MAX_PENDING. */
+const FLUSH_AFTER_MS = 200;
+const MAX_PENDING = 256;
 /** Pruning runs at most this often; between runs the table may exceed its bound by a few calls. */
 const PRUNE_EVERY_MS = 60_000;
 
@@ -61,52 +64,78 @@ function toRecord(r: CallRow): CallRecord {
  */
 export class Activity {
   private lastPrune = 0;
+  /** Starts and finishes not yet written: written together, off the call's path (see `flush`). */
+  private pending: Parameters<ActivityRepo['record']>[0] = [];
+  private timer?: NodeJS.Timeout;
+  private unsubscribe: () => void;
 
   constructor(bus: EventBus, private repo: ActivityRepo, private settings: Settings, private readOnly = false) {
-    bus.subscribe((e) => this.onEvent(e));
+    this.unsubscribe = bus.subscribe((e) => this.onEvent(e));
     if (!readOnly) this.prune();
   }
 
   private onEvent(e: HubEvent): void {
     if (this.readOnly) return;
+    if (e.type === 'tool_call_started') this.pending.push({ kind: 'started', ...e });
+    else if (e.type === 'tool_call_finished') this.pending.push({ kind: 'finished', ...e });
+    else return;
+    // Two writes per call on the call's own path cost more than a cheap call itself: batch them.
+    if (this.pending.length >= MAX_PENDING) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), FLUSH_AFTER_MS).unref();
+  }
+
+  /** Writes what is pending in one transaction. Reads flush first, so they always see every call. */
+  flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
     try {
-      if (e.type === 'tool_call_started') {
-        this.repo.started(e);
-      } else if (e.type === 'tool_call_finished') {
-        this.repo.finished(e);
-        if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) this.prune();
-      }
+      this.repo.record(batch);
+      if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) this.prune();
     } catch (err) {
       // Activity is a record for the person, never a reason for a call to fail.
-      log.warn(`could not record a tool call: ${(err as Error).message}`);
+      log.warn(`could not record ${batch.length} tool call event(s): ${(err as Error).message}`);
     }
   }
 
+  close(): void {
+    this.unsubscribe();
+    this.flush();
+  }
+
   prune(): number {
+    this.flush();
     this.lastPrune = Date.now();
     const days = this.settings.get('ACTIVITY_RETENTION_DAYS');
     return this.repo.prune(Date.now() - days * 86_400_000, this.settings.get('ACTIVITY_MAX_CALLS'));
   }
 
   recent(limit = 200, filter: Omit<ActivityFilter, 'limit'> = {}): CallRecord[] {
+    this.flush();
     return this.repo.list({ ...filter, limit }).map(toRecord);
   }
 
   get(id: string): CallRecord | undefined {
+    this.flush();
     const r = this.repo.get(id);
     return r ? toRecord(r) : undefined;
   }
 
   /** Which client a session belongs to, by the calls it made (kept across restarts, unlike open sessions). */
   clientOf(session: string): string | undefined {
+    this.flush();
     return this.repo.clientOf(session);
   }
 
   facets(): { tools: string[]; clients: string[] } {
+    this.flush();
     return this.repo.facets();
   }
 
   statsFor(tool: string): ToolStats {
+    this.flush();
     const total = this.repo.totalsFor(tool);
     if (total.calls === 0) return { calls: 0, errors: 0 };
     const sorted = this.repo.recentLatencies(tool).sort((a, b) => a - b);
@@ -115,6 +144,7 @@ export class Activity {
 
   /** The last `minutes` minutes, oldest first, one bucket a minute (empty minutes included). */
   perMinute(minutes = 60, now = Date.now()): MinuteBucket[] {
+    this.flush();
     const end = Math.floor(now / MINUTE) * MINUTE + MINUTE;
     const start = end - minutes * MINUTE;
     const latencies = Array.from({ length: minutes }, () => new Map<string, number[]>());

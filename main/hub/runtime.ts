@@ -147,6 +147,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
       if (closed) return;
       closed = true;
       notifier.close();
+      if (store.db.open) activity.close();
       settings.close();
       skills.close();
       void playwright?.renderer.close();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Db } from './db.js';
+import { prepared } from './statements.js';
 
 export const CallRow = z.object({
   id: z.string(),
@@ -25,6 +26,22 @@ export const ActivityFilter = z.object({
 });
 export type ActivityFilter = z.input<typeof ActivityFilter>;
 
+export interface CallStarted {
+  id: string;
+  tool: string;
+  session?: string;
+  client?: string;
+  args: string;
+  at: number;
+}
+
+export interface CallFinished {
+  id: string;
+  ms: number;
+  isError: boolean;
+  summary: string;
+}
+
 export interface ToolTotals {
   tool: string;
   calls: number;
@@ -45,12 +62,22 @@ export interface Timing {
 export class ActivityRepo {
   constructor(private db: Db) {}
 
-  started(c: { id: string; tool: string; session?: string; client?: string; args: string; at: number }): void {
-    this.db.prepare('INSERT OR IGNORE INTO tool_calls (id, tool, session, client, args, started_at) VALUES (?, ?, ?, ?, ?, ?)').run(c.id, c.tool, c.session ?? null, c.client ?? null, c.args, c.at);
+  started(c: CallStarted): void {
+    prepared(this.db, 'INSERT OR IGNORE INTO tool_calls (id, tool, session, client, args, started_at) VALUES (?, ?, ?, ?, ?, ?)').run(c.id, c.tool, c.session ?? null, c.client ?? null, c.args, c.at);
   }
 
-  finished(c: { id: string; ms: number; isError: boolean; summary: string }): void {
-    this.db.prepare('UPDATE tool_calls SET ms = ?, is_error = ?, summary = ? WHERE id = ?').run(c.ms, c.isError ? 1 : 0, c.summary, c.id);
+  finished(c: CallFinished): void {
+    prepared(this.db, 'UPDATE tool_calls SET ms = ?, is_error = ?, summary = ? WHERE id = ?').run(c.ms, c.isError ? 1 : 0, c.summary, c.id);
+  }
+
+  /** Many starts and finishes in one transaction, in the order they happened. */
+  record(batch: ({ kind: 'started' } & CallStarted | { kind: 'finished' } & CallFinished)[]): void {
+    this.db.transaction(() => {
+      for (const e of batch) {
+        if (e.kind === 'started') this.started(e);
+        else this.finished(e);
+      }
+    })();
   }
 
   get(id: string): CallRow | undefined {

@@ -122,6 +122,8 @@ export class CallbacksRepo {
    * every second, so it should stay a single statement).
    */
   private claim(session: string, flag: 'notified' | 'delivered'): FireRow[] {
+    // Nearly every call finds nothing: a read answers that without taking the write lock.
+    if (!prepared(this.db, `SELECT 1 FROM callback_fires WHERE session = ? AND ${flag} = 0 LIMIT 1`).get(session)) return [];
     const rows = prepared(this.db, `UPDATE callback_fires SET ${flag} = 1 WHERE session = ? AND ${flag} = 0 RETURNING *`).all(session) as unknown[];
     return rows.map((r) => FireRow.parse(r)).sort((a, b) => a.id - b.id);
   }
