@@ -77,7 +77,7 @@ export function compatRouter(deps: CompatDeps): express.Router {
     const group = groupParam(req, res);
     if (group === false) return;
     const handle = clientHandleFrom(req.headers);
-    const tools = await calls.listFor(group, handle.cwd ? async () => handle.cwd : undefined);
+    const tools = await calls.listFor(group, handle.cwd ? () => handle.cwd : undefined);
     res.json({ success: true, tools, count: tools.length, ...(calls.paused ? { paused: true, message: PAUSED_MESSAGE } : {}) });
   });
 
@@ -117,7 +117,7 @@ export function compatRouter(deps: CompatDeps): express.Router {
     // A script that names itself (X-Pincer-Client) gets its own callbacks and folder; others share one identity.
     const handle = clientHandleFrom(req.headers);
     const caller = handle.id ? namedCaller('rest', handle.id) : restCaller;
-    const workdir = handle.cwd ? async () => handle.cwd : undefined;
+    const workdir = handle.cwd ? () => handle.cwd : undefined;
     const { result, error } = await calls.call({ name: body.name, arguments: body.arguments ?? {}, caller, channel: { signal: abortOnClose(res), workdir } });
     const metadata = { tool: body.name, duration: `${Date.now() - started}ms`, timestamp: Date.now() };
     const status = error ? HTTP_STATUS[error.code] : 200;

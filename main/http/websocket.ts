@@ -62,7 +62,7 @@ function onConnection(ws: WebSocket, deps: WsDeps, client: ClientHandle): void {
   // The simple messages of this connection are one client too.
   const simpleCaller = new Caller('websocket', client.id ? `client:${client.id}` : id);
   if (client.id) simpleCaller.hasCallbacks = true;
-  const workdir = client.cwd ? async () => client.cwd : undefined;
+  const workdir = client.cwd ? () => client.cwd : undefined;
   // Everything this connection holds, released at once when it closes.
   const lifetime = new DisposableStore();
   lifetime.add(deps.sessions.openStream());
@@ -101,7 +101,7 @@ function onConnection(ws: WebSocket, deps: WsDeps, client: ClientHandle): void {
 
 type SimpleMessage = { type: string; requestId?: unknown; name?: unknown; arguments?: unknown };
 
-async function simpleMessage(ws: WebSocket, msg: SimpleMessage, deps: WsDeps, caller: Caller, workdir?: () => Promise<string | undefined>): Promise<void> {
+async function simpleMessage(ws: WebSocket, msg: SimpleMessage, deps: WsDeps, caller: Caller, workdir?: () => string | undefined | Promise<string | undefined>): Promise<void> {
   const send = (v: object) => {
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(v));
   };

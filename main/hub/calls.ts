@@ -22,7 +22,12 @@ export interface CallChannel {
   /** Multi round-trip asking (2026-07-28 clients that can show a form). */
   roundTrip?: RoundTrip;
   /** The client's working folder (first root, else where its bridge started), when it has one. */
-  workdir?: () => Promise<string | undefined>;
+  /**
+   * The client's working folder (first root, else where its bridge started), when it has one.
+   * Synchronous when it is known: an extra await on every call splits the HTTP answer's headers
+   * from its body and costs a cheap call about a millisecond over Streamable HTTP.
+   */
+  workdir?: () => string | undefined | Promise<string | undefined>;
   /** Present when the client can show a form. */
   elicit?: (params: ElicitRequestFormParams, signal?: AbortSignal) => Promise<ElicitResult>;
 }
@@ -61,8 +66,13 @@ export class ToolCalls {
    * The settings that apply to one client's calls: its project folder's view
    * (which may only narrow) when the client has a folder, else the process's.
    */
-  async settingsFor(workdir: CallChannel['workdir']): Promise<SettingsView> {
-    const dir = await workdir?.().catch(() => undefined);
+  settingsFor(workdir: CallChannel['workdir']): SettingsView | Promise<SettingsView> {
+    const dir = workdir?.();
+    if (dir instanceof Promise) return dir.then((d) => this.viewOf(d), () => this.services.settings);
+    return this.viewOf(dir);
+  }
+
+  private viewOf(dir: string | undefined): SettingsView {
     if (!dir) return this.services.settings;
     try {
       return this.hubSettings.forProject(dir);
@@ -100,7 +110,8 @@ export class ToolCalls {
       const where = req.group ? ` in the ${req.group} group` : '';
       return refused('TOOL_NOT_FOUND', `Unknown tool: ${name}${where}. tools/list shows the available tools.`);
     }
-    const settings = await this.settingsFor(req.channel.workdir);
+    const pendingSettings = this.settingsFor(req.channel.workdir);
+    const settings = pendingSettings instanceof Promise ? await pendingSettings : pendingSettings;
     if (this.registry.servingPaused(settings)) return refused('SERVING_PAUSED', PAUSED_MESSAGE);
     const storeProblem = this.services.storeProblem();
     if (storeProblem) return refused('STORE_UNAVAILABLE', `${name}: ${storeProblem}`);

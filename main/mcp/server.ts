@@ -95,21 +95,29 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
 
   // The client's working folder: its first root when it declares roots (asked once, again after
   // roots/list_changed), else the folder its bridge or this stdio process started in.
-  let roots: Promise<string | undefined> | undefined;
+  // Once known, the first root is returned synchronously (see CallChannel.workdir).
+  let roots: { pending: Promise<string | undefined> } | { known: string | undefined } | undefined;
   server.setNotificationHandler('notifications/roots/list_changed', () => {
     roots = undefined;
   });
-  const workdir = async (): Promise<string | undefined> => {
+  const workdir = (): string | undefined | Promise<string | undefined> => {
     // 2026-07-28 has no server-to-client requests outside multi round-trip results.
-    if (server.getClientCapabilities()?.roots && (server.getNegotiatedProtocolVersion() ?? '') < '2026-07-28') {
-      roots ??= server
-        .listRoots(undefined, { timeout: 5000 })
-        .then((r) => firstRootPath(r.roots))
-        .catch(() => undefined);
-      const root = await roots;
-      if (root) return root;
+    if (!server.getClientCapabilities()?.roots || (server.getNegotiatedProtocolVersion() ?? '') >= '2026-07-28') return opts.client?.cwd;
+    if (roots && 'known' in roots) return roots.known ?? opts.client?.cwd;
+    if (!roots) {
+      const asked: { pending: Promise<string | undefined> } = {
+        pending: server
+          .listRoots(undefined, { timeout: 5000 })
+          .then((r) => firstRootPath(r.roots))
+          .catch(() => undefined)
+          .then((root) => {
+            if (roots === asked) roots = { known: root };
+            return root;
+          }),
+      };
+      roots = asked;
     }
-    return opts.client?.cwd;
+    return roots.pending.then((root) => root ?? opts.client?.cwd);
   };
 
   const lifetime = new DisposableStore();

@@ -59,7 +59,7 @@ export interface ToolContext {
    * roots, else the folder `pincer stdio` was started in. Undefined when the
    * client gave none (then BASH_CWD, then home).
    */
-  workdir?: () => Promise<string | undefined>;
+  workdir?: () => string | undefined | Promise<string | undefined>;
   /**
    * Present when the client asks in multi round-trips (2026-07-28) and can
    * show a form: a tool may then answer with `askInClient` and is called

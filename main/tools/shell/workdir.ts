@@ -23,7 +23,7 @@ function isDir(dir: string): boolean {
 export async function startingFolder(ctx: ToolContext): Promise<string> {
   const remembered = ctx.sessionId ? current.get(ctx.sessionId) : undefined;
   if (remembered && isDir(remembered)) return remembered;
-  const own = await ctx.workdir?.().catch(() => undefined);
+  const own = await Promise.resolve(ctx.workdir?.()).catch(() => undefined);
   if (own && isDir(own)) return own;
   return resolveCwd(ctx.services.settings);
 }
