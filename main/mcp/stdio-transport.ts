@@ -3,7 +3,11 @@ import { isSpecType, parseJSONRPCMessage, specTypeSchemas, type JSONRPCMessage, 
 
 export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 
-/** A JSON-RPC error for a message that could not be handled at all. */
+/**
+ * A JSON-RPC error for a message that could not be handled at all. JSON-RPC
+ * answers an unreadable request with `id: null`, which the SDK's message type
+ * does not allow for; hence the one cast.
+ */
 export function rpcError(id: string | number | null, code: number, message: string): JSONRPCMessage {
   return { jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage;
 }

@@ -1,4 +1,4 @@
 import type { AnyTool } from '../types.js';
 import { askUserQuestionTool } from './ask-user-question.js';
 
-export const interactionTools = [askUserQuestionTool] as unknown as AnyTool[];
+export const interactionTools: AnyTool[] = [askUserQuestionTool];

@@ -4,4 +4,4 @@ import { planModeTool } from './plan-mode.js';
 import { invokeSkillTool } from './invoke-skill.js';
 import { setCallbackTool } from './set-callback.js';
 
-export const workflowTools = [taskManagerTool, planModeTool, invokeSkillTool, setCallbackTool] as unknown as AnyTool[];
+export const workflowTools: AnyTool[] = [taskManagerTool, planModeTool, invokeSkillTool, setCallbackTool];
