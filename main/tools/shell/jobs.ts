@@ -49,6 +49,8 @@ export interface ReadResult {
 export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
   readonly repo: JobsRepo;
   private timer?: NodeJS.Timeout;
+  /** Jobs this process is stopping right now: the reconcile timer leaves their ending to kill(). */
+  private killing = new Set<number>();
 
   constructor(db: Db, private settings: SettingsView, private jobsDir: string, private readOnly = false) {
     super();
@@ -151,7 +153,8 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     let ended = false;
     if (code !== undefined) {
       ended = this.repo.finish(job.id, 'exited', code, mtime(job.exit_path) ?? Date.now(), this.droppedNote(job));
-    } else if (job.pid !== null && !groupAlive(job.pid)) {
+    } else if (job.pid !== null && !this.killing.has(job.id) && !groupAlive(job.pid)) {
+      // (A job being killed here ends as `killed`, recorded by kill(), not as `lost`.)
       // Look again: the wrapper may have written the file between the two checks.
       const late = readExitCode(job.exit_path);
       ended = late !== undefined
@@ -204,13 +207,22 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     }
     if (job.pid === null) throw new UserError(`KillBgTask: task ${id} has no process yet; try again in a moment.`);
     const t0 = Date.now();
-    await killTree(job.pid, 'SIGTERM');
+    this.killing.add(id);
+    try {
+      return await this.stop(job.id, job.pid, t0, graceMs);
+    } finally {
+      this.killing.delete(id);
+    }
+  }
+
+  private async stop(id: number, pid: number, t0: number, graceMs: number): Promise<{ job: JobRow; forced: boolean; waitedMs: number }> {
+    await killTree(pid, 'SIGTERM');
     let forced = false;
-    while (groupAlive(job.pid) && Date.now() - t0 < graceMs) await sleep(50);
-    if (groupAlive(job.pid)) {
+    while (groupAlive(pid) && Date.now() - t0 < graceMs) await sleep(50);
+    if (groupAlive(pid)) {
       forced = true;
-      await killTree(job.pid, 'SIGKILL');
-      while (groupAlive(job.pid) && Date.now() - t0 < graceMs + 2000) await sleep(50);
+      await killTree(pid, 'SIGKILL');
+      while (groupAlive(pid) && Date.now() - t0 < graceMs + 2000) await sleep(50);
     }
     const note = forced ? `killed with SIGKILL after ignoring SIGTERM for ${graceMs} ms` : 'stopped by SIGTERM';
     if (!this.repo.finish(id, 'killed', null, Date.now(), note)) log.info(`job ${id} ended on its own while being killed`);
