@@ -23,7 +23,9 @@ export interface Hub {
 /** A hub of this build, or of `pincer` (another build's `dist/main/cli/pincer.js`) for before/after figures. */
 export async function startHub(extraEnv: Record<string, string> = {}, pincer = PINCER): Promise<Hub> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pincer-bench-'));
-  const child = spawn(process.execPath, [pincer, 'serve', '--quiet'], { env: { ...process.env, PINCER_HOME: home, HOME: home, HTTP_PORT: 'auto', PINCER_LOG_LEVEL: 'error', BASH_CWD: home, ...extraEnv }, stdio: 'ignore' });
+  // BENCH_HUB_NODE_FLAGS="--max-semi-space-size=1 …": V8/Node flags for the hub, to measure one before adopting it.
+  const flags = (process.env.BENCH_HUB_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...flags, pincer, 'serve', '--quiet'], { env: { ...process.env, PINCER_HOME: home, HOME: home, HTTP_PORT: 'auto', PINCER_LOG_LEVEL: 'error', BASH_CWD: home, ...extraEnv }, stdio: 'ignore' });
   let info: { url: string; pid: number } | undefined;
   for (let i = 0; i < 200 && !info; i++) {
     await new Promise((r) => setTimeout(r, 50));

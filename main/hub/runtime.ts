@@ -24,6 +24,20 @@ import { ActivityRepo } from '../store/activity.js';
 
 const log = logger('runtime');
 
+/**
+ * V8's default heuristics let a process that moves megabytes per call (ReadBgOutput of a big log,
+ * through the SDK's web-stream transport) pile up ~200 MB of dead strings and buffers before a full
+ * collection; --optimize-for-size collects sooner and keeps the heap tight. Measured (bench/RESULTS.md,
+ * issue 17): idle hub ~104 → ~91 MB, 1 GB log read peak ~300 → below 150 MB. Set here, before the
+ * runtime allocates, because a hub is not always started by our own command line (desktop, `pincer serve`).
+ */
+let heapTuned = false;
+function tuneHeapForSize(): void {
+  if (heapTuned || process.env.PINCER_V8_DEFAULT_HEAP === '1') return;
+  heapTuned = true;
+  process.getBuiltinModule('node:v8').setFlagsFromString('--optimize-for-size');
+}
+
 export interface Runtime {
   activity: Activity;
   /** The hub's own settings, the one writer (dashboard, token rotation). Tools read `services.settings`. */
@@ -56,6 +70,7 @@ export interface RuntimeOptions {
 
 /** Builds everything a Pincer process serves from: settings, database, jobs, tools. */
 export function createRuntime(opts: RuntimeOptions): Runtime {
+  tuneHeapForSize();
   const paths = pincerPaths(opts.home);
   ensureHome(paths);
   const settings = new Settings({ userFile: paths.settingsFile, env: opts.env });

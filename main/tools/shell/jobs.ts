@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { EventEmitter } from 'node:events';
-import { StringDecoder } from 'node:string_decoder';
 import { JobsRepo, type JobRow } from '../../store/jobs.js';
 import type { Db } from '../../store/db.js';
 import type { SettingsView } from '../../core/settings/view.js';
@@ -186,11 +185,12 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
       const from = job.read_offset;
       const size = fileSize(job.log_path);
       const want = Math.max(0, Math.min(size - from, opts.maxBytes));
+      // Read into the one shared buffer and decode straight from it, with no await in between:
+      // a megabyte read leaves one string behind, not a buffer, a copy and a string.
       const buf = readRange(job.log_path, from, want);
       const usable = isActive(job) || want < size - from ? completeUtf8Length(buf) : buf.length;
-      const chunk = buf.subarray(0, usable);
       if (this.readOnly || this.repo.advanceOffset(id, from, from + usable) || attempt > 5) {
-        const output = new StringDecoder('utf8').end(chunk);
+        const output = buf.toString('utf8', 0, usable);
         return { job, output, bytes: usable, remaining: Math.max(0, size - from - usable), dropped: Boolean(job.note?.includes('dropped')) };
       }
       // Another reader moved the position first; read on from where it left off.
@@ -265,14 +265,23 @@ function fileSize(file: string): number {
   }
 }
 
-/** Reads a byte range without loading the rest of a (possibly huge) log. */
+/**
+ * Reused by every read: reads are bounded (1 MB) and synchronous, and callers decode
+ * before they await, so one buffer serves them all instead of a fresh megabyte per call.
+ */
+let shared = Buffer.alloc(0);
+
+/**
+ * Reads a byte range without loading the rest of a (possibly huge) log. The result is a
+ * view of the shared buffer: valid only until the next read, so decode it before awaiting.
+ */
 function readRange(file: string, from: number, length: number): Buffer {
   if (length <= 0) return Buffer.alloc(0);
+  if (shared.length < length) shared = Buffer.allocUnsafe(Math.max(length, 64 * 1024));
   const fd = fs.openSync(file, 'r');
   try {
-    const buf = Buffer.allocUnsafe(length);
-    const n = fs.readSync(fd, buf, 0, length, from);
-    return buf.subarray(0, n);
+    const n = fs.readSync(fd, shared, 0, length, from);
+    return shared.subarray(0, n);
   } finally {
     fs.closeSync(fd);
   }
