@@ -28,7 +28,7 @@ const log = logger('runtime');
  * V8's default heuristics let a process that moves megabytes per call (ReadBgOutput of a big log,
  * through the SDK's web-stream transport) pile up ~200 MB of dead strings and buffers before a full
  * collection; --optimize-for-size collects sooner and keeps the heap tight. Measured (bench/RESULTS.md,
- * issue 17): idle hub ~104 → ~91 MB, 1 GB log read peak ~300 → below 150 MB. Set here, before the
+ * issue 17): idle hub ~104 → ~90 MB, 1 GB log read peak ~320 → ~175 MB. Set here, before the
  * runtime allocates, because a hub is not always started by our own command line (desktop, `pincer serve`).
  */
 let heapTuned = false;

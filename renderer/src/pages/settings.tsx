@@ -61,12 +61,15 @@ function Field(props: { k: SettingView; onSignedOut(): void }) {
         class="row nowrap"
         onSubmit={(e) => {
           e.preventDefault();
-          void save(value);
+          // What the field holds now, not what this render saw: a submit can come before the re-render of the last keystroke.
+          const field = (e.currentTarget as HTMLFormElement).elements.namedItem(id);
+          void save(field instanceof HTMLInputElement ? field.value : value);
         }}
       >
         {(() => {
           const common = {
             id,
+            name: id,
             'data-key': k.key,
             class: c.kind === 'path' ? 'mono grow' : 'grow',
             autocomplete: 'off',
