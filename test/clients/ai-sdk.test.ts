@@ -4,9 +4,9 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { createMCPClient, ElicitationRequestSchema, type MCPClient } from '@ai-sdk/mcp';
 import { StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
-import { startHubProcess, type HubProcess } from '../helpers/hub.js';
-import { PINCER_BIN, pincerEnv, tempHome } from '../helpers/env.js';
-import { contentText, runScenario, writeSkill, type DrivenClient, type ScenarioOptions } from '../helpers/clients.js';
+import { sharedMatrixHub } from '../helpers/matrix-hub.js';
+import { PINCER_BIN, pincerEnv } from '../helpers/env.js';
+import { contentText, runScenario, type DrivenClient } from '../helpers/clients.js';
 
 /**
  * The Vercel AI SDK's MCP client (`@ai-sdk/mcp` 2.x), as an agent built on it
@@ -55,21 +55,10 @@ function drivenAiSdk(label: string, client: MCPClient): DrivenClient {
 }
 
 describe('Vercel AI SDK MCP client', { concurrency: 4 }, () => {
-  const h = tempHome();
-  let hub: HubProcess;
-  let opts: ScenarioOptions;
-  before(async () => {
-    const prompt = writeSkill(h.home);
-    hub = await startHubProcess(h.home, ENV);
-    opts = { hub, prompt };
-  });
-  after(async () => {
-    await hub.stop();
-    h.cleanup();
-  });
+  const m = sharedMatrixHub(ENV);
 
-  const stdio = (standalone: boolean) => new StdioMCPTransport({ command: process.execPath, args: [PINCER_BIN, 'stdio', ...(standalone ? ['--standalone'] : [])], env: pincerEnv(h.home, ENV), cwd: h.home });
-  const http = (type: 'http' | 'sse', endpoint: string) => ({ type, url: `${hub.url}${endpoint}`, headers: { Authorization: `Bearer ${hub.token}` } });
+  const stdio = (standalone: boolean) => new StdioMCPTransport({ command: process.execPath, args: [PINCER_BIN, 'stdio', ...(standalone ? ['--standalone'] : [])], env: pincerEnv(m.home, ENV), cwd: m.home });
+  const http = (type: 'http' | 'sse', endpoint: string) => ({ type, url: `${m.hub.url}${endpoint}`, headers: { Authorization: `Bearer ${m.hub.token}` } });
 
   const cases: { label: string; modern: boolean; negotiates?: string; transport: () => Parameters<typeof createMCPClient>[0]['transport'] }[] = [];
   for (const modern of [false, true]) {
@@ -91,7 +80,7 @@ describe('Vercel AI SDK MCP client', { concurrency: 4 }, () => {
         await t.test(`ai-sdk ${c.label}: negotiates ${want}`, { todo: c.modern && c.label.includes('--standalone') ? SLOW_DISCOVERY : undefined }, () => {
           assert.equal(client.initializeResult.protocolVersion, want);
         });
-        await runScenario(t, drivenAiSdk(`ai-sdk ${c.label}`, client), opts);
+        await runScenario(t, drivenAiSdk(`ai-sdk ${c.label}`, client), m.opts);
       } finally {
         await client.close();
       }
@@ -99,7 +88,7 @@ describe('Vercel AI SDK MCP client', { concurrency: 4 }, () => {
   }
 
   test('ReadImage: the image reaches the model (toModelOutput), with schemas automatic and declared', async () => {
-    const file = path.join(h.home, 'dot.png');
+    const file = path.join(m.home, 'dot.png');
     await sharp({ create: { width: 8, height: 4, channels: 3, background: '#ff0000' } }).png().toFile(file);
     for (const modern of [false, true]) {
       const client = await createMCPClient({ transport: http('http', '/mcp'), protocolVersionDiscovery: modern });

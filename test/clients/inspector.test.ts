@@ -2,10 +2,10 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { startHubProcess, type HubProcess } from '../helpers/hub.js';
-import { PINCER_BIN, ROOT, tempHome } from '../helpers/env.js';
+import { sharedMatrixHub } from '../helpers/matrix-hub.js';
+import { PINCER_BIN, ROOT } from '../helpers/env.js';
 import { TOOL_COUNT } from '../helpers/catalogue.js';
-import { contentText, runScenario, writeSkill, type DrivenClient, type ScenarioOptions } from '../helpers/clients.js';
+import { contentText, runScenario, type DrivenClient } from '../helpers/clients.js';
 
 /**
  * The MCP Inspector's CLI (`inspector --cli`), as a person or a CI script runs
@@ -65,21 +65,10 @@ function drivenInspector(label: string, home: string, target: string[]): DrivenC
 }
 
 describe('MCP Inspector CLI', { concurrency: 3 }, () => {
-  const h = tempHome();
-  let hub: HubProcess;
-  let opts: ScenarioOptions;
-  before(async () => {
-    const prompt = writeSkill(h.home);
-    hub = await startHubProcess(h.home, ENV);
-    opts = { hub, prompt, oneShot: true };
-  });
-  after(async () => {
-    await hub.stop();
-    h.cleanup();
-  });
+  const m = sharedMatrixHub(ENV, { oneShot: true });
 
   const stdioTarget = (standalone: boolean) => [
-    ...Object.entries({ PINCER_HOME: h.home, BASH_CWD: h.home, PINCER_LOG_LEVEL: 'warn', ...ENV }).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+    ...Object.entries({ PINCER_HOME: m.home, BASH_CWD: m.home, PINCER_LOG_LEVEL: 'warn', ...ENV }).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
     process.execPath,
     PINCER_BIN,
     'stdio',
@@ -88,14 +77,14 @@ describe('MCP Inspector CLI', { concurrency: 3 }, () => {
   const targets: [string, () => string[]][] = [
     ['pincer stdio (bridge)', () => stdioTarget(false)],
     ['pincer stdio --standalone', () => stdioTarget(true)],
-    ['/mcp 2025-11-25', () => [`${hub.url}/mcp`, '--header', `Authorization: Bearer ${hub.token}`, '--protocol-era', 'legacy']],
-    ['/mcp 2026-07-28', () => [`${hub.url}/mcp`, '--header', `Authorization: Bearer ${hub.token}`, '--protocol-era', 'modern']],
-    ['/sse', () => [`${hub.url}/sse`, '--header', `Authorization: Bearer ${hub.token}`]],
+    ['/mcp 2025-11-25', () => [`${m.hub.url}/mcp`, '--header', `Authorization: Bearer ${m.hub.token}`, '--protocol-era', 'legacy']],
+    ['/mcp 2026-07-28', () => [`${m.hub.url}/mcp`, '--header', `Authorization: Bearer ${m.hub.token}`, '--protocol-era', 'modern']],
+    ['/sse', () => [`${m.hub.url}/sse`, '--header', `Authorization: Bearer ${m.hub.token}`]],
   ];
 
   for (const [label, target] of targets) {
     test(`--strict tools/list over ${label}: every tool, no schema warning`, async () => {
-      const r = await inspector(h.home, [...target(), '--method', 'tools/list', '--strict']);
+      const r = await inspector(m.home, [...target(), '--method', 'tools/list', '--strict']);
       assert.equal(r.code, 0, r.stderr.slice(-3000));
       assert.equal(JSON.parse(r.stdout).tools.length, TOOL_COUNT);
       assert.doesNotMatch(r.stderr, /Warning: tool|[1-9]\d* (errors?|warnings?)/);
@@ -105,7 +94,7 @@ describe('MCP Inspector CLI', { concurrency: 3 }, () => {
   // The whole scenario on the two transports people point the Inspector at most.
   for (const [label, target] of targets.filter(([l]) => l !== '/sse' && l !== 'pincer stdio --standalone')) {
     test(`scenario over ${label}`, async (t) => {
-      await runScenario(t, drivenInspector(`inspector ${label}`, h.home, target()), opts);
+      await runScenario(t, drivenInspector(`inspector ${label}`, m.home, target()), m.opts);
     });
   }
 });

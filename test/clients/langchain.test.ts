@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import sharp from 'sharp';
 import { MultiServerMCPClient } from '@langchain/mcp-adapters';
-import { startHubProcess, type HubProcess } from '../helpers/hub.js';
-import { PINCER_BIN, pincerEnv, tempHome } from '../helpers/env.js';
-import { contentText, runScenario, writeSkill, type DrivenClient, type ScenarioOptions } from '../helpers/clients.js';
+import { sharedMatrixHub } from '../helpers/matrix-hub.js';
+import { PINCER_BIN, pincerEnv } from '../helpers/env.js';
+import { contentText, runScenario, type DrivenClient } from '../helpers/clients.js';
 
 /**
  * LangChain's MCP adapters (`@langchain/mcp-adapters`, on SDK v1, so
@@ -42,30 +42,19 @@ function drivenLangChain(label: string, connection: Connection): { driven: Drive
 }
 
 describe('LangChain MCP adapters', { concurrency: 4 }, () => {
-  const h = tempHome();
-  let hub: HubProcess;
-  let opts: ScenarioOptions;
-  before(async () => {
-    const prompt = writeSkill(h.home);
-    hub = await startHubProcess(h.home, ENV);
-    opts = { hub, prompt };
-  });
-  after(async () => {
-    await hub.stop();
-    h.cleanup();
-  });
+  const m = sharedMatrixHub(ENV);
 
   const cases: [string, () => Connection][] = [
-    ['pincer stdio (bridge)', () => ({ transport: 'stdio', command: process.execPath, args: [PINCER_BIN, 'stdio'], env: pincerEnv(h.home, ENV), cwd: h.home })],
-    ['pincer stdio --standalone', () => ({ transport: 'stdio', command: process.execPath, args: [PINCER_BIN, 'stdio', '--standalone'], env: pincerEnv(h.home, ENV), cwd: h.home })],
-    ['/mcp', () => ({ transport: 'http', url: `${hub.url}/mcp`, headers: { Authorization: `Bearer ${hub.token}` } })],
-    ['/sse', () => ({ transport: 'sse', url: `${hub.url}/sse`, headers: { Authorization: `Bearer ${hub.token}` } })],
+    ['pincer stdio (bridge)', () => ({ transport: 'stdio', command: process.execPath, args: [PINCER_BIN, 'stdio'], env: pincerEnv(m.home, ENV), cwd: m.home })],
+    ['pincer stdio --standalone', () => ({ transport: 'stdio', command: process.execPath, args: [PINCER_BIN, 'stdio', '--standalone'], env: pincerEnv(m.home, ENV), cwd: m.home })],
+    ['/mcp', () => ({ transport: 'http', url: `${m.hub.url}/mcp`, headers: { Authorization: `Bearer ${m.hub.token}` } })],
+    ['/sse', () => ({ transport: 'sse', url: `${m.hub.url}/sse`, headers: { Authorization: `Bearer ${m.hub.token}` } })],
   ];
   for (const [label, connection] of cases) {
     test(`scenario over ${label}`, async (t) => {
       const { driven } = drivenLangChain(`langchain ${label}`, connection());
       try {
-        await runScenario(t, driven, opts);
+        await runScenario(t, driven, m.opts);
       } finally {
         await driven.close();
       }
@@ -73,7 +62,7 @@ describe('LangChain MCP adapters', { concurrency: 4 }, () => {
   }
 
   test('ReadImage: the image is in the tool message the model reads', async () => {
-    const file = path.join(h.home, 'dot.png');
+    const file = path.join(m.home, 'dot.png');
     await sharp({ create: { width: 8, height: 4, channels: 3, background: '#00ff00' } }).png().toFile(file);
     const { client } = drivenLangChain('langchain image', cases[2]![1]());
     const tool = (await client.getTools()).find((t) => t.name === 'ReadImage')!;
