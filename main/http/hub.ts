@@ -6,7 +6,7 @@ import type { ClientHandle } from '../mcp/client-identity.js';
 import { writeHubInfo, type HubInfo, type HubRole } from './lock.js';
 // Handover and identity (issue 14 / 11.6): claim.ts, handover.ts, identity.ts.
 import { claimHub, HubAlreadyRunning, type Takeover } from './claim.js';
-import { HandoverGate, type HandoverTo } from './handover.js';
+import { HandoverGate, RESTARTING_MESSAGE, type HandoverTo } from './handover.js';
 import { homeSecret, identityFor } from './identity.js';
 import { listen } from './ports.js';
 import { generateToken, isLoopbackAddress, hostOriginProblem, tokenProblem, type GuardOptions } from './security.js';
@@ -14,6 +14,7 @@ import { SessionTable } from './sessions.js';
 import { Dispatcher } from './dispatch.js';
 import { buildApp } from './app.js';
 import { attachWebSocket } from './websocket.js';
+import { PipeEndpoint } from './pipe-endpoint.js';
 import { guardConnections } from './connection-guard.js';
 import { VERSION } from '../core/version.js';
 import { logger } from '../core/log.js';
@@ -146,12 +147,21 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       res.writeContinue();
       server.emit('request', req, res);
     });
+    const authorizeUpgrade = (req: http.IncomingMessage) => gate.upgradeRefusal() ?? hostOriginProblem(req.headers, guard) ?? tokenProblem(req.headers, settings, dashboardSessions);
+    const pipes = new PipeEndpoint({
+      sessions,
+      newServer: (client) => newServer('bridge', undefined, undefined, client),
+      authorize: authorizeUpgrade,
+      refusal: () => (gate.handingOver ? RESTARTING_MESSAGE : undefined),
+      maxMessageBytes: () => settings.get('MAX_BODY_BYTES'),
+    });
     const wss = attachWebSocket(server, {
       sessions,
       calls: rt.calls,
       newServer: (client) => newServer('websocket', undefined, 'legacy', client),
-      authorize: (req) => gate.upgradeRefusal() ?? hostOriginProblem(req.headers, guard) ?? tokenProblem(req.headers, settings, dashboardSessions),
+      authorize: authorizeUpgrade,
       maxPayload: () => settings.get('MAX_BODY_BYTES'),
+      otherUpgrade: (req, socket, head) => pipes.upgrade(req, socket, head),
     });
 
     const lifetime = new DisposableStore();

@@ -4,7 +4,7 @@ import { logger } from '../core/log.js';
 
 const log = logger('sessions');
 
-export type TransportKind = 'streamable-http' | 'sse' | 'websocket';
+export type TransportKind = 'streamable-http' | 'sse' | 'websocket' | 'bridge';
 
 export interface SessionRecord {
   id: string;

@@ -20,6 +20,8 @@ export interface WsDeps {
   /** Runs the same Host/Origin/token checks as HTTP; returns an HTTP status to refuse with, or 0. */
   authorize: (req: http.IncomingMessage) => { status: number; message: string } | undefined;
   maxPayload: () => number;
+  /** Another upgrade endpoint: handles the request and returns true when it is addressed to it. */
+  otherUpgrade?: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => boolean;
 }
 
 /**
@@ -30,6 +32,8 @@ export function attachWebSocket(server: http.Server, deps: WsDeps): WebSocketSer
   const wss = new WebSocketServer({ noServer: true, maxPayload: deps.maxPayload() });
   server.on('upgrade', (req, socket, head) => {
     try {
+      // The bridge's pipe (pipe-endpoint.ts) is the one other upgrade the hub offers.
+      if (deps.otherUpgrade?.(req, socket, head)) return;
       upgrade(req, socket, head);
     } catch (err) {
       // Nothing a client sends may stop the hub: a failing upgrade is that client's 400.

@@ -1,0 +1,100 @@
+import type http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { randomUUID } from 'node:crypto';
+import type { McpServer } from '@modelcontextprotocol/server';
+import { servePipe } from '../mcp/pipe-connection.js';
+import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
+import type { SessionTable } from './sessions.js';
+import { DisposableStore } from '../core/disposables.js';
+import { logger } from '../core/log.js';
+
+const log = logger('pipe');
+
+/** Where `pincer stdio` (the bridge) opens its one long-lived connection to the hub. */
+export const PIPE_PATH = '/mcp/pipe';
+/** The `Upgrade` token of that connection: newline-delimited JSON-RPC, as on stdio. */
+export const PIPE_PROTOCOL = 'pincer-jsonrpc';
+
+export interface PipeDeps {
+  sessions: SessionTable;
+  newServer: (client: ClientHandle) => McpServer;
+  /** The same checks as /mcp (handover gate, Host/Origin, token); a refusal to answer with, or undefined. */
+  authorize: (req: http.IncomingMessage) => { status: number; message: string } | undefined;
+  /** While the hub hands over: the message new requests on open pipes are refused with. */
+  refusal: () => string | undefined;
+  maxMessageBytes: () => number;
+}
+
+const REASONS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 421: 'Misdirected Request', 426: 'Upgrade Required', 503: 'Service Unavailable' };
+
+/** Answers an upgrade request with an HTTP error and a JSON-RPC error body, and closes the socket. */
+function refuse(socket: Duplex, status: number, message: string): void {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: status === 401 ? -32001 : -32000, message } });
+  const auth = status === 401 ? 'WWW-Authenticate: Bearer realm="pincer"\r\n' : '';
+  socket.end(`HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\n${auth}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/**
+ * `GET /mcp/pipe` with `Upgrade: pincer-jsonrpc`: the bridge's channel. After
+ * `101 Switching Protocols` the socket carries what stdio carries, served by
+ * the same SDK entry as `pincer stdio --standalone`, so a call through the
+ * bridge costs one write and one read of each line instead of an HTTP
+ * request, an SSE answer and their parsing on both sides. Authorised like
+ * /mcp, counted as a session (transport `bridge`) and a stream, closed by
+ * token rotation and shutdown with the other sessions.
+ */
+export class PipeEndpoint {
+  constructor(private readonly deps: PipeDeps) {}
+
+  /** Handles the upgrade when it is addressed here; false leaves it to other handlers. */
+  upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): boolean {
+    if ((req.url ?? '/').split('?')[0] !== PIPE_PATH) return false;
+    const wanted = String(req.headers.upgrade ?? '').toLowerCase();
+    if (req.method !== 'GET' || wanted !== PIPE_PROTOCOL) {
+      refuse(socket, 426, `${PIPE_PATH} is the bridge's channel: GET with "Connection: Upgrade" and "Upgrade: ${PIPE_PROTOCOL}".`);
+      return true;
+    }
+    const refused =
+      this.deps.authorize(req) ??
+      (!this.deps.sessions.hasRoom() || !this.deps.sessions.hasStreamRoom() ? { status: 503, message: 'Too many sessions: the hub is at MAX_SESSIONS or MAX_STREAMS. Close unused clients or raise the limit.' } : undefined);
+    if (refused) {
+      refuse(socket, refused.status, refused.message);
+      return true;
+    }
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${PIPE_PROTOCOL}\r\nConnection: Upgrade\r\n\r\n`);
+    if (head.length > 0) socket.unshift(head);
+    this.serve(socket, clientHandleFrom(req.headers));
+    return true;
+  }
+
+  private serve(socket: Duplex, client: ClientHandle): void {
+    const id = randomUUID();
+    const { sessions } = this.deps;
+    // One small line each way per call: no Nagle delay on either.
+    if ('setNoDelay' in socket && typeof socket.setNoDelay === 'function') socket.setNoDelay(true);
+    // The session row needs its server from the start (MAX_SESSIONS counts it now); the
+    // first instance the SDK entry asks for is this one, a later one (after a probe) replaces it.
+    const initial = this.deps.newServer(client);
+    let first: McpServer | undefined = initial;
+    const lifetime = new DisposableStore();
+    lifetime.add(() => void initial.close().catch(() => undefined));
+    const pipe = servePipe({
+      socket,
+      factory: () => {
+        const server = first ?? this.deps.newServer(client);
+        first = undefined;
+        const record = sessions.get(id);
+        if (record) record.server = server;
+        lifetime.add(() => void server.close().catch(() => undefined));
+        return server;
+      },
+      maxMessageBytes: this.deps.maxMessageBytes(),
+      refusal: this.deps.refusal,
+      onerror: (err) => log.debug(`pipe ${id}: ${err.message.slice(0, 300)}`),
+    });
+    lifetime.add(sessions.openStream());
+    sessions.open({ id, transport: 'bridge', server: initial, streams: 1, close: () => pipe.close() });
+    lifetime.add(() => sessions.remove(id));
+    void pipe.closed.then(() => lifetime.dispose());
+  }
+}

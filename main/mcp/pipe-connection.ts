@@ -1,0 +1,97 @@
+import type { Duplex } from 'node:stream';
+import { isJSONRPCRequest, type JSONRPCMessage, type McpServer, type Transport } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { GuardedStdioTransport } from './stdio-transport.js';
+
+/**
+ * `error.data` of the answer a hub that is handing over gives a request it
+ * did not act on: the bridge holds such a request and sends it to the next
+ * hub instead of passing the error on (the contract of `/mcp/pipe`).
+ */
+export const RETRY_ELSEWHERE = { pincerRetry: true } as const;
+const RETRY_CODE = -32000;
+
+export interface PipeConnectionOptions {
+  /** The upgraded socket: newline-delimited JSON-RPC both ways, exactly what `pincer stdio --standalone` speaks. */
+  socket: Duplex;
+  /** One MCP server instance for the connection (plus a discarded one for a 2026-07-28 `server/discover` probe). */
+  factory: (era: 'legacy' | 'modern') => McpServer;
+  /** The per-message size limit (the hub's MAX_BODY_BYTES); longer lines are answered -32600 and discarded unread. */
+  maxMessageBytes: number;
+  /** While this returns a message, new requests are answered with it (and RETRY_ELSEWHERE) instead of being served. */
+  refusal: () => string | undefined;
+  onerror?: (err: Error) => void;
+}
+
+export interface PipeConnection {
+  /** Ends the connection: the server instance closes and the socket is ended. */
+  close(): Promise<void>;
+  /** Settles when the connection has ended, from either side. */
+  readonly closed: Promise<void>;
+}
+
+/**
+ * The hub's end of a bridge's pipe: the SDK's own stdio entry (`serveStdio`,
+ * both protocol generations, one pinned instance per connection) over the
+ * socket, through the same guarded line transport standalone stdio uses. The
+ * only thing added is the handover gate: while the hub hands over, requests
+ * are refused with a marker so the bridge re-sends them to the next hub,
+ * while notifications and the client's answers (e.g. to a question still
+ * open) reach the calls that are finishing here.
+ */
+export function servePipe(opts: PipeConnectionOptions): PipeConnection {
+  const { socket } = opts;
+  let ended!: () => void;
+  const closed = new Promise<void>((resolve) => (ended = resolve));
+  const wire = new GuardedStdioTransport(socket, socket, opts.maxMessageBytes);
+  const gated = new GatedTransport(wire, opts.refusal);
+  // A socket error (the bridge went away mid-write) ends this connection, never the hub.
+  socket.on('error', (err) => opts.onerror?.(err));
+  socket.once('close', () => void handle.close().catch(() => undefined));
+  gated.onEnded = () => {
+    socket.end();
+    // A peer that never reads must not keep the socket (and its buffers) forever.
+    setTimeout(() => socket.destroy(), 5000).unref();
+    ended();
+  };
+  const handle = serveStdio((ctx) => opts.factory(ctx.era), { transport: gated, onerror: opts.onerror });
+  return { close: () => handle.close(), closed };
+}
+
+/** Delegates to the line transport; answers requests itself while the hub refuses new work. */
+class GatedTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  onEnded?: () => void;
+
+  constructor(
+    private readonly inner: GuardedStdioTransport,
+    private readonly refusal: () => string | undefined,
+  ) {
+    inner.onmessage = (m) => this.receive(m);
+    inner.onerror = (e) => this.onerror?.(e);
+    inner.onclose = () => {
+      this.onclose?.();
+      this.onEnded?.();
+    };
+  }
+
+  private receive(m: JSONRPCMessage): void {
+    const refused = this.refusal();
+    if (refused === undefined || !isJSONRPCRequest(m)) return this.onmessage?.(m);
+    void this.inner.send({ jsonrpc: '2.0', id: m.id, error: { code: RETRY_CODE, message: refused, data: RETRY_ELSEWHERE } }).catch(() => undefined);
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.inner.send(message);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
