@@ -45,7 +45,7 @@ test('the bridge, relaying real calls, loads neither the SDK, zod, express, SQLi
     await new Promise((r) => setTimeout(r, 200));
     assert.ok(!fs.existsSync(`/proc/${bridgePid}`) || fs.existsSync(log), 'the bridge exited and wrote its module list');
     const loaded = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean);
-    assert.ok(loaded.some((u) => u.endsWith('/dist/main/cli/bridge/hub-link.js')), 'the recorder saw the bridge modules');
+    assert.ok(loaded.some((u) => u.endsWith('/dist/main/cli/bridge/hub-pipe.js')), 'the recorder saw the bridge modules');
     assert.deepEqual(forbiddenIn(loaded), []);
   } finally {
     await hub.stop();
@@ -81,9 +81,9 @@ test("the bridge entry's import graph (static imports of pincer.js, every import
   };
   walk(path.join(ROOT, 'dist', 'main', 'cli', 'pincer.js'), false);
   walk(path.join(ROOT, 'dist', 'main', 'cli', 'bridge.js'), true);
-  assert.ok(files.has(path.join(ROOT, 'dist', 'main', 'cli', 'bridge', 'hub-link.js')), 'the walk reached the bridge modules');
+  assert.ok(files.has(path.join(ROOT, 'dist', 'main', 'cli', 'bridge', 'hub-pipe.js')), 'the walk reached the bridge modules');
   const bare = [...packages].filter((p) => !p.startsWith('node:'));
-  assert.deepEqual(bare, ['eventsource-parser'], 'the only package the bridge loads is its SSE parser');
+  assert.deepEqual(bare, [], 'the bridge loads no package at all: builtins and its own modules');
   assert.deepEqual(forbiddenIn([...files]), []);
 });
 
@@ -147,20 +147,35 @@ test("a port taken by another program reaches the client within 3 s, with the hu
   }
 });
 
-test("every request the bridge sends carries its fixed client id and its working folder; each bridge has its own id (both protocol generations)", async () => {
+test("every request the bridge sends carries its fixed client id and its working folder, over one connection for the session; each bridge has its own id (both protocol generations)", async () => {
   const h = tempHome();
   const hub = await startHubProcess(h.home);
   const seen: { client?: string; cwd?: string; method: string }[] = [];
   const target = new URL(hub.url);
+  const record = (req: http.IncomingMessage) =>
+    seen.push({ client: req.headers['x-pincer-client'] as string | undefined, cwd: req.headers['x-pincer-cwd'] as string | undefined, method: `${req.headers.upgrade ? 'UPGRADE' : req.method} ${req.url}` });
   // A recording proxy in front of the real hub, put where the bridges look for the hub.
   const proxy = http.createServer((req, res) => {
-    seen.push({ client: req.headers['x-pincer-client'] as string | undefined, cwd: req.headers['x-pincer-cwd'] as string | undefined, method: `${req.method} ${req.url}` });
+    record(req);
     const up = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (r) => {
       res.writeHead(r.statusCode!, r.headers);
       r.pipe(res);
     });
     up.on('error', () => res.destroy());
     req.pipe(up);
+  });
+  // The bridge's pipe: the upgrade request is recorded, then bytes are copied both ways untouched.
+  proxy.on('upgrade', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
+    record(req);
+    const upstream = net.connect(Number(target.port), target.hostname, () => {
+      const lines = [`${req.method} ${req.url} HTTP/1.1`, ...Object.entries({ ...req.headers, host: target.host }).map(([k, v]) => `${k}: ${String(v)}`)];
+      upstream.write(lines.join('\r\n') + '\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+    });
+    upstream.on('error', () => socket.destroy());
+    socket.on('error', () => upstream.destroy());
   });
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
   const port = (proxy.address() as net.AddressInfo).port;
@@ -171,26 +186,27 @@ test("every request the bridge sends carries its fixed client id and its working
   try {
     const legacy = await connectV2({ home: h.home, ...BRIDGE, cwd: project });
     assert.equal(textOf(await legacy.client.callTool({ name: 'Bash', arguments: { command: 'echo one' } })), 'one');
+    assert.equal(textOf(await legacy.client.callTool({ name: 'Bash', arguments: { command: 'echo two' } })), 'two');
     const legacyPid = legacy.transport.pid!;
     await legacy.client.close();
     await waitFor(() => !pidAlive(legacyPid), 'the first bridge to exit');
     const legacyRequests = seen.splice(0);
     const modern = await connectV2({ home: h.home, ...BRIDGE, cwd: h.home, modern: true });
     assert.equal(modern.client.getNegotiatedProtocolVersion(), '2026-07-28');
-    assert.equal(textOf(await modern.client.callTool({ name: 'Bash', arguments: { command: 'echo two' } })), 'two');
+    assert.equal(textOf(await modern.client.callTool({ name: 'Bash', arguments: { command: 'echo three' } })), 'three');
     const modernPid = modern.transport.pid!;
     await modern.client.close();
     await waitFor(() => !pidAlive(modernPid), 'the second bridge to exit');
     const modernRequests = seen.splice(0);
 
-    // One bridge served the 2025-era client from handshake to DELETE.
-    assert.ok(legacyRequests.length >= 5, `the bridge made ${legacyRequests.length} requests`);
-    assert.ok(legacyRequests.some((r) => r.method === 'GET /mcp') && legacyRequests.some((r) => r.method === 'DELETE /mcp'), 'the session stream and its end are among them');
+    // One bridge served the 2025-era client, handshake and both calls, over a single connection.
+    assert.deepEqual(legacyRequests.filter((r) => r.method.startsWith('UPGRADE')).map((r) => r.method), ['UPGRADE /mcp/pipe'], JSON.stringify(legacyRequests));
+    assert.ok(legacyRequests.every((r) => r.method === 'UPGRADE /mcp/pipe' || r.method.startsWith('GET /api/mcp/health')), `only the pipe and health checks: ${JSON.stringify(legacyRequests)}`);
     const legacyIds = new Set(legacyRequests.map((r) => r.client));
     assert.equal(legacyIds.size, 1, `one id for the life of the bridge: ${JSON.stringify(legacyRequests)}`);
     assert.match([...legacyIds][0] ?? '', /^[0-9a-f-]{16,}$/);
     // The SDK client spawns its server once for the 2026-07-28 discovery probe and once for the session.
-    assert.ok(modernRequests.some((r) => r.method === 'POST /mcp'));
+    assert.ok(modernRequests.some((r) => r.method === 'UPGRADE /mcp/pipe'));
     assert.ok(modernRequests.every((r) => r.client && !legacyIds.has(r.client)), 'each bridge has its own id');
     for (const [requests, cwd] of [[legacyRequests, project], [modernRequests, h.home]] as const) {
       for (const r of requests) assert.equal(decodeURIComponent(r.cwd ?? ''), fs.realpathSync(cwd), `${r.method} carries the working folder`);
