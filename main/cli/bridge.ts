@@ -283,7 +283,20 @@ function clientId(): string {
   return `${process.pid.toString(16)}-${Date.now().toString(16)}-${r()}${r()}${r()}`;
 }
 
+/**
+ * V8 flags the bridge sets on itself at start (no re-exec: the client launched
+ * `pincer`). A relay's own code is a few small functions; the work per message
+ * is in builtins (JSON.parse of client lines, Buffer.indexOf, socket writes).
+ * Without the optimising tiers it stays interpreted and baseline-compiled,
+ * which costs nothing measurable per call (bench: cheap call through the
+ * bridge) and keeps ~3 MB of optimised code and compiler memory out of every
+ * client window's `pincer stdio` (issue 17: bridge RSS after use ≤ 55 MB).
+ */
+export const BRIDGE_V8_FLAGS = ['--no-opt', '--no-maglev'] as const;
+
 export async function runBridge(home: string): Promise<void> {
-  configureLogging({ logsDir: pincerPaths(home).logsDir, fileName: 'bridge.log', stderr: true });
+  const v8 = process.getBuiltinModule('node:v8');
+  for (const flag of BRIDGE_V8_FLAGS) v8.setFlagsFromString(flag);
+  configureLogging({ logsDir: pincerPaths(home).logsDir, fileName: 'bridge.log', stderr: true, sync: true });
   new Bridge(home).start();
 }

@@ -1,4 +1,3 @@
-import type { WriteStream } from 'node:fs';
 import path from 'node:path';
 
 // fs through getBuiltinModule: an ESM import of node:fs reads all its exports, loading fs/promises and streams (~3 MB of RSS in `pincer stdio`).
@@ -15,10 +14,15 @@ export interface Logger {
   child(scope: string): Logger;
 }
 
+interface LogFile {
+  write(line: string): void;
+  end(): void;
+}
+
 interface Sink {
   level: LogLevel;
   stderr: boolean;
-  file?: WriteStream;
+  file?: LogFile;
 }
 
 const sink: Sink = { level: (process.env.PINCER_LOG_LEVEL as LogLevel) in ORDER ? (process.env.PINCER_LOG_LEVEL as LogLevel) : 'info', stderr: true };
@@ -27,15 +31,48 @@ const sink: Sink = { level: (process.env.PINCER_LOG_LEVEL as LogLevel) in ORDER 
  * Logs go to stderr and to a file in the data directory — never stdout, which
  * belongs to the protocol when Pincer speaks stdio.
  */
-export function configureLogging(opts: { logsDir?: string; fileName?: string; stderr?: boolean; level?: LogLevel }): void {
+export function configureLogging(opts: { logsDir?: string; fileName?: string; stderr?: boolean; level?: LogLevel; sync?: boolean }): void {
   if (opts.level) sink.level = opts.level;
   if (opts.stderr !== undefined) sink.stderr = opts.stderr;
   if (opts.logsDir) {
     fs.mkdirSync(opts.logsDir, { recursive: true, mode: 0o700 });
     sink.file?.end();
-    sink.file = fs.createWriteStream(path.join(opts.logsDir, opts.fileName ?? 'pincer.log'), { flags: 'a', mode: 0o600 });
-    sink.file.on('error', () => { sink.file = undefined; });
+    const file = path.join(opts.logsDir, opts.fileName ?? 'pincer.log');
+    sink.file = opts.sync ? appendSync(file) : stream(file);
   }
+}
+
+function stream(file: string): LogFile {
+  const s = fs.createWriteStream(file, { flags: 'a', mode: 0o600 });
+  s.on('error', () => { sink.file = undefined; });
+  return s;
+}
+
+/**
+ * Appends with synchronous writes: for a process that logs a few lines in its
+ * life (the bridge), where a write stream's first write would start libuv's
+ * thread pool, ~3 MB of RSS in every client's `pincer stdio`.
+ */
+function appendSync(file: string): LogFile | undefined {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, 'a', 0o600);
+  } catch {
+    return undefined;
+  }
+  return {
+    write: (line) => {
+      try {
+        if (fd !== undefined) fs.writeSync(fd, line);
+      } catch {
+        // A full disk or a removed folder costs the log line, never the process.
+      }
+    },
+    end: () => {
+      if (fd !== undefined) fs.closeSync(fd);
+      fd = undefined;
+    },
+  };
 }
 
 function write(level: LogLevel, scope: string, msg: string, extra?: Record<string, unknown>): void {
