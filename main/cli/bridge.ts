@@ -291,12 +291,15 @@ function clientId(): string {
  * which costs nothing measurable per call (bench: cheap call through the
  * bridge) and keeps ~3 MB of optimised code and compiler memory out of every
  * client window's `pincer stdio` (issue 17: bridge RSS after use ≤ 55 MB).
+ * PINCER_BRIDGE_FULL_JIT=1 keeps V8's defaults (to compare).
  */
 export const BRIDGE_V8_FLAGS = ['--no-opt', '--no-maglev'] as const;
 
 export async function runBridge(home: string): Promise<void> {
-  const v8 = process.getBuiltinModule('node:v8');
-  for (const flag of BRIDGE_V8_FLAGS) v8.setFlagsFromString(flag);
+  if (process.env.PINCER_BRIDGE_FULL_JIT !== '1') {
+    const v8 = process.getBuiltinModule('node:v8');
+    for (const flag of BRIDGE_V8_FLAGS) v8.setFlagsFromString(flag);
+  }
   configureLogging({ logsDir: pincerPaths(home).logsDir, fileName: 'bridge.log', stderr: true, sync: true });
   new Bridge(home).start();
 }
