@@ -49,6 +49,12 @@ test('the pipe is refused without the token, with a wrong one, from a foreign Ho
     assert.match(ws.message, /Upgrade: pincer-jsonrpc/);
     const post = refusal(await openRawPipe(hub.url, auth, 'POST'));
     assert.equal(post.status, 426);
+    // A malformed dashboard cookie instead of the token: refused, and the hub does not fall over.
+    for (const cookie of ['pincer_token=%', `pincer_session=${'%'.repeat(3000)}`, '=;;==%']) {
+      const bad = await openRawPipe(hub.url, { cookie });
+      assert.ok(bad.status === 400 || bad.status === 401, `cookie ${cookie.slice(0, 20)} answered ${bad.status}`);
+    }
+    assert.equal(hub.child.exitCode, null, 'the hub is still running');
     // The refusals did not open anything, and the hub still serves the real thing.
     const ok = opened(await openRawPipe(hub.url, auth));
     const init = await ok.initialize();

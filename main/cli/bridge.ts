@@ -114,9 +114,10 @@ class Bridge {
       if (p) p.sentOn = pipe;
     }
     // The hub reads slower than the client writes: hold stdin until the socket drains.
-    if (!pipe.write(line)) {
+    if (!pipe.write(line) && !process.stdin.isPaused()) {
       process.stdin.pause();
       pipe.socket.once('drain', () => process.stdin.resume());
+      pipe.socket.once('close', () => process.stdin.resume());
     }
   }
 

@@ -117,7 +117,7 @@ export class HubPipe {
     if (parts.length === 0) return;
     const ok = this.out.write(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
     // A client that does not read its stdout slows the hub's writes down instead of filling this process.
-    if (!ok) {
+    if (!ok && !this.socket.isPaused()) {
       this.socket.pause();
       this.out.once('drain', () => this.socket.resume());
     }
