@@ -9,6 +9,7 @@ import { connectV2, textOf } from './helpers/clients.js';
 import { osFreePort } from './helpers/ports.js';
 import { tempHome, pincerEnv, PINCER_BIN, waitFor } from './helpers/env.js';
 import { openRawPipe, type PipeAttempt, type RawPipe } from './helpers/raw-pipe.js';
+import { RawStdio } from './helpers/raw-stdio.js';
 
 // /mcp/pipe, the bridge's channel, as an attacker on this machine would try it:
 // every refusal comes with a JSON-RPC error body saying why, and nothing sent
@@ -218,6 +219,26 @@ test('while the hub hands over, a request on a pipe is refused with the "send it
     await next?.close();
     await old.close();
     await stopHubOf(h.home).catch(() => undefined);
+    h.cleanup();
+  }
+});
+
+test("through the bridge, a request larger than the hub's MAX_BODY_BYTES is answered with its own id and a clear error, and the next one is served", async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home, { MAX_BODY_BYTES: '2048' });
+  const raw = new RawStdio(h.home, ['stdio'], { MAX_BODY_BYTES: '2048' });
+  try {
+    await raw.initialize();
+    raw.send({ jsonrpc: '2.0', id: 'big', method: 'tools/call', params: { name: 'Bash', arguments: { command: `echo ${'x'.repeat(5000)}` } } });
+    const big = (await raw.response('big')).error as { code: number; message: string };
+    assert.equal(big.code, -32600);
+    assert.match(big.message, /larger than the hub accepts \(MAX_BODY_BYTES = 2048\)/);
+    raw.send({ jsonrpc: '2.0', id: 'small', method: 'tools/call', params: { name: 'Bash', arguments: { command: 'echo small' } } });
+    assert.match(JSON.stringify((await raw.response('small')).result), /small/);
+    assert.deepEqual(raw.nonJsonLines, []);
+  } finally {
+    raw.close();
+    await hub.stop();
     h.cleanup();
   }
 });

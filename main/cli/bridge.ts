@@ -2,7 +2,7 @@ import { ensureHub, readToken } from './hub-client.js';
 import { HubPipe, openPipe } from './bridge/hub-pipe.js';
 import { peekHubLine } from './bridge/hub-lines.js';
 import { frameLines, type Framed } from './bridge/line-framer.js';
-import { errorLine, requestIds, routingOf, type RpcId } from './bridge/messages.js';
+import { errorLine, isRetryElsewhere, refusalMessage, requestIds, routingOf, type RpcId } from './bridge/messages.js';
 import { configureLogging, logger } from '../core/log.js';
 import { pincerPaths } from '../core/paths.js';
 import { errorMessage } from '../core/errors.js';
@@ -109,6 +109,16 @@ class Bridge {
   }
 
   private send(pipe: HubPipe, line: string, ids: RpcId[]): void {
+    const max = pipe.maxMessageBytes;
+    // The hub would discard it unread and answer without an id; this way the request gets its answer.
+    if (max !== undefined && line.length * 3 > max && Buffer.byteLength(line) > max) {
+      for (const id of ids) {
+        this.pending.delete(id);
+        this.write(errorLine(id, -32600, `Invalid Request: a message of ${Buffer.byteLength(line)} bytes is larger than the hub accepts (MAX_BODY_BYTES = ${max}).`));
+      }
+      if (ids.length === 0) log.warn(`dropped a ${Buffer.byteLength(line)}-byte notification: larger than the hub's MAX_BODY_BYTES (${max})`);
+      return;
+    }
     for (const id of ids) {
       const p = this.pending.get(id);
       if (p) p.sentOn = pipe;
@@ -173,7 +183,8 @@ class Bridge {
       this.startFailure = undefined;
       const opened = await openPipe(info.url, { authorization: `Bearer ${token}`, ...this.identity });
       if (opened.kind === 'open') {
-        const pipe: HubPipe = new HubPipe(opened.socket, opened.head, process.stdout, { line: (l) => this.fromHub(l), closed: (why) => this.lost(pipe, why) });
+        const events = { line: (l: Buffer) => this.fromHub(l), closed: (why: string) => this.lost(pipe, why) };
+        const pipe: HubPipe = new HubPipe(opened.socket, opened.head, process.stdout, events, opened.maxMessageBytes);
         log.info(`connected to the hub at ${info.url} (pid ${info.pid})`);
         return this.attach(pipe);
       }
@@ -254,23 +265,6 @@ class Bridge {
     this.pipe?.close();
     process.exit(0);
   }
-}
-
-function isRetryElsewhere(data: unknown): boolean {
-  return typeof data === 'object' && data !== null && (data as { pincerRetry?: unknown }).pincerRetry === true;
-}
-
-/** The client's view of a refused connection: the hub's own message where it gave one. */
-function refusalMessage(status: number, body: string, pid: number, settingsFile: string): string {
-  if (status === 401) return `the hub rejected this bridge's token (HTTP 401). AUTH_TOKEN in ${settingsFile} or in the environment must be the hub's; see "pincer token".`;
-  if (status === 404) return `the running hub (pid ${pid}) is an older Pincer without the bridge's channel (/mcp/pipe). Stop it ("pincer stop") and start the client again.`;
-  let message: unknown;
-  try {
-    message = (JSON.parse(body) as { error?: { message?: unknown } }).error?.message;
-  } catch {
-    // Not JSON: quoted below.
-  }
-  return typeof message === 'string' ? message : `the hub answered HTTP ${status}${body ? `: ${body.slice(0, 300)}` : ''}`;
 }
 
 /**

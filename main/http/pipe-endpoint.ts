@@ -14,6 +14,8 @@ const log = logger('pipe');
 export const PIPE_PATH = '/mcp/pipe';
 /** The `Upgrade` token of that connection: newline-delimited JSON-RPC, as on stdio. */
 export const PIPE_PROTOCOL = 'pincer-jsonrpc';
+/** Header of the 101 answer: the largest line the hub accepts on the pipe (MAX_BODY_BYTES). */
+export const MAX_MESSAGE_HEADER = 'X-Pincer-Max-Message-Bytes';
 
 export interface PipeDeps {
   sessions: SessionTable;
@@ -61,7 +63,8 @@ export class PipeEndpoint {
       refuse(socket, refused.status, refused.message);
       return true;
     }
-    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${PIPE_PROTOCOL}\r\nConnection: Upgrade\r\n\r\n`);
+    // The size limit travels with the answer, so the bridge can refuse an oversize request with its id.
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${PIPE_PROTOCOL}\r\nConnection: Upgrade\r\n${MAX_MESSAGE_HEADER}: ${this.deps.maxMessageBytes()}\r\n\r\n`);
     if (head.length > 0) socket.unshift(head);
     this.serve(socket, clientHandleFrom(req.headers));
     return true;

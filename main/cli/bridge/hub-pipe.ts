@@ -9,9 +9,10 @@ const { request } = process.getBuiltinModule('node:http');
 /** The hub's pipe endpoint and its Upgrade token (main/http/pipe-endpoint.ts; not imported: the bridge loads nothing of the hub). */
 const PIPE_PATH = '/mcp/pipe';
 const PIPE_PROTOCOL = 'pincer-jsonrpc';
+const MAX_MESSAGE_HEADER = 'x-pincer-max-message-bytes';
 
 export type PipeOpening =
-  | { kind: 'open'; socket: Socket; head: Buffer }
+  | { kind: 'open'; socket: Socket; head: Buffer; maxMessageBytes?: number }
   /** The hub answered with an HTTP error instead of switching protocols; `body` says why in its words. */
   | { kind: 'refused'; status: number; body: string }
   | { kind: 'unreachable'; reason: string };
@@ -29,10 +30,11 @@ export function openPipe(url: string, headers: http.OutgoingHttpHeaders, timeout
       timeout: timeoutMs,
       headers: { ...headers, connection: 'Upgrade', upgrade: PIPE_PROTOCOL },
     });
-    req.on('upgrade', (_res, socket, head) => {
+    req.on('upgrade', (res, socket, head) => {
       socket.setTimeout(0);
       socket.setNoDelay(true);
-      resolve({ kind: 'open', socket, head });
+      const max = Number(res.headers[MAX_MESSAGE_HEADER]);
+      resolve({ kind: 'open', socket, head, maxMessageBytes: Number.isSafeInteger(max) && max > 0 ? max : undefined });
     });
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
@@ -70,6 +72,8 @@ export class HubPipe {
     head: Buffer,
     private readonly out: NodeJS.WritableStream,
     private readonly on: HubPipeEvents,
+    /** The largest line the hub accepts, when it said. */
+    readonly maxMessageBytes?: number,
   ) {
     socket.on('data', (chunk: Buffer) => this.fromHub(chunk));
     socket.on('error', (err) => this.end(err.message));

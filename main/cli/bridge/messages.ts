@@ -35,3 +35,21 @@ export function requestIds(value: unknown): RpcId[] {
 export function errorLine(id: RpcId | null, code: number, message: string): string {
   return JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } });
 }
+
+/** An answer from a hub that is handing over: it did not act on the request (see main/mcp/pipe-connection.ts). */
+export function isRetryElsewhere(data: unknown): boolean {
+  return typeof data === 'object' && data !== null && (data as { pincerRetry?: unknown }).pincerRetry === true;
+}
+
+/** The client's view of a refused connection: the hub's own message where it gave one. */
+export function refusalMessage(status: number, body: string, pid: number, settingsFile: string): string {
+  if (status === 401) return `the hub rejected this bridge's token (HTTP 401). AUTH_TOKEN in ${settingsFile} or in the environment must be the hub's; see "pincer token".`;
+  if (status === 404) return `the running hub (pid ${pid}) is an older Pincer without the bridge's channel (/mcp/pipe). Stop it ("pincer stop") and start the client again.`;
+  let message: unknown;
+  try {
+    message = (JSON.parse(body) as { error?: { message?: unknown } }).error?.message;
+  } catch {
+    // Not JSON: quoted below.
+  }
+  return typeof message === 'string' ? message : `the hub answered HTTP ${status}${body ? `: ${body.slice(0, 300)}` : ''}`;
+}
