@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { HUB_NODE_FLAGS } from '../main/core/node-flags.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const PINCER = path.resolve(here, '..', 'main', 'cli', 'pincer.js');
@@ -19,13 +20,32 @@ export interface Hub {
   stop(): Promise<void>;
 }
 
-/** A real `pincer serve` in a fresh data directory. */
-/** A hub of this build, or of `pincer` (another build's `dist/main/cli/pincer.js`) for before/after figures. */
+/**
+ * The V8/Node flags a build's launchers start its hub with (its `main/core/node-flags.js`; none for a
+ * build from before that module), so that a before/after pair measures what each build's users get.
+ */
+export async function hubNodeFlags(pincer = PINCER): Promise<readonly string[]> {
+  if (pincer === PINCER) return HUB_NODE_FLAGS;
+  const file = path.resolve(path.dirname(pincer), '..', 'core', 'node-flags.js');
+  if (!fs.existsSync(file)) return [];
+  return ((await import(pathToFileURL(file).href)) as { HUB_NODE_FLAGS: readonly string[] }).HUB_NODE_FLAGS;
+}
+
+/**
+ * A real `pincer serve` in a fresh data directory, of this build or of `pincer` (another build's
+ * `dist/main/cli/pincer.js`) for before/after figures, started the way that build's launchers start it.
+ */
 export async function startHub(extraEnv: Record<string, string> = {}, pincer = PINCER): Promise<Hub> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pincer-bench-'));
-  // BENCH_HUB_NODE_FLAGS="--max-semi-space-size=1 …": V8/Node flags for the hub, to measure one before adopting it.
-  const flags = (process.env.BENCH_HUB_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...flags, pincer, 'serve', '--quiet'], { env: { ...process.env, PINCER_HOME: home, HOME: home, HTTP_PORT: 'auto', PINCER_LOG_LEVEL: 'error', BASH_CWD: home, ...extraEnv }, stdio: 'ignore' });
+  // BENCH_HUB_NODE_FLAGS="--max-semi-space-size=1 …": more V8/Node flags for the hub, to measure one before adopting it;
+  // BENCH_HUB_NODE_FLAGS="none [flags]": without the build's own flags (only those given).
+  const extra = (process.env.BENCH_HUB_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const flags = extra[0] === 'none' ? extra.slice(1) : [...(await hubNodeFlags(pincer)), ...extra];
+  // BENCH_HUB_LOG=<file>: the hub's stdout and stderr (e.g. with --trace-gc) go there.
+  const logFile = process.env.BENCH_HUB_LOG;
+  const log = logFile ? fs.openSync(logFile, 'a') : 'ignore';
+  const child = spawn(process.execPath, [...flags, pincer, 'serve', '--quiet'], { env: { ...process.env, PINCER_HOME: home, HOME: home, HTTP_PORT: 'auto', PINCER_LOG_LEVEL: 'error', BASH_CWD: home, ...(extra[0] === 'none' ? { PINCER_HUB_NODE_FLAGS: '0' } : {}), ...extraEnv }, stdio: ['ignore', log, log] });
+  if (typeof log === 'number') fs.closeSync(log);
   let info: { url: string; pid: number } | undefined;
   for (let i = 0; i < 200 && !info; i++) {
     await new Promise((r) => setTimeout(r, 50));

@@ -72,9 +72,9 @@ export interface PageScore {
   urlChars: number;
 }
 
-export function scorePage(page: ArticlePage): PageScore {
+export async function scorePage(page: ArticlePage): Promise<PageScore> {
   const truth = truthText(page);
-  const decoded = decodeHtml(page.html, page.contentType).text;
+  const decoded = (await decodeHtml(page.html, page.contentType)).text;
   const utf8 = page.html.toString('utf8');
   const ex = extract(decoded, page.url);
   const inline = extract(decoded, page.url, 'inline').markdown;
@@ -143,7 +143,7 @@ export async function benchReadDocsQuality(): Promise<string> {
       continue;
     }
     const pages = load().slice(0, limit);
-    const scores = pages.map(scorePage);
+    const scores = await Promise.all(pages.map(scorePage));
     const r = report(pages[0]?.corpus ?? repo, scores);
     if (mean(scores.map((s) => s.pincer)) < mean(scores.map((s) => s.plain))) worse++;
     out.push(r.text);

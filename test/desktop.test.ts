@@ -9,6 +9,7 @@ import { packagedLauncher } from '../main/desktop/launcher.js';
 import { tempHome, waitFor, pidAlive } from './helpers/env.js';
 import { startHub } from '../main/http/hub.js';
 import { VERSION } from '../main/core/version.js';
+import { HUB_NODE_FLAGS } from '../main/core/node-flags.js';
 
 describe('the desktop app against a fake electron module', () => {
   const h = tempHome();
@@ -124,6 +125,8 @@ describe('the desktop app against a fake electron module', () => {
     assert.equal(tray().item(/Start at login/).checked, false, 'off by default');
     tray().item(/Start at login/).click!();
     assert.equal(fake.loginItem.openAtLogin, true, 'macOS uses login items');
+    // Windows reads the arguments (macOS ignores them): the hub in the main process gets its V8 flags there.
+    assert.deepEqual(fake.loginItem.args, ['--hidden', `--js-flags=${HUB_NODE_FLAGS.join(' ')}`]);
   });
 
   test('Quit asks while jobs run; the jobs keep running after the app is gone', async () => {
@@ -163,6 +166,7 @@ test("the tray shows an error when the hub cannot start (another tray app's hub 
     fake.trays[0]!.item(/Start at login/).click!();
     const entry = fs.readFileSync(path.join(h.home, '.config', 'autostart', 'pincer.desktop'), 'utf8');
     assert.match(entry, /^\[Desktop Entry\]\nType=Application\nName=Pincer/);
+    assert.ok(entry.includes(` --hidden "--js-flags=${HUB_NODE_FLAGS.join(' ')}"\n`), entry);
     fake.trays[0]!.item(/Start at login/).click!();
     assert.equal(fs.existsSync(path.join(h.home, '.config', 'autostart', 'pincer.desktop')), false);
   } finally {

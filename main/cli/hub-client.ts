@@ -4,6 +4,7 @@ import { pincerPaths, ensureHome, type PincerPaths } from '../core/paths.js';
 import { pidAlive } from '../core/pid.js';
 import { EnvDocument } from '../core/settings/envfile.js';
 import type { HubInfo } from '../http/lock.js';
+import { HUB_NODE_FLAGS } from '../core/node-flags.js';
 
 // Builtins through getBuiltinModule: an ESM `import http from 'node:http'` reads
 // every export of the builtin, and its lazy WebSocket getters load undici (~15 MB
@@ -93,7 +94,7 @@ export async function ensureHub(home: string, opts: EnsureHubOptions = {}): Prom
   const out = fs.openSync(logFile, 'a', 0o600);
   const logStart = fs.fstatSync(out).size;
   const { spawn } = process.getBuiltinModule('node:child_process');
-  const child = spawn(process.execPath, [cli, 'serve', '--quiet', '--if-none'], {
+  const child = spawn(process.execPath, [...HUB_NODE_FLAGS, cli, 'serve', '--quiet', '--if-none'], {
     detached: true,
     // Never the bridge's folder: the hub serves every client and must not run in (or read) one project.
     cwd: paths.home,

@@ -64,6 +64,8 @@ async function main(argv: string[]): Promise<number> {
         options: { quiet: { type: 'boolean', default: false }, takeover: { type: 'boolean', default: false }, 'if-none': { type: 'boolean', default: false } },
         strict: true,
       });
+      // Before the hub loads anything: a hub not started with its V8 flags restarts itself with them (same pid).
+      (await import('../core/node-flags.js')).adoptHubNodeFlags();
       return (await import('./serve.js')).runServe(home, { quiet: values.quiet, takeover: values.takeover, ifNone: values['if-none'] });
     }
     case 'status':

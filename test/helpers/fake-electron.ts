@@ -19,7 +19,7 @@ export class FakeElectron {
   opened: string[] = [];
   openedPaths: string[] = [];
   exited: number | undefined;
-  loginItem = { openAtLogin: false };
+  loginItem: { openAtLogin: boolean; args?: string[] } = { openAtLogin: false };
   appEvents = new EventEmitter();
 
   api(): ElectronApi {
@@ -32,7 +32,7 @@ export class FakeElectron {
       exit: (code?: number) => void (self.exited = code ?? 0),
       getPath: () => '/tmp',
       getVersion: () => '0.0.0',
-      setLoginItemSettings: (s: { openAtLogin: boolean }) => void (self.loginItem = { openAtLogin: s.openAtLogin }),
+      setLoginItemSettings: (s: { openAtLogin: boolean; args?: string[] }) => void (self.loginItem = { openAtLogin: s.openAtLogin, args: s.args }),
       getLoginItemSettings: () => self.loginItem,
       isPackaged: self.packaged,
       dock: { hide: () => void self.calls.push('dock.hide') },

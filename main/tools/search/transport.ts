@@ -97,5 +97,5 @@ export const nodeTransport: EngineTransport = async (req) => {
   } catch {
     throw new FetchError('too-large', `WebSearch: ${req.url}: the answer's ${headers['content-encoding']} body is corrupt or inflates past ${MAX_DECODED_BYTES} bytes`);
   }
-  return { status: res.statusCode, url: req.url, headers, setCookies, body: decodeHtml(raw, headers['content-type'] ?? '').text };
+  return { status: res.statusCode, url: req.url, headers, setCookies, body: (await decodeHtml(raw, headers['content-type'] ?? '')).text };
 };

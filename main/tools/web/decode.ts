@@ -1,5 +1,8 @@
 import { MIMEType } from 'node:util';
-import { getEncoding } from 'encoding-sniffer';
+
+// encoding-sniffer (and @exodus/bytes under it) costs an idle hub ~8 MB of RSS; it loads with the first page decoded.
+let sniffer: Promise<typeof import('encoding-sniffer')> | undefined;
+const loadSniffer = () => (sniffer ??= import('encoding-sniffer'));
 
 /** The `charset=` of a Content-Type header, if any (a header that is not a MIME type has none). */
 export function headerCharset(contentType: string): string | undefined {
@@ -50,7 +53,8 @@ export interface Decoded {
  * WHATWG prescan, by encoding-sniffer); with none of those, UTF-8 when the
  * bytes are valid UTF-8, else windows-1252 (what browsers fall back to).
  */
-export function decodeHtml(body: Buffer, contentType: string): Decoded {
+export async function decodeHtml(body: Buffer, contentType: string): Promise<Decoded> {
+  const { getEncoding } = await loadSniffer();
   const header = knownLabel(headerCharset(contentType));
   if (hasBom(body) || header) {
     const enc = getEncoding(body, { transportLayerEncodingLabel: header, defaultEncoding: 'utf-8' });

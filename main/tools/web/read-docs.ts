@@ -100,7 +100,7 @@ export const readDocsTool = defineTool({
         throw new UserError(`ReadDocs: ${fetched.finalUrl} is a PDF that could not be read: ${(err as Error).message}`);
       }
     } else if (type === 'text/html' || type === 'application/xhtml+xml' || (type === '' && /<html[\s>]/i.test(fetched.body.subarray(0, 2048).toString()))) {
-      const decoded = decodeHtml(fetched.body, fetched.contentType);
+      const decoded = await decodeHtml(fetched.body, fetched.contentType);
       let html = decoded.text;
       charset = `${decoded.encoding} (${decoded.source})`;
       let finalUrl = fetched.finalUrl;
