@@ -1,4 +1,4 @@
-import http from 'node:http';
+import type http from 'node:http';
 import { pincerPaths, ensureHome } from '../core/paths.js';
 import { createRuntime, type Runtime } from '../hub/runtime.js';
 import { createPincerServer } from '../mcp/server.js';
@@ -127,7 +127,9 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       extraRoutes: [hubApi(rt, sessions), dashboardApi(rt, sessions, dashboardSessions, () => hubUrl), ...(opts.extraRoutes?.({ runtime: rt, sessions }) ?? [])],
     });
 
-    const server = http.createServer({ maxHeaderSize: 16 * 1024 }, gate.handler(app));
+    // Not an ESM import of node:http: that reads every export, and its WebSocket getters load Node's
+    // bundled undici (~16 MB of RSS) into a hub that may never need it (issue 17).
+    const server = process.getBuiltinModule('node:http').createServer({ maxHeaderSize: 16 * 1024 }, gate.handler(app));
     // Slow or half-open clients must not hold the hub: bounded header and body time.
     server.headersTimeout = 15_000;
     server.requestTimeout = 60_000;

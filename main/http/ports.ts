@@ -1,4 +1,4 @@
-import http from 'node:http';
+import type http from 'node:http';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
