@@ -28,5 +28,10 @@ export function adoptHubNodeFlags(): void {
   const script = process.argv[1];
   if (script === undefined) return;
   const missing = HUB_NODE_FLAGS.filter((f) => !process.execArgv.includes(f));
-  process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, script, ...process.argv.slice(2)], process.env);
+  try {
+    process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, script, ...process.argv.slice(2)], process.env);
+  } catch (err) {
+    // The flags save memory; a hub without them still serves. Say why, and go on.
+    process.stderr.write(`pincer serve: running without ${missing.join(' ')}: could not restart with them (${(err as Error).message})\n`);
+  }
 }
