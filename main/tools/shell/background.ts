@@ -79,14 +79,13 @@ export const readBgOutputTool = defineTool({
     const data = jobData(r.job);
     const head = `Task ${r.job.id} [${data.status}] ${r.bytes === 0 ? 'no new output' : `${formatBytes(r.bytes)} new output`}` +
       (isActive(r.job) ? ` — running for ${formatDuration(data.runtime_ms)}` : '');
-    // One text block per part, not one string: head + output would be a rope that serialising flattens
-    // into a fresh megabyte-long copy of the output. Clients join text blocks (with a newline, as here before).
     const parts = [head];
     // slice, not a regex replace: a slice of a big string shares its characters instead of copying them.
     if (r.output) parts.push(r.output.endsWith('\n') ? r.output.slice(0, -1) : r.output);
     if (r.remaining > 0) parts.push(`[${formatBytes(r.remaining)} more output waiting; call ReadBgOutput again]`);
     if (r.job.note && !isActive(r.job)) parts.push(`[${r.job.note}]`);
-    return { content: parts.map((text) => ({ type: 'text' as const, text })), structuredContent: { ...data, output: r.output, bytes: r.bytes, remaining_bytes: r.remaining } };
+    // + builds a rope over the parts; join would copy the megabyte of output once more.
+    return textResult(parts.reduce((text, part) => text + '\n' + part), { ...data, output: r.output, bytes: r.bytes, remaining_bytes: r.remaining });
   },
 });
 
