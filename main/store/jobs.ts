@@ -20,27 +20,76 @@ export const JobRow = z.object({
 });
 export type JobRow = z.infer<typeof JobRow>;
 
-/** The jobs table. Every state change is a conditional UPDATE so two processes never overwrite each other. */
+/** The newest jobs as last read, and the database's data_version when they were read. */
+interface Snapshot {
+  version: number;
+  limit: number;
+  rows: readonly JobRow[];
+  byId: Map<number, JobRow>;
+}
+
+/**
+ * The jobs table. Every state change is a conditional UPDATE so two processes never overwrite each other.
+ *
+ * Reads of the newest jobs are served from memory while the table cannot have changed (issue 17:
+ * ListBgTasks is the call clients poll, and the query cost more than the rest of the call — a WAL
+ * read lock per statement and a zod parse per row). Every write through this repo drops the
+ * snapshot; a write by any other connection (another Pincer process sharing the data folder)
+ * changes SQLite's `PRAGMA data_version`, which is checked on every read instead of the query.
+ */
 export class JobsRepo {
+  private snapshot?: Snapshot;
+
   constructor(private db: Db) {}
 
+  /** Changes whenever another connection committed to the database (not on this connection's own writes). */
+  private dataVersion(): number {
+    return (prepared(this.db, 'PRAGMA data_version').get() as { data_version: number }).data_version;
+  }
+
+  /** The snapshot, when nothing can have changed the table since it was taken. */
+  private current(): Snapshot | undefined {
+    const s = this.snapshot;
+    if (s && s.version === this.dataVersion()) return s;
+    this.snapshot = undefined;
+    return undefined;
+  }
+
+  private write<T>(change: () => T): T {
+    // Dropped before and after: a failed or rolled-back write may still have changed nothing or everything.
+    this.snapshot = undefined;
+    try {
+      return change();
+    } finally {
+      this.snapshot = undefined;
+    }
+  }
+
   insert(job: { command: string; cwd: string; logPath: (id: number) => string; exitPath: (id: number) => string; session?: string }): JobRow {
-    return this.db.transaction(() => {
+    return this.write(() => this.db.transaction(() => {
       const info = prepared(this.db, `INSERT INTO jobs (command, cwd, status, started_at, log_path, exit_path, session) VALUES (?, ?, 'starting', ?, '', '', ?)`)
         .run(job.command, job.cwd, Date.now(), job.session ?? null);
       const id = Number(info.lastInsertRowid);
       prepared(this.db, 'UPDATE jobs SET log_path = ?, exit_path = ? WHERE id = ?').run(job.logPath(id), job.exitPath(id), id);
       return this.get(id)!;
-    }).immediate();
+    }).immediate());
   }
 
   get(id: number): JobRow | undefined {
+    const known = this.current()?.byId.get(id);
+    if (known) return known;
     const row = prepared(this.db, 'SELECT * FROM jobs WHERE id = ?').get(id);
-    return row ? JobRow.parse(row) : undefined;
+    return row ? freeze(JobRow.parse(row)) : undefined;
   }
 
-  list(limit = 500): JobRow[] {
-    return (prepared(this.db, 'SELECT * FROM jobs ORDER BY id DESC LIMIT ?').all(limit) as unknown[]).map((r) => JobRow.parse(r)).reverse();
+  /** The newest `limit` jobs, oldest first. The rows are frozen: they may be shared with later reads. */
+  list(limit = 500): readonly JobRow[] {
+    const s = this.current();
+    if (s && s.limit === limit) return s.rows;
+    const version = this.dataVersion();
+    const rows = (prepared(this.db, 'SELECT * FROM jobs ORDER BY id DESC LIMIT ?').all(limit) as unknown[]).map((r) => freeze(JobRow.parse(r))).reverse();
+    this.snapshot = { version, limit, rows, byId: new Map(rows.map((r) => [r.id, r])) };
+    return rows;
   }
 
   running(): JobRow[] {
@@ -52,18 +101,24 @@ export class JobsRepo {
   }
 
   markRunning(id: number, pid: number): void {
-    prepared(this.db, `UPDATE jobs SET status = 'running', pid = ? WHERE id = ? AND status = 'starting'`).run(pid, id);
+    this.write(() => prepared(this.db, `UPDATE jobs SET status = 'running', pid = ? WHERE id = ? AND status = 'starting'`).run(pid, id));
   }
 
   /** Ends a job once; returns false when another process already recorded its end. */
   finish(id: number, status: 'exited' | 'killed' | 'lost', exitCode: number | null, endedAt: number, note?: string): boolean {
-    const r = prepared(this.db, `UPDATE jobs SET status = ?, exit_code = ?, ended_at = ?, note = COALESCE(?, note) WHERE id = ? AND status IN ('starting','running')`)
-      .run(status, exitCode, endedAt, note ?? null, id);
+    const r = this.write(() =>
+      prepared(this.db, `UPDATE jobs SET status = ?, exit_code = ?, ended_at = ?, note = COALESCE(?, note) WHERE id = ? AND status IN ('starting','running')`)
+        .run(status, exitCode, endedAt, note ?? null, id),
+    );
     return r.changes > 0;
   }
 
   /** Moves the read position only if nobody moved it since we looked (compare-and-set). */
   advanceOffset(id: number, from: number, to: number): boolean {
-    return prepared(this.db, 'UPDATE jobs SET read_offset = ? WHERE id = ? AND read_offset = ?').run(to, id, from).changes > 0;
+    return this.write(() => prepared(this.db, 'UPDATE jobs SET read_offset = ? WHERE id = ? AND read_offset = ?').run(to, id, from).changes > 0);
   }
+}
+
+function freeze(row: JobRow): JobRow {
+  return Object.freeze(row);
 }
