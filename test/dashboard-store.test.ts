@@ -81,6 +81,28 @@ describe('activity and per-tool statistics in SQLite', () => {
     }
   });
 
+  test('a call written while it runs is completed by its finish; one that ends before the flush is written whole', () => {
+    const { h, settings, file } = setup();
+    try {
+      const store = openStore(file);
+      const bus = new EventBus();
+      const activity = new Activity(bus, new ActivityRepo(store.db), settings);
+      const now = Date.now();
+      bus.publish({ type: 'tool_call_started', id: 'long', tool: 'Bash', session: 's1', client: 'test', args: '{"command":"sleep 5"}', at: now });
+      // A reader flushes: the running call is there, without an end.
+      const running = activity.get('long');
+      assert.deepEqual(running, { id: 'long', tool: 'Bash', session: 's1', client: 'test', args: '{"command":"sleep 5"}', started: now, ms: undefined, isError: undefined, summary: undefined });
+      call(bus, 'quick', 'ListBgTasks', now + 1, 2);
+      bus.publish({ type: 'tool_call_finished', id: 'long', tool: 'Bash', session: 's1', client: 'test', ms: 5000, isError: true, summary: 'timed out', at: now + 5000 });
+      assert.deepEqual(activity.get('long'), { ...running, ms: 5000, isError: true, summary: 'timed out' });
+      assert.deepEqual(activity.get('quick'), { id: 'quick', tool: 'ListBgTasks', session: 's1', client: 'test', args: '{"n":"quick"}', started: now + 1, ms: 2, isError: false, summary: 'result quick' });
+      assert.deepEqual(activity.statsFor('Bash'), { calls: 1, errors: 1, medianMs: 5000, p95Ms: 5000 });
+      store.db.close();
+    } finally {
+      h.cleanup();
+    }
+  });
+
   test('a read-only database (written by a newer Pincer) is left alone', () => {
     const { h, settings, file } = setup();
     try {

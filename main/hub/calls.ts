@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { CallToolResult, Tool, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/server';
 import type { RoundTrip, Services, ToolContext, ToolGroup } from '../tools/types.js';
 import { UserError, errorMessage } from '../core/errors.js';
+import { timeOrderedId } from '../core/ids.js';
 import { preview } from '../core/format.js';
 import { logger } from '../core/log.js';
 import { fireText } from '../tools/workflow/scheduler.js';
@@ -123,8 +123,8 @@ export class ToolCalls {
       return refused('INVALID_ARGUMENTS', `${name}: invalid arguments: ${formatZodError(parsed.error)}. The input schema in tools/list shows what ${name} takes.`);
     }
     const events = this.services.events;
-    const callId = randomUUID();
     const started = Date.now();
+    const callId = timeOrderedId(started);
     const client = caller.clientName;
     events.publish({ type: 'tool_call_started', id: callId, tool: name, session: caller.id, client, args: preview(JSON.stringify(parsed.data) ?? ''), at: started });
     if (name === 'SetCallback') caller.hasCallbacks = true;

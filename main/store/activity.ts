@@ -66,16 +66,36 @@ export class ActivityRepo {
     prepared(this.db, 'INSERT OR IGNORE INTO tool_calls (id, tool, session, client, args, started_at) VALUES (?, ?, ?, ?, ?, ?)').run(c.id, c.tool, c.session ?? null, c.client ?? null, c.args, c.at);
   }
 
+  private startedAndFinished(c: CallStarted, end: CallFinished): void {
+    prepared(this.db, 'INSERT OR IGNORE INTO tool_calls (id, tool, session, client, args, started_at, ms, is_error, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(c.id, c.tool, c.session ?? null, c.client ?? null, c.args, c.at, end.ms, end.isError ? 1 : 0, end.summary);
+  }
+
   finished(c: CallFinished): void {
     prepared(this.db, 'UPDATE tool_calls SET ms = ?, is_error = ?, summary = ? WHERE id = ?').run(c.ms, c.isError ? 1 : 0, c.summary, c.id);
   }
 
-  /** Many starts and finishes in one transaction, in the order they happened. */
+  /**
+   * Many starts and finishes in one transaction, in the order they happened. A call whose start and
+   * finish are both in the batch is written as one finished row: one INSERT instead of an INSERT and
+   * an UPDATE through four indexes (issue 17: most calls end before their start is written).
+   */
   record(batch: ({ kind: 'started' } & CallStarted | { kind: 'finished' } & CallFinished)[]): void {
+    const finishes = new Map<string, CallFinished>();
+    for (const e of batch) if (e.kind === 'finished') finishes.set(e.id, e);
     this.db.transaction(() => {
       for (const e of batch) {
-        if (e.kind === 'started') this.started(e);
-        else this.finished(e);
+        if (e.kind === 'started') {
+          const end = finishes.get(e.id);
+          if (end) {
+            this.startedAndFinished(e, end);
+            finishes.delete(e.id);
+          } else {
+            this.started(e);
+          }
+        } else if (finishes.has(e.id)) {
+          this.finished(e);
+        }
       }
     })();
   }
