@@ -27,3 +27,28 @@ test('with a hub and a standalone pincer on one database, each fire happens once
     h.cleanup();
   }
 });
+
+test('a fire another process recorded is put in front of the next tool result, after calls that found none', async () => {
+  const h = tempHome();
+  const { client } = await connectV2({ home: h.home });
+  const firstText = async () => {
+    const r = (await client.callTool({ name: 'ListBgTasks', arguments: {} })) as { content: { type: string; text: string }[] };
+    return r.content[0]!.text;
+  };
+  try {
+    await client.callTool({ name: 'SetCallback', arguments: { message: 'not due for an hour', delay_seconds: 3600 } });
+    // Nothing is waiting, twice: the second answer is what the first call found, still valid.
+    assert.match(await firstText(), /^No background tasks/);
+    assert.match(await firstText(), /^No background tasks/);
+    // Another connection to the database (as a hub or a second pincer would) records a fire for this session.
+    const db = new Database(path.join(h.home, 'pincer.db'));
+    const cb = db.prepare('SELECT id, session FROM callbacks').get() as { id: number; session: string };
+    db.prepare('INSERT INTO callback_fires (callback_id, session, message, fire_number, scheduled_at, fired_at, notified) VALUES (?, ?, ?, 1, ?, ?, 1)').run(cb.id, cb.session, 'written elsewhere', Date.now(), Date.now());
+    db.close();
+    assert.equal(await firstText(), '[Callback] Timer fired: written elsewhere');
+    assert.match(await firstText(), /^No background tasks/, 'delivered once');
+  } finally {
+    await client.close();
+    h.cleanup();
+  }
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from './db.js';
-import { prepared } from './statements.js';
+import { dataVersion, prepared } from './statements.js';
 
 export const JobStatus = z.enum(['starting', 'running', 'exited', 'killed', 'lost']);
 export const JobRow = z.object({
@@ -42,15 +42,10 @@ export class JobsRepo {
 
   constructor(private db: Db) {}
 
-  /** Changes whenever another connection committed to the database (not on this connection's own writes). */
-  private dataVersion(): number {
-    return (prepared(this.db, 'PRAGMA data_version').get() as { data_version: number }).data_version;
-  }
-
   /** The snapshot, when nothing can have changed the table since it was taken. */
   private current(): Snapshot | undefined {
     const s = this.snapshot;
-    if (s && s.version === this.dataVersion()) return s;
+    if (s && s.version === dataVersion(this.db)) return s;
     this.snapshot = undefined;
     return undefined;
   }
@@ -86,7 +81,7 @@ export class JobsRepo {
   list(limit = 500): readonly JobRow[] {
     const s = this.current();
     if (s && s.limit === limit) return s.rows;
-    const version = this.dataVersion();
+    const version = dataVersion(this.db);
     const rows = (prepared(this.db, 'SELECT * FROM jobs ORDER BY id DESC LIMIT ?').all(limit) as unknown[]).map((r) => freeze(JobRow.parse(r))).reverse();
     this.snapshot = { version, limit, rows, byId: new Map(rows.map((r) => [r.id, r])) };
     return rows;

@@ -20,3 +20,13 @@ export function prepared(db: Db, sql: string): Database.Statement {
   }
   return stmt;
 }
+
+/**
+ * SQLite's `PRAGMA data_version`: changes whenever another connection (another Pincer process on the
+ * same data folder) committed to the database, and never for this connection's own writes. A repo
+ * that keeps what it read in memory checks it instead of reading again, and forgets what it kept on
+ * each of its own writes.
+ */
+export function dataVersion(db: Db): number {
+  return (prepared(db, 'PRAGMA data_version').get() as { data_version: number }).data_version;
+}
