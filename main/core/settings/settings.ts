@@ -105,11 +105,9 @@ export class Settings extends EventEmitter<{ change: [SettingsChange]; diagnosti
    * these settings are watched.
    */
   forProject(dir: string): ProjectView {
-    const problem = unsafeCharProblem(dir);
-    if (!path.isAbsolute(dir) || problem) {
-      throw new SettingsError('PROJECT_DIR_INVALID', `The project folder "${shownValue('', dir)}" ${problem ?? 'is not an absolute path'}; send the absolute path of the folder the client works in.`);
-    }
-    const key = path.resolve(dir);
+    // Every tool call of a client with a folder asks: a folder seen before (keys are folders that
+    // passed the checks below, already resolved) skips checking and resolving it again.
+    const key = this.projects.has(dir) ? dir : this.checkedFolder(dir);
     const cached = this.projects.get(key);
     if (cached) {
       this.projects.delete(key);
@@ -126,6 +124,15 @@ export class Settings extends EventEmitter<{ change: [SettingsChange]; diagnosti
       this.emit('diagnostics');
     }
     return view;
+  }
+
+  /** `dir` resolved, when it is an absolute path without characters a folder name may not carry. */
+  private checkedFolder(dir: string): string {
+    const problem = unsafeCharProblem(dir);
+    if (!path.isAbsolute(dir) || problem) {
+      throw new SettingsError('PROJECT_DIR_INVALID', `The project folder "${shownValue('', dir)}" ${problem ?? 'is not an absolute path'}; send the absolute path of the folder the client works in.`);
+    }
+    return path.resolve(dir);
   }
 
   /** What was wrong in the project files of the views held now (the dashboard shows these). */
