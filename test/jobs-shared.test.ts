@@ -51,3 +51,22 @@ test('jobs started, read and killed by another process show at once in a process
     h.cleanup();
   }
 });
+
+test('commands run with the environment Pincer was started with, in Bash and in background jobs', async () => {
+  const h = tempHome();
+  const { client } = await connectV2({ home: h.home, env: { PINCER_TEST_MARK: 'mark with spaces = and =' } });
+  try {
+    const echo = 'printf "[%s]" "$PINCER_TEST_MARK"';
+    for (let i = 0; i < 2; i++) {
+      const r = await client.callTool({ name: 'Bash', arguments: { command: echo } });
+      assert.equal((r.structuredContent as { output: string }).output, '[mark with spaces = and =]');
+    }
+    const started = await client.callTool({ name: 'BackgroundBash', arguments: { command: echo } });
+    const id = (started.structuredContent as { task_id: number }).task_id;
+    const read = await client.callTool({ name: 'ReadBgOutput', arguments: { task_id: id, wait_ms: 5000 } });
+    assert.equal((read.structuredContent as { output: string }).output, '[mark with spaces = and =]');
+  } finally {
+    await client.close();
+    h.cleanup();
+  }
+});

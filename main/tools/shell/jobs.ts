@@ -5,7 +5,7 @@ import { JobsRepo, type JobRow } from '../../store/jobs.js';
 import type { Db } from '../../store/db.js';
 import type { SettingsView } from '../../core/settings/view.js';
 import { UserError } from '../../core/errors.js';
-import { resolveShell, resolveCwd, killTree, groupAlive } from './process.js';
+import { resolveShell, resolveCwd, killTree, groupAlive, commandEnv } from './process.js';
 import { spawn } from 'node:child_process';
 import { guarded, logger } from '../../core/log.js';
 
@@ -95,6 +95,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
         detached: true,
         stdio: ['ignore', fd, fd],
         windowsHide: true,
+        env: commandEnv(),
       });
       child.on('error', (err) => {
         this.repo.finish(job.id, 'lost', null, Date.now(), `could not start: ${err.message}`);
