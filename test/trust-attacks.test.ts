@@ -180,6 +180,30 @@ test('a pincer.db deleted under the running hub is noticed: calls fail with a cl
   }
 });
 
+test('a pincer.db replaced or deleted under a standalone pincer is noticed by the very next call, after calls that found it in place', async () => {
+  for (const how of ['replaced', 'deleted'] as const) {
+    const h = tempHome();
+    const { client } = await connectV2({ home: h.home });
+    try {
+      // Calls in a row with the file in place (a check between file events costs no stat).
+      for (let i = 0; i < 3; i++) assert.ok(!(await client.callTool({ name: 'TaskManager', arguments: { action: 'create', text: `before ${i}` } })).isError);
+      const db = path.join(h.home, 'pincer.db');
+      if (how === 'replaced') {
+        fs.copyFileSync(db, path.join(h.home, 'copy.db'));
+        fs.renameSync(path.join(h.home, 'copy.db'), db);
+      } else {
+        fs.rmSync(db);
+      }
+      const after = await client.callTool({ name: 'TaskManager', arguments: { action: 'create', text: 'after' } });
+      assert.equal(after.isError, true, how);
+      assert.match(textOf(after), new RegExp(`pincer\\.db was ${how === 'replaced' ? 'replaced by another file' : 'deleted'} while Pincer was running.*Restart Pincer`));
+    } finally {
+      await client.close();
+      h.cleanup();
+    }
+  }
+});
+
 test('a Bash call that finished while Pincer was suspended past its timeout reports its real exit', async () => {
   const h = tempHome();
   const { client, transport } = await connectV2({ home: h.home });
