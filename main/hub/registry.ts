@@ -22,7 +22,18 @@ export class ToolRegistry {
   }
 
   isEnabled(name: string, settings: SettingsView = this.services.settings): boolean {
-    return settings.flag(toolKey(name));
+    return settings.flag(this.keyOf(name));
+  }
+
+  /** TOOL_<NAME> of each tool, made once (asked on every call and every tools/list). */
+  private keys = new Map<string, string>();
+  private keyOf(name: string): string {
+    let key = this.keys.get(name);
+    if (key === undefined) {
+      key = toolKey(name);
+      if (this.byName.has(name)) this.keys.set(name, key);
+    }
+    return key;
   }
 
   /** Tools a client may see now, optionally limited to one group. */
