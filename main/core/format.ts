@@ -29,12 +29,22 @@ export function cutMiddle(text: string, limit: number): { text: string; dropped:
   return { text: `${text.slice(0, half)}\n\n[... ${dropped} characters dropped from the middle ...]\n\n${text.slice(text.length - half)}`, dropped };
 }
 
+export const PREVIEW_MAX = 200;
+
 /**
  * A short preview that does not keep the long text alive: V8 slices share the
  * parent string, so a 200-character preview of a 1 MB result kept in a list
  * would keep the whole megabyte. Copying through a Buffer breaks the link.
  */
-export function preview(text: string, max = 200): string {
+export function preview(text: string, max = PREVIEW_MAX): string {
   const short = text.length > max ? text.slice(0, max - 3) + '...' : text;
   return Buffer.from(short, 'utf8').toString('utf8');
+}
+
+/**
+ * `preview` of a string made just now that nothing else holds (JSON.stringify's result): it is
+ * nobody's slice, so only a cut one needs the copy (a tool call previews its arguments every time).
+ */
+export function previewOfFresh(text: string, max = PREVIEW_MAX): string {
+  return text.length > max ? preview(text, max) : text;
 }

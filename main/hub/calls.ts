@@ -2,7 +2,7 @@ import type { CallToolResult, Tool, ElicitRequestFormParams, ElicitResult } from
 import type { RoundTrip, Services, ToolContext, ToolGroup } from '../tools/types.js';
 import { UserError, errorMessage } from '../core/errors.js';
 import { timeOrderedId } from '../core/ids.js';
-import { preview } from '../core/format.js';
+import { preview, previewOfFresh } from '../core/format.js';
 import { logger } from '../core/log.js';
 import { fireText } from '../tools/workflow/scheduler.js';
 import type { ToolRegistry } from './registry.js';
@@ -126,7 +126,7 @@ export class ToolCalls {
     const started = Date.now();
     const callId = timeOrderedId(started);
     const client = caller.clientName;
-    events.publish({ type: 'tool_call_started', id: callId, tool: name, session: caller.id, client, args: preview(JSON.stringify(parsed.data) ?? ''), at: started });
+    events.publish({ type: 'tool_call_started', id: callId, tool: name, session: caller.id, client, args: previewOfFresh(JSON.stringify(parsed.data) ?? ''), at: started });
     if (name === 'SetCallback') caller.hasCallbacks = true;
     let result: CallToolResult;
     let error: CallError | undefined;
