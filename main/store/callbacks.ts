@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from './db.js';
-import { dataVersion, prepared } from './statements.js';
+import { prepared } from './statements.js';
 
 export const CallbackRow = z.object({
   id: z.number().int(),
@@ -34,22 +34,8 @@ export type FireRow = z.infer<typeof FireRow>;
 /** How late a fire may be and still count as on time: the scheduler looks at least once a second. */
 export const LATE_AFTER_MS = 2_000;
 
-/** Past this many remembered sessions the memory of empty ones starts over (a hub serves many short-lived clients). */
-const MAX_REMEMBERED = 1000;
-
 export class CallbacksRepo {
-  /**
-   * Sessions (per flag) found to have no unclaimed fires, with the data_version of that look: every
-   * tool call of a client that may have callbacks asks, and nearly always nothing is there (issue 17).
-   * Forgotten on every write through this repo; another process's writes change data_version.
-   */
-  private nothingFor = new Map<string, number>();
-
   constructor(private db: Db) {}
-
-  private wrote(): void {
-    this.nothingFor.clear();
-  }
 
   active(): CallbackRow[] {
     return (prepared(this.db, `SELECT * FROM callbacks WHERE status = 'active' ORDER BY slot`).all() as unknown[]).map((r) => CallbackRow.parse(r));
@@ -67,7 +53,6 @@ export class CallbacksRepo {
 
   /** Takes the requested slot when it is free, else the lowest free one; undefined when none is. */
   insert(c: { session?: string; message: string; delayS: number; repeatTotal: number; max: number; slot?: number }): CallbackRow | undefined {
-    this.wrote();
     return this.db.transaction(() => {
       const used = new Set(this.active().map((r) => r.slot));
       let slot = -1;
@@ -84,7 +69,6 @@ export class CallbacksRepo {
   }
 
   cancel(id: number): boolean {
-    this.wrote();
     return prepared(this.db, `UPDATE callbacks SET status = 'cancelled', ended_at = ? WHERE id = ? AND status = 'active'`).run(Date.now(), id).changes > 0;
   }
 
@@ -103,7 +87,6 @@ export class CallbacksRepo {
    * transaction. Exactly one process wins each fire.
    */
   claimFire(c: CallbackRow, now: number): FireRow | undefined {
-    this.wrote();
     return this.db.transaction(() => {
       const fireNumber = c.fires_done + 1;
       const finished = c.repeat_total !== -1 && fireNumber >= c.repeat_total;
@@ -139,17 +122,8 @@ export class CallbacksRepo {
    * every second, so it should stay a single statement).
    */
   private claim(session: string, flag: 'notified' | 'delivered'): FireRow[] {
-    // Nearly every call finds nothing: a read answers that without taking the write lock, and
-    // once it has, data_version answers it until something is written.
-    const key = `${flag}:${session}`;
-    const version = dataVersion(this.db);
-    if (this.nothingFor.get(key) === version) return [];
-    if (!prepared(this.db, `SELECT 1 FROM callback_fires WHERE session = ? AND ${flag} = 0 LIMIT 1`).get(session)) {
-      if (this.nothingFor.size >= MAX_REMEMBERED) this.nothingFor.clear();
-      this.nothingFor.set(key, version);
-      return [];
-    }
-    this.wrote();
+    // Nearly every call finds nothing: a read answers that without taking the write lock.
+    if (!prepared(this.db, `SELECT 1 FROM callback_fires WHERE session = ? AND ${flag} = 0 LIMIT 1`).get(session)) return [];
     const rows = prepared(this.db, `UPDATE callback_fires SET ${flag} = 1 WHERE session = ? AND ${flag} = 0 RETURNING *`).all(session) as unknown[];
     return rows.map((r) => FireRow.parse(r)).sort((a, b) => a.id - b.id);
   }
