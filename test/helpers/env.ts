@@ -6,10 +6,13 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const PINCER_BIN = path.join(ROOT, 'dist', 'main', 'cli', 'pincer.js');
 
-/** A fresh PINCER_HOME for one test; removed afterwards. */
+/**
+ * A fresh PINCER_HOME for one test; removed afterwards. A process the test just signalled (a bridge,
+ * a hub) may still append its last log line while the folder is removed (ENOTEMPTY): retry briefly.
+ */
 export function tempHome(prefix = 'pincer-test-'): { home: string; cleanup(): void } {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  return { home, cleanup: () => fs.rmSync(home, { recursive: true, force: true }) };
+  return { home, cleanup: () => fs.rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }) };
 }
 
 /** Environment for a spawned pincer: its own home, a known working directory, quiet logs. */
