@@ -61,8 +61,9 @@ export function buildApp(deps: AppDeps) {
   app.use(jsonBodies(settings));
 
   const streamable = streamableRoutes({ sessions, newServer: (era, client) => deps.newServer(era, 'streamable-http', client) });
+  // Most /mcp requests never get here: hub.ts serves them on mcpFastPath with the same checks.
   app.all('/mcp', (req, res, next) => {
-    streamable.handle(req, res).catch(next);
+    streamable.handle(req, res, bodyOf(req)).catch(next);
   });
 
   // 2024-11-05 HTTP+SSE.

@@ -1,45 +1,48 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 
-interface EventStore {
-  storeEvent(streamId: string, message: JSONRPCMessage): Promise<string>;
-  getStreamIdForEventId?(eventId: string): Promise<string | undefined>;
-  replayEventsAfter(lastEventId: string, opts: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> }): Promise<string>;
-}
-
 /**
  * Remembers the last events of one session's SSE streams so a client that
  * reconnects with Last-Event-ID gets what it missed. Bounded: the oldest
- * events fall off, and the store dies with its session.
+ * events fall off, and the store dies with its session. Synchronous: the
+ * session transport (streamable-session.ts) stores and writes an event in
+ * one step, and a session that never streams never allocates a slot.
  */
-export class SessionEventStore implements EventStore {
-  private events: { id: string; stream: string; message: JSONRPCMessage; bytes: number }[] = [];
+export class SessionEventStore {
+  private events: { seq: number; stream: string; message: JSONRPCMessage; bytes: number }[] = [];
   private seq = 0;
   private bytes = 0;
 
   /** Bounded by count and by size: a session that lists big results must not hold them all. */
   constructor(private max = 1000, private maxBytes = 2 * 1024 * 1024) {}
 
-  async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
-    const id = `${streamId}::${++this.seq}`;
+  /** Stores one event of a stream and returns its id (`<stream>::<n>`). */
+  store(streamId: string, message: JSONRPCMessage): string {
+    const seq = ++this.seq;
     const bytes = approxSize(message);
-    this.events.push({ id, stream: streamId, message, bytes });
+    this.events.push({ seq, stream: streamId, message, bytes });
     this.bytes += bytes;
     while (this.events.length > 1 && (this.events.length > this.max || this.bytes > this.maxBytes)) this.bytes -= this.events.shift()!.bytes;
-    return id;
+    return `${streamId}::${seq}`;
   }
 
-  async getStreamIdForEventId(eventId: string): Promise<string | undefined> {
+  /** An id with no event behind it: the priming event that opens a resumable stream. */
+  mark(streamId: string): string {
+    return `${streamId}::${++this.seq}`;
+  }
+
+  /** The stream an event id belongs to, or undefined when the id is not one this store hands out. */
+  streamOf(eventId: string): string | undefined {
     const i = eventId.lastIndexOf('::');
-    return i > 0 ? eventId.slice(0, i) : undefined;
+    return i > 0 && /^\d+$/.test(eventId.slice(i + 2)) ? eventId.slice(0, i) : undefined;
   }
 
-  async replayEventsAfter(lastEventId: string, { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> }): Promise<string> {
-    const stream = (await this.getStreamIdForEventId(lastEventId)) ?? '';
-    const after = Number(lastEventId.slice(lastEventId.lastIndexOf('::') + 2));
-    for (const e of this.events) {
-      if (e.stream === stream && Number(e.id.slice(e.id.lastIndexOf('::') + 2)) > after) await send(e.id, e.message);
-    }
-    return stream;
+  /** The events of the id's stream after it, oldest first. */
+  after(eventId: string): { stream: string; events: { id: string; message: JSONRPCMessage }[] } | undefined {
+    const stream = this.streamOf(eventId);
+    if (stream === undefined) return undefined;
+    const after = Number(eventId.slice(eventId.lastIndexOf('::') + 2));
+    const events = this.events.filter((e) => e.stream === stream && e.seq > after).map((e) => ({ id: `${e.stream}::${e.seq}`, message: e.message }));
+    return { stream, events };
   }
 }
 

@@ -16,6 +16,7 @@ import { buildApp } from './app.js';
 import { attachWebSocket } from './websocket.js';
 import { PipeEndpoint } from './pipe-endpoint.js';
 import { guardConnections } from './connection-guard.js';
+import { mcpFastPath } from './mcp-fast-path.js';
 import { VERSION } from '../core/version.js';
 import { logger } from '../core/log.js';
 import { SETTINGS } from '../core/settings/schema.js';
@@ -127,9 +128,10 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       extraRoutes: [hubApi(rt, sessions), dashboardApi(rt, sessions, dashboardSessions, () => hubUrl), ...(opts.extraRoutes?.({ runtime: rt, sessions }) ?? [])],
     });
 
+    const routes = mcpFastPath({ guard, settings, dashboardSessions, handle: streamable.handle }, app);
     // Not an ESM import of node:http: that reads every export, and its WebSocket getters load Node's
     // bundled undici (~16 MB of RSS) into a hub that may never need it (issue 17).
-    const server = process.getBuiltinModule('node:http').createServer({ maxHeaderSize: 16 * 1024 }, gate.handler(app));
+    const server = process.getBuiltinModule('node:http').createServer({ maxHeaderSize: 16 * 1024 }, gate.handler(routes));
     // Slow or half-open clients must not hold the hub: bounded header and body time.
     server.headersTimeout = 15_000;
     server.requestTimeout = 60_000;

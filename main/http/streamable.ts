@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Request, Response } from 'express';
-import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, isLegacyRequest, type McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, isLegacyRequest, type JSONRPCMessage, type McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { classifyValue, replyCode, RpcCode } from '../mcp/stdio-transport.js';
-import { SessionEventStore } from './event-store.js';
+import { StreamableSessionTransport } from './streamable-session.js';
 import type { SessionTable } from './sessions.js';
-import { jsonRpcErrorBody } from './security.js';
-import { bodyOf } from './body.js';
+import type { ParsedBody } from './body.js';
+import { sendJson, sendRpcError } from './respond.js';
 import { logger } from '../core/log.js';
 import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
 
@@ -19,100 +19,98 @@ export interface StreamableDeps {
 
 /**
  * `/mcp`: Streamable HTTP. 2025-era clients get stateful sessions
- * (Mcp-Session-Id, SSE, Last-Event-ID resumption); 2026-07-28 requests, which
- * carry their protocol envelope on every request, go to the SDK's stateless
- * per-request handler built from the same factory.
+ * (Mcp-Session-Id, JSON or SSE answers, Last-Event-ID resumption) served by
+ * StreamableSessionTransport; 2026-07-28 requests, which carry their protocol
+ * envelope on every request, go to the SDK's stateless per-request handler
+ * built from the same factory.
  */
 export function streamableRoutes(deps: StreamableDeps) {
   const modern: McpHttpHandler = createMcpHandler((ctx) => deps.newServer('modern', clientHandleFrom(ctx.requestInfo?.headers)), { legacy: 'reject' });
   const modernNode = toNodeHandler(modern, { onerror: (e) => log.warn(`modern handler: ${e.message}`) });
   // The HTTP transport of each live session, by Mcp-Session-Id.
-  const transports = new Map<string, NodeStreamableHTTPServerTransport>();
+  const transports = new Map<string, StreamableSessionTransport>();
 
-  async function handle(req: Request, res: Response): Promise<void> {
-    const sid = req.header('mcp-session-id');
-    const parsed = req.method === 'POST' ? bodyOf(req) : { ok: true as const, value: undefined };
-    if (!parsed.ok) {
-      res.status(400).json(jsonRpcErrorBody(-32700, 'Parse error: the request body is not valid JSON'));
-      return;
-    }
-    const body = parsed.value;
+  /** Answers one /mcp request; the caller checked Host/Origin and the token and read the body once. */
+  async function handle(req: IncomingMessage, res: ServerResponse, parsed: ParsedBody): Promise<void> {
+    const sidHeader = req.headers['mcp-session-id'];
+    const sid = Array.isArray(sidHeader) ? sidHeader[0] : sidHeader;
+    if (!parsed.ok) return sendRpcError(res, 400, -32700, 'Parse error: the request body is not valid JSON');
+    const body = req.method === 'POST' ? parsed.value : undefined;
     // A body that is JSON but not JSON-RPC is an Invalid Request (-32600), not a parse error;
     // array params and a malformed initialize get -32601/-32602 before any session is touched.
+    let messages: JSONRPCMessage[] | undefined;
     if (req.method === 'POST' && body !== undefined) {
-      if (Array.isArray(body) && body.length === 0) {
-        res.status(400).json(jsonRpcErrorBody(RpcCode.InvalidRequest, 'Invalid Request: empty batch'));
-        return;
-      }
+      if (Array.isArray(body) && body.length === 0) return sendRpcError(res, 400, RpcCode.InvalidRequest, 'Invalid Request: empty batch');
+      messages = [];
       for (const m of Array.isArray(body) ? body : [body]) {
         const r = classifyValue(m);
-        if ('message' in r) continue;
-        if ('reply' in r) {
-          res.status(replyCode(r.reply) === RpcCode.InvalidRequest ? 400 : 200).json(r.reply);
-        } else res.status(400).json(jsonRpcErrorBody(RpcCode.InvalidRequest, `Invalid Request: ${r.ignore}`));
-        return;
+        if ('message' in r) {
+          messages.push(r.message);
+          continue;
+        }
+        if ('reply' in r) return sendJson(res, replyCode(r.reply) === RpcCode.InvalidRequest ? 400 : 200, r.reply);
+        return sendRpcError(res, 400, RpcCode.InvalidRequest, `Invalid Request: ${r.ignore}`);
       }
     }
 
     if (sid) {
       const http = transports.get(sid);
-      if (!http) {
-        res.status(404).json(jsonRpcErrorBody(-32001, `Session ${sid} not found (it expired or the hub restarted). Start a new session with initialize.`));
-        return;
-      }
+      if (!http) return sendRpcError(res, 404, -32001, `Session ${sid} not found (it expired or the hub restarted). Start a new session with initialize.`);
       deps.sessions.touch(sid);
-      const done = req.method === 'GET' ? deps.sessions.openStream(sid) : undefined;
-      if (done) res.on('close', done);
-      await http.handleRequest(req, res, body);
-      return;
+      if (req.method === 'POST') {
+        if (!messages) return sendRpcError(res, 400, -32700, 'Parse error: Invalid JSON');
+        return http.post(req, res, messages);
+      }
+      if (req.method === 'GET') {
+        const done = deps.sessions.openStream(sid);
+        res.on('close', done);
+        return http.get(req, res);
+      }
+      if (req.method === 'DELETE') return http.delete(req, res);
+      return sendRpcError(res, 405, -32000, 'Method not allowed.', { Allow: 'GET, POST, DELETE' });
     }
 
-    const webReq = new globalThis.Request(`http://localhost${req.originalUrl}`, { method: req.method, headers: toHeaders(req) });
+    const webReq = new globalThis.Request(`http://localhost${req.url ?? '/mcp'}`, { method: req.method, headers: toHeaders(req) });
     if (!(await isLegacyRequest(webReq, body))) {
       await modernNode(req, res, body);
       return;
     }
     if (req.method !== 'POST') {
       // No session to stream from: 405 is what clients probing for a standalone GET stream expect.
-      res.status(405).set('Allow', 'POST').json(jsonRpcErrorBody(-32000, `Method Not Allowed: ${req.method} /mcp needs an Mcp-Session-Id. Start a session by POSTing initialize.`));
-      return;
+      return sendRpcError(res, 405, -32000, `Method Not Allowed: ${req.method} /mcp needs an Mcp-Session-Id. Start a session by POSTing initialize.`, { Allow: 'POST' });
     }
-    if (!isInitialize(body)) {
-      res.status(400).json(jsonRpcErrorBody(-32000, 'Bad Request: no Mcp-Session-Id header. Send initialize first and pass the Mcp-Session-Id it returns on every request.'));
-      return;
+    if (!messages?.some(isInitialize)) {
+      return sendRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header. Send initialize first and pass the Mcp-Session-Id it returns on every request.');
     }
     if (!deps.sessions.hasRoom()) {
-      res.status(503).json(jsonRpcErrorBody(-32000, 'Too many sessions: the hub is at MAX_SESSIONS. Close unused clients or raise MAX_SESSIONS.'));
-      return;
+      return sendRpcError(res, 503, -32000, 'Too many sessions: the hub is at MAX_SESSIONS. Close unused clients or raise MAX_SESSIONS.');
     }
     const server = deps.newServer('legacy', clientHandleFrom(req.headers));
-    const http = new NodeStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      eventStore: new SessionEventStore(),
-      onsessioninitialized: (id) => {
-        transports.set(id, http);
-        deps.sessions.open({
-          id,
-          transport: 'streamable-http',
-          server,
-          close: async () => {
-            await http.close().catch(() => undefined);
-            await server.close().catch(() => undefined);
-          },
-        });
-      },
-      onsessionclosed: (id) => {
-        transports.delete(id);
-        deps.sessions.remove(id);
+    const id = randomUUID();
+    const http = new StreamableSessionTransport({ sessionId: id, onClosedByClient: () => forget(id) });
+    http.onclose = () => forget(id);
+    await server.connect(http);
+    http.post(req, res, messages);
+    if (http.sessionId === undefined) {
+      // Refused (Accept, Content-Type, a batch with initialize): nothing to keep.
+      await server.close().catch(() => undefined);
+      return;
+    }
+    transports.set(id, http);
+    deps.sessions.open({
+      id,
+      transport: 'streamable-http',
+      server,
+      close: async () => {
+        await http.close().catch(() => undefined);
+        await server.close().catch(() => undefined);
       },
     });
-    http.onclose = () => {
-      if (!http.sessionId) return;
-      transports.delete(http.sessionId);
-      deps.sessions.remove(http.sessionId);
-    };
-    await server.connect(http);
-    await http.handleRequest(req, res, body);
+  }
+
+  function forget(id: string): void {
+    if (!transports.delete(id)) return;
+    deps.sessions.remove(id);
   }
 
   return {
@@ -127,12 +125,11 @@ export function streamableRoutes(deps: StreamableDeps) {
   };
 }
 
-function isInitialize(body: unknown): boolean {
-  const one = (m: unknown) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize';
-  return Array.isArray(body) ? body.some(one) : one(body);
+function isInitialize(m: JSONRPCMessage): boolean {
+  return 'method' in m && m.method === 'initialize';
 }
 
-function toHeaders(req: Request): Headers {
+function toHeaders(req: IncomingMessage): Headers {
   const h = new Headers();
   for (const [k, v] of Object.entries(req.headers)) {
     if (v === undefined) continue;

@@ -1,0 +1,86 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Settings } from '../core/settings/settings.js';
+import { hostOriginProblem, tokenProblem, type GuardOptions, type SessionCheck } from './security.js';
+import { sendRpcError } from './respond.js';
+import type { ParsedBody } from './body.js';
+import { logger } from '../core/log.js';
+
+const log = logger('mcp-http');
+const EMPTY: ParsedBody = { ok: true, value: undefined };
+
+export interface FastPathDeps {
+  guard: GuardOptions;
+  settings: Settings;
+  dashboardSessions: SessionCheck;
+  handle: (req: IncomingMessage, res: ServerResponse, body: ParsedBody) => Promise<void>;
+}
+
+/**
+ * `/mcp` without express: every MCP call of a Streamable HTTP client comes
+ * this way, and express's chain (router matching, six middlewares, res
+ * helpers) was a measurable part of each (issue 17). The checks are the
+ * chain's, done once in the same order: Host/Origin, the token, the body
+ * limit (MAX_BODY_BYTES, declared or streamed), one JSON parse. Anything
+ * else — other paths, `/mcp/` spellings, a Content-Encoding body that
+ * body-parser would inflate — goes to express as before.
+ */
+export function mcpFastPath(deps: FastPathDeps, next: RequestListener): RequestListener {
+  return (req, res) => {
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const encoding = req.headers['content-encoding'];
+    if (path !== '/mcp' || (encoding !== undefined && encoding.toLowerCase() !== 'identity')) return next(req, res);
+    const refused = hostOriginProblem(req.headers, deps.guard);
+    if (refused) return sendRpcError(res, refused.status, refused.code, refused.message);
+    const unauthorized = tokenProblem(req.headers, deps.settings, deps.dashboardSessions);
+    if (unauthorized) {
+      // An unauthenticated upload is not read on: answer and close the connection.
+      const upload = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+      return sendRpcError(res, 401, unauthorized.code, unauthorized.message, { 'WWW-Authenticate': 'Bearer realm="pincer"', ...(upload ? { Connection: 'close' } : {}) });
+    }
+    const serve = (body: ParsedBody) =>
+      deps.handle(req, res, body).catch((err: Error) => {
+        log.warn(`/mcp: ${err.message}`);
+        sendRpcError(res, 500, -32603, `Internal error: ${err.message}`);
+      });
+    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return void serve(EMPTY);
+    readBody(req, res, deps.settings.get('MAX_BODY_BYTES'), serve);
+  };
+}
+
+/** Reads the whole body up to `limit` bytes and parses it as JSON once; past the limit answers 413 and stops reading. */
+function readBody(req: IncomingMessage, res: ServerResponse, limit: number, done: (body: ParsedBody) => void): void {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > limit) return tooLarge(res, `Request body of ${declared} bytes is larger than MAX_BODY_BYTES (${limit}).`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let over = false;
+  req.on('data', (chunk: Buffer) => {
+    if (over) return;
+    size += chunk.length;
+    if (size > limit) {
+      over = true;
+      chunks.length = 0;
+      req.pause();
+      return tooLarge(res, `Request body is larger than MAX_BODY_BYTES (${limit}).`);
+    }
+    chunks.push(chunk);
+  });
+  req.on('end', () => {
+    if (over) return;
+    if (size === 0) return done(EMPTY);
+    const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8');
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      return done({ ok: false, error: (e as Error).message });
+    }
+    done({ ok: true, value });
+  });
+}
+
+function tooLarge(res: ServerResponse, message: string): void {
+  sendRpcError(res, 413, -32600, message, { Connection: 'close' });
+}

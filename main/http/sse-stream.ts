@@ -1,0 +1,67 @@
+import type { ServerResponse } from 'node:http';
+
+/** The SDK's SSE keep-alive period: a comment line every 15 s keeps idle proxies and clients from timing the stream out. */
+export const SSE_KEEP_ALIVE_MS = 15_000;
+
+/**
+ * One Server-Sent Events response of a Streamable HTTP session, written
+ * straight to node:http (no web streams): the headers the SDK's transport
+ * sends, `event: message` frames with their resumption ids, and a keep-alive
+ * comment while it stays open.
+ */
+export class SseStream {
+  private keepAlive?: NodeJS.Timeout;
+  private ended = false;
+
+  constructor(readonly res: ServerResponse, sessionId: string | undefined, onClose: (stream: SseStream) => void) {
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+      ...(sessionId === undefined ? {} : { 'mcp-session-id': sessionId }),
+    });
+    this.keepAlive = setInterval(() => this.res.write(': keepalive\n\n'), SSE_KEEP_ALIVE_MS);
+    this.keepAlive.unref();
+    res.once('close', () => {
+      this.stop();
+      onClose(this);
+    });
+  }
+
+  get open(): boolean {
+    return !this.ended && !this.res.destroyed;
+  }
+
+  /** The first event of a resumable stream: an id and no data (2025-11-25), so a client can resume before any message. */
+  prime(eventId: string): void {
+    if (this.open) this.res.write(`id: ${eventId}\ndata: \n\n`);
+  }
+
+  write(message: unknown, eventId?: string): void {
+    if (!this.open) return;
+    this.res.write(`event: message\n${eventId === undefined ? '' : `id: ${eventId}\n`}data: ${JSON.stringify(message)}\n\n`);
+  }
+
+  /** Sends the headers now when there is nothing to write yet (they otherwise go out with the first event). */
+  flush(): void {
+    if (this.open && !this.res.headersSent) this.res.flushHeaders();
+  }
+
+  /** Writes the last event and ends the response in one write. */
+  endWith(message: unknown, eventId?: string): void {
+    if (!this.open) return this.end();
+    this.stop();
+    this.res.end(`event: message\n${eventId === undefined ? '' : `id: ${eventId}\n`}data: ${JSON.stringify(message)}\n\n`);
+  }
+
+  end(): void {
+    this.stop();
+    if (!this.res.writableEnded) this.res.end();
+  }
+
+  private stop(): void {
+    this.ended = true;
+    clearInterval(this.keepAlive);
+  }
+}
