@@ -12,6 +12,8 @@ export const SSE_KEEP_ALIVE_MS = 15_000;
 export class SseStream {
   private keepAlive?: NodeJS.Timeout;
   private ended = false;
+  /** Whether anything went out yet (writeHead only queues the headers until the first write). */
+  private sent = false;
 
   constructor(readonly res: ServerResponse, sessionId: string | undefined, onClose: (stream: SseStream) => void) {
     res.writeHead(200, {
@@ -35,17 +37,22 @@ export class SseStream {
 
   /** The first event of a resumable stream: an id and no data (2025-11-25), so a client can resume before any message. */
   prime(eventId: string): void {
-    if (this.open) this.res.write(`id: ${eventId}\ndata: \n\n`);
+    if (!this.open) return;
+    this.sent = true;
+    this.res.write(`id: ${eventId}\ndata: \n\n`);
   }
 
   write(message: unknown, eventId?: string): void {
     if (!this.open) return;
+    this.sent = true;
     this.res.write(`event: message\n${eventId === undefined ? '' : `id: ${eventId}\n`}data: ${JSON.stringify(message)}\n\n`);
   }
 
   /** Sends the headers now when there is nothing to write yet (they otherwise go out with the first event). */
   flush(): void {
-    if (this.open && !this.res.headersSent) this.res.flushHeaders();
+    if (!this.open || this.sent) return;
+    this.sent = true;
+    this.res.flushHeaders();
   }
 
   /** Writes the last event and ends the response in one write. */
