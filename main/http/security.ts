@@ -11,8 +11,14 @@ export function generateToken(): string {
 export function tokensEqual(given: string, expected: string): boolean {
   if (!expected) return false;
   const a = crypto.createHash('sha256').update(given).digest();
-  const b = crypto.createHash('sha256').update(expected).digest();
-  return crypto.timingSafeEqual(a, b);
+  return crypto.timingSafeEqual(a, digestOf(expected));
+}
+
+// Every request checks the token: hash the expected one once per value, not per request.
+let expectedDigest: { token: string; digest: Buffer } | undefined;
+function digestOf(token: string): Buffer {
+  if (expectedDigest?.token !== token) expectedDigest = { token, digest: crypto.createHash('sha256').update(token).digest() };
+  return expectedDigest.digest;
 }
 
 export function jsonRpcErrorBody(code: number, message: string): object {
