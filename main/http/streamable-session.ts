@@ -82,7 +82,8 @@ export class StreamableSessionTransport implements Transport {
       if (this.badVersion(req, res)) return;
     }
     const ids: RequestId[] = [];
-    for (const m of messages) if ('method' in m && 'id' in m) ids.push(m.id);
+    // A batch that repeats an id gets one answer for it (as the SDK's transport keys streams by id).
+    for (const m of messages) if ('method' in m && 'id' in m && !ids.includes(m.id)) ids.push(m.id);
     if (ids.length === 0) {
       for (const m of messages) this.onmessage?.(m);
       res.writeHead(202).end();

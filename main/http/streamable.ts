@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, isLegacyRequest, type JSONRPCMessage, type McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { createMcpHandler, type JSONRPCMessage, type McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { classifyValue, replyCode, RpcCode } from '../mcp/stdio-transport.js';
 import { StreamableSessionTransport } from './streamable-session.js';
+import { ModernHttp } from './modern-http.js';
 import type { SessionTable } from './sessions.js';
 import type { ParsedBody } from './body.js';
 import { sendJson, sendRpcError } from './respond.js';
-import { logger } from '../core/log.js';
 import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
-
-const log = logger('mcp-http');
 
 export interface StreamableDeps {
   sessions: SessionTable;
@@ -26,7 +23,7 @@ export interface StreamableDeps {
  */
 export function streamableRoutes(deps: StreamableDeps) {
   const modern: McpHttpHandler = createMcpHandler((ctx) => deps.newServer('modern', clientHandleFrom(ctx.requestInfo?.headers)), { legacy: 'reject' });
-  const modernNode = toNodeHandler(modern, { onerror: (e) => log.warn(`modern handler: ${e.message}`) });
+  const modernHttp = new ModernHttp(modern);
   // The HTTP transport of each live session, by Mcp-Session-Id.
   const transports = new Map<string, StreamableSessionTransport>();
 
@@ -70,11 +67,8 @@ export function streamableRoutes(deps: StreamableDeps) {
       return sendRpcError(res, 405, -32000, 'Method not allowed.', { Allow: 'GET, POST, DELETE' });
     }
 
-    const webReq = new globalThis.Request(`http://localhost${req.url ?? '/mcp'}`, { method: req.method, headers: toHeaders(req) });
-    if (!(await isLegacyRequest(webReq, body))) {
-      await modernNode(req, res, body);
-      return;
-    }
+    const era = await modernHttp.classify(req, body);
+    if (!era.legacy) return modernHttp.serve(res, era.request, era.abort, body);
     if (req.method !== 'POST') {
       // No session to stream from: 405 is what clients probing for a standalone GET stream expect.
       return sendRpcError(res, 405, -32000, `Method Not Allowed: ${req.method} /mcp needs an Mcp-Session-Id. Start a session by POSTing initialize.`, { Allow: 'POST' });
@@ -127,13 +121,4 @@ export function streamableRoutes(deps: StreamableDeps) {
 
 function isInitialize(m: JSONRPCMessage): boolean {
   return 'method' in m && m.method === 'initialize';
-}
-
-function toHeaders(req: IncomingMessage): Headers {
-  const h = new Headers();
-  for (const [k, v] of Object.entries(req.headers)) {
-    if (v === undefined) continue;
-    h.set(k, Array.isArray(v) ? v.join(', ') : v);
-  }
-  return h;
 }

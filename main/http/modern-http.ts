@@ -1,0 +1,86 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { logger } from '../core/log.js';
+
+const log = logger('mcp-http');
+
+/**
+ * The 2026-07-28 leg of /mcp on node:http: one web Request per HTTP request
+ * (the SDK's handler is web-standard), built once for both the era check and
+ * the handler — `toNodeHandler` from @modelcontextprotocol/node built it a
+ * second time, re-serialising the body — and a JSON answer written in one
+ * piece instead of header and body chunks apart (issue 17). SSE answers are
+ * streamed chunk by chunk with backpressure, and a client that goes away
+ * aborts its request (2026-07-28 cancels by closing the stream), as
+ * `toNodeHandler` does.
+ */
+export class ModernHttp {
+  constructor(private handler: McpHttpHandler) {}
+
+  /** The session-less request as a web Request, and whether it is 2025-era (served by the session transport). */
+  async classify(req: IncomingMessage, body: unknown): Promise<{ legacy: boolean; request: Request; abort: AbortController }> {
+    const abort = new AbortController();
+    const request = new globalThis.Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/mcp'}`, { method: req.method, headers: toHeaders(req), signal: abort.signal });
+    return { legacy: await isLegacyRequest(request, body), request, abort };
+  }
+
+  async serve(res: ServerResponse, request: Request, abort: AbortController, body: unknown): Promise<void> {
+    let finished = false;
+    res.once('close', () => {
+      if (!finished) abort.abort();
+    });
+    let response: Response;
+    try {
+      response = await this.handler.fetch(request, body === undefined ? undefined : { parsedBody: body });
+    } catch (err) {
+      log.warn(`modern handler: ${(err as Error).message}`);
+      response = Response.json({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal server error' } }, { status: 500 });
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of response.headers) headers[name] = value;
+    const streaming = (headers['content-type'] ?? '').startsWith('text/event-stream');
+    if (!response.body || !streaming) {
+      // A JSON (or empty) answer: read whole, written with its headers in one go.
+      const text = response.body ? await response.text() : '';
+      finished = true;
+      if (res.destroyed) return;
+      headers['content-length'] = String(Buffer.byteLength(text));
+      res.writeHead(response.status, headers);
+      res.end(text);
+      return;
+    }
+    res.writeHead(response.status, headers);
+    res.flushHeaders();
+    const reader = response.body.getReader();
+    try {
+      for (;;) {
+        const { value: chunk, done } = await reader.read();
+        if (done || abort.signal.aborted) break;
+        if (!res.write(chunk)) await new Promise<void>((resolve) => {
+          const done = () => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+          };
+          res.on('drain', done);
+          res.on('close', done);
+        });
+      }
+    } catch {
+      // The stream failed or the client went away: end what is left.
+    }
+    if (abort.signal.aborted) void reader.cancel().catch(() => undefined);
+    finished = true;
+    res.end();
+  }
+}
+
+function toHeaders(req: IncomingMessage): Headers {
+  const h = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v === undefined || k.startsWith(':')) continue;
+    if (Array.isArray(v)) for (const item of v) h.append(k, item);
+    else h.set(k, v);
+  }
+  return h;
+}
