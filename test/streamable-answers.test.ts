@@ -9,6 +9,26 @@ import { textOf } from './helpers/clients.js';
  * is the first thing to send, and as SSE when something related to it comes
  * first or it takes long (issue 17): checked on the wire of the real hub.
  */
+/** Opens a raw 2025-11-25 session on the hub: the headers every later request of it carries, and how initialize was answered. */
+async function openSession(hub: HubProcess): Promise<{ headers: Record<string, string>; initType: string | null }> {
+  const init = await fetch(`${hub.url}/mcp`, {
+      method: 'POST',
+      headers: hub.headers({ Accept: 'application/json, text/event-stream' }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+    });
+  assert.equal(init.status, 200);
+  const sid = init.headers.get('mcp-session-id');
+  assert.ok(sid, 'initialize opens a session');
+  const type = init.headers.get('content-type');
+  const text = await init.text();
+  assert.match(text, /"protocolVersion":"2025-11-25"/);
+  const headers = hub.headers({ Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': '2025-11-25' });
+  const note = await fetch(`${hub.url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  assert.equal(note.status, 202);
+  assert.equal(await note.text(), '');
+  return { headers, initType: type };
+}
+
 describe('Streamable HTTP: JSON or SSE, decided per request', () => {
   const h = tempHome();
   let hub: HubProcess;
@@ -16,21 +36,11 @@ describe('Streamable HTTP: JSON or SSE, decided per request', () => {
   const post = (body: unknown, extra: Record<string, string> = {}) => fetch(`${hub.url}/mcp`, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
 
   before(async () => {
-    hub = await startHubProcess(h.home);
-    const init = await fetch(`${hub.url}/mcp`, {
-      method: 'POST',
-      headers: hub.headers({ Accept: 'application/json, text/event-stream' }),
-      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
-    });
-    assert.equal(init.status, 200);
-    assert.equal(init.headers.get('content-type'), 'application/json', 'initialize is answered as plain JSON');
-    const sid = init.headers.get('mcp-session-id');
-    assert.ok(sid, 'initialize opens a session');
-    assert.equal((await init.json()).result.protocolVersion, '2025-11-25');
-    headers = hub.headers({ Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': '2025-11-25' });
-    const note = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    assert.equal(note.status, 202);
-    assert.equal(await note.text(), '');
+    // A minute before an answer streams, so that "answered as JSON" below never depends on the machine's speed.
+    hub = await startHubProcess(h.home, { HTTP_STREAM_AFTER_MS: '60000' });
+    const session = await openSession(hub);
+    assert.equal(session.initType, 'application/json', 'initialize is answered as plain JSON');
+    headers = session.headers;
   });
   after(async () => {
     await hub.stop();
@@ -38,26 +48,30 @@ describe('Streamable HTTP: JSON or SSE, decided per request', () => {
   });
 
   test('a call with nothing to stream is one JSON body carrying the session id', async () => {
-    const r = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'echo plain' } } });
+    // A call that spawns nothing: well under STREAM_AFTER_MS even on a loaded machine.
+    const r = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ListBgTasks', arguments: {} } });
     assert.equal(r.status, 200);
     assert.equal(r.headers.get('content-type'), 'application/json');
     assert.equal(r.headers.get('mcp-session-id'), headers['Mcp-Session-Id']);
     const body = await r.json();
     assert.equal(body.id, 1);
-    assert.equal(textOf(body.result), 'plain');
+    assert.match(textOf(body.result), /No background tasks/);
+    assert.deepEqual(body.result.structuredContent, { tasks: [] });
   });
 
   test('a batch of requests is answered as one JSON array in request order', async () => {
     const r = await post([
-      { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'Bash', arguments: { command: 'sleep 0.2; echo second' } } },
+      { jsonrpc: '2.0', id: 'b', method: 'tools/list' },
       { jsonrpc: '2.0', id: 'a', method: 'ping' },
       { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+      { jsonrpc: '2.0', id: 'c', method: 'tools/call', params: { name: 'ListBgTasks', arguments: {} } },
     ]);
     assert.equal(r.headers.get('content-type'), 'application/json');
-    const body = (await r.json()) as { id: string; result: unknown }[];
-    assert.deepEqual(body.map((m) => m.id), ['b', 'a']);
-    assert.equal(textOf(body[0]!.result), 'second');
+    const body = (await r.json()) as { id: string; result: { tools?: unknown[] } }[];
+    assert.deepEqual(body.map((m) => m.id), ['b', 'a', 'c']);
+    assert.ok(body[0]!.result.tools!.length > 0);
     assert.deepEqual(body[1]!.result, {});
+    assert.match(textOf(body[2]!.result), /No background tasks/);
   });
 
   test('progress before the answer switches that response to SSE, with a priming event and resumable ids', async () => {
@@ -72,22 +86,6 @@ describe('Streamable HTTP: JSON or SSE, decided per request', () => {
     assert.equal(messages[0]!.method, 'notifications/progress');
     assert.equal(messages.at(-1)!.id, 2);
     assert.equal(textOf(messages.at(-1)!.result), 'a\nb');
-  });
-
-  test('a call still running after a while streams: headers and a priming event go out before the answer', async () => {
-    const r = await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'sleep 3; echo late' } } });
-    assert.equal(r.headers.get('content-type'), 'text/event-stream');
-    const reader = r.body!.getReader();
-    const first = new TextDecoder().decode((await reader.read()).value);
-    assert.match(first, /^id: \S+\ndata: \n\n/, 'the priming event came first, alone');
-    let rest = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      rest += new TextDecoder().decode(value);
-    }
-    assert.match(rest, /"id":3/);
-    assert.match(rest, /late/);
   });
 
   test('the transport checks of the SDK stay: Accept, Content-Type, protocol version, batch size, initialize twice', async () => {
@@ -129,5 +127,49 @@ describe('Streamable HTTP: JSON or SSE, decided per request', () => {
     const after = await post({ jsonrpc: '2.0', id: 11, method: 'tools/list' });
     assert.equal(after.status, 404);
     assert.match((await after.json()).error.message, /not found/);
+  });
+});
+
+describe('Streamable HTTP: HTTP_STREAM_AFTER_MS', () => {
+  const slowHome = tempHome();
+  const alwaysHome = tempHome();
+  let hub: HubProcess;
+  let always: HubProcess;
+  let headers: Record<string, string>;
+  before(async () => {
+    [hub, always] = await Promise.all([startHubProcess(slowHome.home, { HTTP_STREAM_AFTER_MS: '300' }), startHubProcess(alwaysHome.home, { HTTP_STREAM_AFTER_MS: '0' })]);
+    headers = (await openSession(hub)).headers;
+  });
+  after(async () => {
+    await Promise.all([hub.stop(), always.stop()]);
+    slowHome.cleanup();
+    alwaysHome.cleanup();
+  });
+
+  test('a call still running after HTTP_STREAM_AFTER_MS streams: headers and a priming event go out before the answer', async () => {
+    const r = await fetch(`${hub.url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'sleep 1; echo late' } } }) });
+    assert.equal(r.headers.get('content-type'), 'text/event-stream');
+    const reader = r.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    assert.match(first, /^id: \S+\ndata: \n\n/, 'the priming event came first, alone');
+    let rest = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      rest += new TextDecoder().decode(value);
+    }
+    assert.match(rest, /"id":3/);
+    assert.match(rest, /late/);
+  });
+
+
+  test('HTTP_STREAM_AFTER_MS=0 answers every request as SSE, initialize included', async () => {
+    const { headers: h, initType } = await openSession(always);
+    assert.equal(initType, 'text/event-stream');
+    const r = await fetch(`${always.url}/mcp`, { method: 'POST', headers: h, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ListBgTasks', arguments: {} } }) });
+    assert.equal(r.headers.get('content-type'), 'text/event-stream');
+    const events = (await r.text()).split('\n\n').filter(Boolean);
+    assert.match(events[0]!, /^id: \S+\ndata: $/);
+    assert.match(events[1]!, /^event: message\nid: \S+\ndata: \{.*"id":1/);
   });
 });

@@ -60,7 +60,7 @@ export function buildApp(deps: AppDeps) {
   app.use(requireToken(settings, deps.dashboardSessions));
   app.use(jsonBodies(settings));
 
-  const streamable = streamableRoutes({ sessions, newServer: (era, client) => deps.newServer(era, 'streamable-http', client) });
+  const streamable = streamableRoutes({ sessions, newServer: (era, client) => deps.newServer(era, 'streamable-http', client), streamAfterMs: () => settings.get('HTTP_STREAM_AFTER_MS') });
   // Most /mcp requests never get here: hub.ts serves them on mcpFastPath with the same checks.
   app.all('/mcp', (req, res, next) => {
     streamable.handle(req, res, bodyOf(req)).catch(next);

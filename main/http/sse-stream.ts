@@ -4,13 +4,38 @@ import type { ServerResponse } from 'node:http';
 export const SSE_KEEP_ALIVE_MS = 15_000;
 
 /**
+ * Every open stream's keep-alive from one timer, running while any stream is
+ * open: a hundred idle sessions' GET streams cost one timer, not a hundred.
+ */
+class KeepAlive {
+  private streams = new Set<SseStream>();
+  private timer?: NodeJS.Timeout;
+
+  add(s: SseStream): void {
+    this.streams.add(s);
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      for (const x of this.streams) x.ping();
+    }, SSE_KEEP_ALIVE_MS);
+    this.timer.unref();
+  }
+
+  delete(s: SseStream): void {
+    if (!this.streams.delete(s) || this.streams.size > 0) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
+
+const keepAlive = new KeepAlive();
+
+/**
  * One Server-Sent Events response of a Streamable HTTP session, written
  * straight to node:http (no web streams): the headers the SDK's transport
  * sends, `event: message` frames with their resumption ids, and a keep-alive
- * comment while it stays open.
+ * comment every 15 s while it stays open.
  */
 export class SseStream {
-  private keepAlive?: NodeJS.Timeout;
   private ended = false;
   /** Whether anything went out yet (writeHead only queues the headers until the first write). */
   private sent = false;
@@ -23,8 +48,7 @@ export class SseStream {
       'X-Accel-Buffering': 'no',
       ...(sessionId === undefined ? {} : { 'mcp-session-id': sessionId }),
     });
-    this.keepAlive = setInterval(() => this.res.write(': keepalive\n\n'), SSE_KEEP_ALIVE_MS);
-    this.keepAlive.unref();
+    keepAlive.add(this);
     res.once('close', () => {
       this.stop();
       onClose(this);
@@ -69,6 +93,13 @@ export class SseStream {
 
   private stop(): void {
     this.ended = true;
-    clearInterval(this.keepAlive);
+    keepAlive.delete(this);
+  }
+
+  /** The keep-alive comment, for the shared timer. */
+  ping(): void {
+    if (!this.open) return;
+    this.sent = true;
+    this.res.write(': keepalive\n\n');
   }
 }

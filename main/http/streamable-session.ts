@@ -6,13 +6,16 @@ import { sendRpcError } from './respond.js';
 
 /** The SDK's batch limit for one POST. */
 export const MAX_BATCH = 100;
-/**
- * A call still unanswered after this long is answered as an SSE stream: its
- * headers go out at once (HTTP clients time out a response without headers:
- * undici after 300 s, and a question may wait for a person longer), and from
- * 2025-11-25 on the client gets an event id to resume from if the connection drops.
+/*
+ * How long a call may take before its answer streams (HTTP_STREAM_AFTER_MS,
+ * 100 ms by default): cheap calls (well under a millisecond to a few) stay
+ * plain JSON; a longer one tells its client early that the hub has it. The
+ * bridge takes a connection reset before any response header for "the request
+ * never arrived" and sends it again; HTTP clients time out a response without
+ * headers (undici after 300 s; a question may wait for a person longer); and
+ * from 2025-11-25 on the client gets an event id to resume from if the
+ * connection drops.
  */
-export const STREAM_AFTER_MS = 1000;
 const STANDALONE = '_GET_stream';
 
 /** The requests of one POST and where their answers go. */
@@ -37,7 +40,7 @@ interface Exchange {
  * elicitation) for speed (issue 17). It decides per POST: when the first
  * message for it is its answer, the answer is one JSON body (no SSE framing,
  * no event-store write); when a notification or request related to it comes
- * first, or the answer takes longer than STREAM_AFTER_MS, the response becomes
+ * first, or the answer takes longer than HTTP_STREAM_AFTER_MS, the response becomes
  * an SSE stream with resumable events, as the SDK's transport would send.
  * Headers, status codes and error messages are the SDK's.
  */
@@ -55,7 +58,7 @@ export class StreamableSessionTransport implements Transport {
   private streamSeq = 0;
   private closed = false;
 
-  constructor(private opts: { sessionId: string; onClosedByClient: () => void }) {}
+  constructor(private opts: { sessionId: string; onClosedByClient: () => void; streamAfterMs: () => number }) {}
 
   async start(): Promise<void> {}
 
@@ -93,8 +96,12 @@ export class StreamableSessionTransport implements Transport {
     const version = init ? initVersion(init) : typeof header === 'string' ? header : DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
     const ex: Exchange = { ids, answers: new Map(), res, protocolVersion: version };
     for (const id of ids) this.byRequest.set(id, ex);
-    ex.timer = setTimeout(() => this.stream(ex), STREAM_AFTER_MS);
-    ex.timer.unref();
+    const after = this.opts.streamAfterMs();
+    if (after === 0) this.stream(ex);
+    else {
+      ex.timer = setTimeout(() => this.stream(ex), after);
+      ex.timer.unref();
+    }
     for (const m of messages) this.onmessage?.(m);
   }
 

@@ -12,6 +12,8 @@ import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
 export interface StreamableDeps {
   sessions: SessionTable;
   newServer: (era: 'legacy' | 'modern', client: ClientHandle) => McpServer;
+  /** HTTP_STREAM_AFTER_MS: how long a call's answer may stay plain JSON. */
+  streamAfterMs: () => number;
 }
 
 /**
@@ -81,7 +83,7 @@ export function streamableRoutes(deps: StreamableDeps) {
     }
     const server = deps.newServer('legacy', clientHandleFrom(req.headers));
     const id = randomUUID();
-    const http = new StreamableSessionTransport({ sessionId: id, onClosedByClient: () => forget(id) });
+    const http = new StreamableSessionTransport({ sessionId: id, onClosedByClient: () => forget(id), streamAfterMs: deps.streamAfterMs });
     http.onclose = () => forget(id);
     await server.connect(http);
     http.post(req, res, messages);
