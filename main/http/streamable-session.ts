@@ -54,7 +54,6 @@ export class StreamableSessionTransport implements Transport {
   /** Connected SSE responses by event-store stream (a POST's, or the GET standalone stream). */
   private live = new Map<string, SseStream>();
   private events = new SessionEventStore();
-  private streams = 0;
   private streamSeq = 0;
   private closed = false;
 
@@ -166,11 +165,6 @@ export class StreamableSessionTransport implements Transport {
     this.onclose?.();
   }
 
-  /** Open GET streams and streaming POST answers right now (an idle session has none). */
-  get openStreams(): number {
-    return this.streams;
-  }
-
   private badVersion(req: IncomingMessage, res: ServerResponse): boolean {
     const v = req.headers['mcp-protocol-version'];
     if (v === undefined || (typeof v === 'string' && this.supported.includes(v))) return false;
@@ -207,9 +201,7 @@ export class StreamableSessionTransport implements Transport {
   }
 
   private attach(streamId: string, res: ServerResponse): SseStream {
-    this.streams++;
     const sse = new SseStream(res, this.sessionId, (s) => {
-      this.streams--;
       if (this.live.get(streamId) === s) this.live.delete(streamId);
     });
     this.live.set(streamId, sse);
