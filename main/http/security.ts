@@ -10,14 +10,13 @@ export function generateToken(): string {
 /** Constant-time comparison; hashing first makes unequal lengths take the same time too. */
 export function tokensEqual(given: string, expected: string): boolean {
   if (!expected) return false;
-  const a = crypto.createHash('sha256').update(given).digest();
-  return crypto.timingSafeEqual(a, digestOf(expected));
+  return crypto.timingSafeEqual(crypto.hash('sha256', given, 'buffer'), digestOf(expected));
 }
 
 // Every request checks the token: hash the expected one once per value, not per request.
 let expectedDigest: { token: string; digest: Buffer } | undefined;
 function digestOf(token: string): Buffer {
-  if (expectedDigest?.token !== token) expectedDigest = { token, digest: crypto.createHash('sha256').update(token).digest() };
+  if (expectedDigest?.token !== token) expectedDigest = { token, digest: crypto.hash('sha256', token, 'buffer') };
   return expectedDigest.digest;
 }
 
@@ -65,26 +64,36 @@ function header(h: Headers, name: string): string | undefined {
  * origin cannot talk to the hub, whatever it knows.
  */
 export function hostOriginProblem(headers: Headers, opts: GuardOptions): Refusal | undefined {
-  const allowedHosts = new Set(LOOPBACK_HOSTS);
   const bind = opts.settings.get('HTTP_HOST').toLowerCase();
   const remote = opts.settings.get('HTTP_ALLOW_REMOTE');
   const remoteAny = remote && (bind === '0.0.0.0' || bind === '::');
-  if (remote && !remoteAny) allowedHosts.add(bind);
   const port = opts.port();
+  const allowed = allowedFor(bind, remote && !remoteAny, port);
   const host = header(headers, 'host');
-  if (!host || (!remoteAny && !allowedHosts.has(hostnameOf(host)))) {
+  if (!host || (!remoteAny && !allowed.hosts.has(hostnameOf(host)))) {
     return { status: 421, code: -32000, message: `Misdirected request: Host "${host ?? ''}" is not this Pincer hub. Connect to http://127.0.0.1:${port}.` };
   }
   const origin = header(headers, 'origin');
   if (origin !== undefined) {
-    const own = new Set([...allowedHosts].map((h) => `http://${h === '::1' ? '[::1]' : h}:${port}`));
-    for (const o of opts.extraOrigins ?? []) own.add(o);
-    if (remoteAny) own.add(`http://${hostnameOf(host)}:${port}`);
-    if (!own.has(origin.toLowerCase())) {
+    const o = origin.toLowerCase();
+    const own = allowed.origins.has(o) || (opts.extraOrigins ?? []).includes(o) || (remoteAny && o === `http://${hostnameOf(host)}:${port}`);
+    if (!own) {
       return { status: 403, code: -32000, message: `Forbidden: requests from the web origin ${origin} are not allowed. Only the Pincer dashboard may call the hub from a browser.` };
     }
   }
   return undefined;
+}
+
+// Every request is checked: the allowed hosts and origins are rebuilt only when the bind address or port changes.
+let allowedCache: { key: string; hosts: Set<string>; origins: Set<string> } | undefined;
+function allowedFor(bind: string, addBind: boolean, port: number): { hosts: Set<string>; origins: Set<string> } {
+  const key = `${bind}|${addBind}|${port}`;
+  if (allowedCache?.key === key) return allowedCache;
+  const hosts = new Set(LOOPBACK_HOSTS);
+  if (addBind) hosts.add(bind);
+  const origins = new Set([...hosts].map((h) => `http://${h === '::1' ? '[::1]' : h}:${port}`));
+  allowedCache = { key, hosts, origins };
+  return allowedCache;
 }
 
 export function hostAndOriginGuard(opts: GuardOptions) {
