@@ -9,12 +9,12 @@ export const MAX_BATCH = 100;
 /*
  * How long a call may take before its answer streams (HTTP_STREAM_AFTER_MS,
  * 100 ms by default): cheap calls (well under a millisecond to a few) stay
- * plain JSON; a longer one tells its client early that the hub has it. The
- * bridge takes a connection reset before any response header for "the request
- * never arrived" and sends it again; HTTP clients time out a response without
- * headers (undici after 300 s; a question may wait for a person longer); and
- * from 2025-11-25 on the client gets an event id to resume from if the
- * connection drops.
+ * plain JSON; a longer one tells its client early that the hub has it: a
+ * client whose connection resets before any response header cannot tell
+ * whether the hub got the request (and may send it again); HTTP clients time
+ * out a response without headers (undici after 300 s; a question may wait for
+ * a person longer); and from 2025-11-25 on the client gets an event id to
+ * resume from if the connection drops.
  */
 const STANDALONE = '_GET_stream';
 
