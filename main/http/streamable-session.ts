@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type RequestId, type Transport, type TransportSendOptions } from '@modelcontextprotocol/server';
 import { SessionEventStore } from './event-store.js';
 import { SseStream } from './sse-stream.js';
+import { StreamDeadlines } from './stream-deadlines.js';
 import { sendRpcError } from './respond.js';
 
 /** The SDK's batch limit for one POST. */
@@ -27,7 +28,8 @@ interface Exchange {
   /** Set once the answer streams: the event-store stream of this POST. */
   streamId?: string;
   protocolVersion: string;
-  timer?: NodeJS.Timeout;
+  /** When it streams if still unanswered (performance.now() ms). */
+  due: number;
 }
 
 /**
@@ -56,6 +58,10 @@ export class StreamableSessionTransport implements Transport {
   private events = new SessionEventStore();
   private streamSeq = 0;
   private closed = false;
+  private deadlines = new StreamDeadlines<Exchange>(
+    (ex) => this.stream(ex),
+    (ex) => ex.res !== undefined,
+  );
 
   constructor(private opts: { sessionId: string; onClosedByClient: () => void; streamAfterMs: () => number }) {}
 
@@ -93,14 +99,11 @@ export class StreamableSessionTransport implements Transport {
     }
     const header = req.headers['mcp-protocol-version'];
     const version = init ? initVersion(init) : typeof header === 'string' ? header : DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
-    const ex: Exchange = { ids, answers: new Map(), res, protocolVersion: version };
-    for (const id of ids) this.byRequest.set(id, ex);
     const after = this.opts.streamAfterMs();
+    const ex: Exchange = { ids, answers: new Map(), res, protocolVersion: version, due: performance.now() + after };
+    for (const id of ids) this.byRequest.set(id, ex);
     if (after === 0) this.stream(ex);
-    else {
-      ex.timer = setTimeout(() => this.stream(ex), after);
-      ex.timer.unref();
-    }
+    else this.deadlines.add(ex);
     for (const m of messages) this.onmessage?.(m);
   }
 
@@ -154,8 +157,8 @@ export class StreamableSessionTransport implements Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.deadlines.stop();
     for (const ex of new Set(this.byRequest.values())) {
-      clearTimeout(ex.timer);
       // Nothing was sent for it yet: say why the answer will not come.
       if (ex.res) sendRpcError(ex.res, 404, -32001, `Session ${this.sessionId ?? ''} was closed before the answer was ready (deleted, expired or the hub's token was rotated). Start a new session with initialize.`);
     }
@@ -184,8 +187,6 @@ export class StreamableSessionTransport implements Transport {
 
   /** Switches a held POST to SSE: answers already in are written first, in order. */
   private stream(ex: Exchange): void {
-    clearTimeout(ex.timer);
-    ex.timer = undefined;
     if (ex.streamId !== undefined || !ex.res) return;
     const res = ex.res;
     ex.res = undefined;
@@ -221,7 +222,7 @@ export class StreamableSessionTransport implements Transport {
   }
 
   private forget(ex: Exchange): void {
-    clearTimeout(ex.timer);
+    ex.res = undefined;
     for (const id of ex.ids) this.byRequest.delete(id);
   }
 }
