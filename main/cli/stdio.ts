@@ -17,7 +17,7 @@ export async function runStandaloneStdio(home: string): Promise<void> {
   // One client, so its project folder (where the client started us) narrows what its calls see.
   // A process started in a filesystem root (Claude Desktop starts servers in `/`) has no project folder.
   const folder = isFilesystemRoot(process.cwd()) ? undefined : process.cwd();
-  const runtime = createRuntime({ home, projectDir: folder });
+  const runtime = createRuntime({ home, projectDir: folder, leanHeap: false });
   const handle = serveStdio(
     // The client started this process in its working folder: that is where its commands run.
     () => createPincerServer(runtime, { transport: 'stdio', client: { cwd: folder } }),

@@ -67,11 +67,17 @@ export interface RuntimeOptions {
    * folder it happens to run in; per-client views come from `settings.forProject`.
    */
   projectDir?: string;
+  /**
+   * false: keep V8's default heap heuristics. `pincer stdio --standalone` serves one client and lives as
+   * long as its window; --optimize-for-size cost it 20–37 µs of CPU per cheap call (7× the young-generation
+   * collections, bench/RESULTS.md "hotpath"), while the long-lived hub keeps it for its memory targets.
+   */
+  leanHeap?: boolean;
 }
 
 /** Builds everything a Pincer process serves from: settings, database, jobs, tools. */
 export function createRuntime(opts: RuntimeOptions): Runtime {
-  tuneHeapForSize();
+  if (opts.leanHeap !== false) tuneHeapForSize();
   const paths = pincerPaths(opts.home);
   ensureHome(paths);
   const settings = new Settings({ userFile: paths.settingsFile, env: opts.env });
