@@ -4,7 +4,7 @@ import { pincerPaths, ensureHome, type PincerPaths } from '../core/paths.js';
 import { pidAlive } from '../core/pid.js';
 import { EnvDocument } from '../core/settings/envfile.js';
 import type { HubInfo } from '../http/lock.js';
-import { HUB_NODE_FLAGS } from '../core/node-flags.js';
+import { HUB_NODE_FLAGS, hubLaunchEnv } from '../core/node-flags.js';
 
 // Builtins through getBuiltinModule: an ESM `import http from 'node:http'` reads
 // every export of the builtin, and its lazy WebSocket getters load undici (~15 MB
@@ -99,7 +99,7 @@ export async function ensureHub(home: string, opts: EnsureHubOptions = {}): Prom
     // Never the bridge's folder: the hub serves every client and must not run in (or read) one project.
     cwd: paths.home,
     stdio: ['ignore', out, out],
-    env: { ...process.env, PINCER_HOME: home },
+    env: hubLaunchEnv({ ...process.env, PINCER_HOME: home }),
     windowsHide: true,
   });
   child.unref();

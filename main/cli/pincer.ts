@@ -65,7 +65,10 @@ async function main(argv: string[]): Promise<number> {
         strict: true,
       });
       // Before the hub loads anything: a hub not started with its V8 flags restarts itself with them (same pid).
-      (await import('../core/node-flags.js')).adoptHubNodeFlags();
+      const nodeFlags = await import('../core/node-flags.js');
+      nodeFlags.adoptHubNodeFlags();
+      // Until the hub listens (serve.ts turns them back on): start-up code runs once.
+      nodeFlags.pauseOptimisingTiers();
       return (await import('./serve.js')).runServe(home, { quiet: values.quiet, takeover: values.takeover, ifNone: values['if-none'] });
     }
     case 'status':

@@ -1,6 +1,7 @@
 import { startHub, HubAlreadyRunning } from '../http/hub.js';
 import { configureLogging, logger } from '../core/log.js';
 import { pincerPaths } from '../core/paths.js';
+import { resumeOptimisingTiers } from '../core/node-flags.js';
 
 const log = logger('serve');
 
@@ -30,6 +31,9 @@ export async function runServe(home: string, opts: ServeOptions): Promise<number
     }
     process.stderr.write(`pincer serve: ${(err as Error).message}\n`);
     return 1;
+  } finally {
+    // Start-up is over: calls from here on get the optimising compilers (pincer.ts paused them).
+    resumeOptimisingTiers();
   }
   for (const w of hub.warnings) process.stderr.write(`${w}\n`);
   const token = hub.runtime.services.settings.get('AUTH_TOKEN');

@@ -23,15 +23,87 @@ export function startedWithHubFlags(execArgv: readonly string[] = process.execAr
  * `--optimize-for-size` only. `PINCER_HUB_NODE_FLAGS=0` opts out. Returns only if it did not re-exec.
  */
 export function adoptHubNodeFlags(): void {
-  if (startedWithHubFlags() || process.env.PINCER_HUB_NODE_FLAGS === '0') return;
+  restartWithHubFlags();
+  // Reached in the hub that serves (no restart needed, or it failed): what was added for glibc goes.
+  dropHubLaunchEnv();
+}
+
+function restartWithHubFlags(): void {
+  if (process.env.PINCER_HUB_NODE_FLAGS === '0') return;
+  if (startedWithHubFlags() && launchEnvPrepared(process.env, process.platform)) return;
   if (process.platform === 'win32' || typeof process.execve !== 'function') return;
   const script = process.argv[1];
   if (script === undefined) return;
   const missing = HUB_NODE_FLAGS.filter((f) => !process.execArgv.includes(f));
   try {
-    process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, script, ...process.argv.slice(2)], process.env);
+    process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, script, ...process.argv.slice(2)], hubLaunchEnv(process.env));
   } catch (err) {
     // The flags save memory; a hub without them still serves. Say why, and go on.
-    process.stderr.write(`pincer serve: running without ${missing.join(' ')}: could not restart with them (${(err as Error).message})\n`);
+    process.stderr.write(`pincer serve: running without ${[...missing, ...Object.keys(HUB_MALLOC_ENV)].join(' ')}: could not restart with them (${(err as Error).message})\n`);
   }
+}
+
+/**
+ * glibc malloc settings for the hub (Linux; other C libraries ignore them). They can only be given in the
+ * environment the process starts with, so the bridge's hub spawn and the restart above add them, and the
+ * hub takes them out of its own environment once started (dropHubLaunchEnv) so that the commands and jobs
+ * it runs never inherit them. A value the person set is theirs: it is neither overridden nor removed.
+ * Measured in bench/RESULTS.md ("mem3", issue 17): TODO
+ */
+export const HUB_MALLOC_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
+
+/** Names (comma-separated) of the variables Pincer added to the hub's start environment; its presence says the environment was prepared. */
+export const HUB_ADDED_ENV = 'PINCER_HUB_ADDED_ENV';
+
+/** The environment to start a hub in: `env` plus HUB_MALLOC_ENV where `env` does not set them, and the note of what was added. */
+export function hubLaunchEnv(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): NodeJS.ProcessEnv {
+  if (platform !== 'linux' || env.PINCER_HUB_NODE_FLAGS === '0') return { ...env };
+  const added = Object.keys(HUB_MALLOC_ENV).filter((k) => env[k] === undefined);
+  const out: NodeJS.ProcessEnv = { ...env, [HUB_ADDED_ENV]: added.join(',') };
+  for (const k of added) out[k] = HUB_MALLOC_ENV[k];
+  return out;
+}
+
+/** True when this process's environment already is what hubLaunchEnv makes of it (or needs nothing). */
+function launchEnvPrepared(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): boolean {
+  return platform !== 'linux' || env[HUB_ADDED_ENV] !== undefined;
+}
+
+/**
+ * Takes what hubLaunchEnv added out of the running hub's environment (glibc has read it by now), so that
+ * commands and jobs see the environment the hub was started in. Only names of HUB_MALLOC_ENV are removed,
+ * whatever the note says.
+ */
+export function dropHubLaunchEnv(env: NodeJS.ProcessEnv = process.env): void {
+  const note = env[HUB_ADDED_ENV];
+  if (note === undefined) return;
+  for (const k of note.split(',')) if (Object.hasOwn(HUB_MALLOC_ENV, k)) delete env[k];
+  delete env[HUB_ADDED_ENV];
+}
+
+/**
+ * The optimising compilers (Maglev, Turbofan) are off while the hub loads its ~460 modules and starts,
+ * and back on once it listens. Loading that much makes the module loader's own functions hot; compiling
+ * them pages in the compilers' code (~7 MB of the node binary) and keeps optimised code for work that
+ * runs once. Calls after start run with the default tiers: re-enabling takes effect for every function
+ * (bench/RESULTS.md, "mem3"). Left alone when the person chose tier flags (command line or NODE_OPTIONS).
+ */
+let tiersPaused = false;
+const TIER_FLAG = /(^|\s)--(no-)?(opt|turbofan|maglev|jitless)(\s|=|$)/;
+
+export function pauseOptimisingTiers(execArgv: readonly string[] = process.execArgv, env: NodeJS.ProcessEnv = process.env): void {
+  if (tiersPaused || env.PINCER_HUB_NODE_FLAGS === '0' || env.PINCER_HUB_START_TIERS === '1') return;
+  if (execArgv.some((a) => TIER_FLAG.test(a)) || TIER_FLAG.test(env.NODE_OPTIONS ?? '')) return;
+  const v8 = process.getBuiltinModule('node:v8');
+  v8.setFlagsFromString('--no-maglev');
+  v8.setFlagsFromString('--no-turbofan');
+  tiersPaused = true;
+}
+
+export function resumeOptimisingTiers(): void {
+  if (!tiersPaused) return;
+  tiersPaused = false;
+  const v8 = process.getBuiltinModule('node:v8');
+  v8.setFlagsFromString('--maglev');
+  v8.setFlagsFromString('--turbofan');
 }
