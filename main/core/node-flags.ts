@@ -20,7 +20,9 @@ export function startedWithHubFlags(execArgv: readonly string[] = process.execAr
  * unit) replaces itself with the same command plus the flags: `process.execve` keeps the pid, the
  * terminal and the signals, and costs one more Node start (~50 ms) before anything heavy has loaded.
  * Not on Windows (no execve) nor where this Node lacks it: that hub runs with the runtime's
- * `--optimize-for-size` only. `PINCER_HUB_NODE_FLAGS=0` opts out. Returns only if it did not re-exec.
+ * `--optimize-for-size` only. On Linux the restart also adds HUB_MALLOC_ENV (below) to the environment, and
+ * a hub started without it restarts for it alike. `PINCER_HUB_NODE_FLAGS=0` opts out of the restart, the
+ * malloc settings and the start-up tiers. Returns only if it did not re-exec.
  */
 export function adoptHubNodeFlags(): void {
   restartWithHubFlags();
@@ -35,11 +37,13 @@ function restartWithHubFlags(): void {
   const script = process.argv[1];
   if (script === undefined) return;
   const missing = HUB_NODE_FLAGS.filter((f) => !process.execArgv.includes(f));
+  const env = hubLaunchEnv(process.env);
   try {
-    process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, script, ...process.argv.slice(2)], hubLaunchEnv(process.env));
+    process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, script, ...process.argv.slice(2)], env);
   } catch (err) {
     // The flags save memory; a hub without them still serves. Say why, and go on.
-    process.stderr.write(`pincer serve: running without ${[...missing, ...Object.keys(HUB_MALLOC_ENV)].join(' ')}: could not restart with them (${(err as Error).message})\n`);
+    const added = (env[HUB_ADDED_ENV] ?? '').split(',').filter(Boolean);
+    process.stderr.write(`pincer serve: running without ${[...missing, ...added].join(' ')}: could not restart with them (${(err as Error).message})\n`);
   }
 }
 
@@ -48,7 +52,10 @@ function restartWithHubFlags(): void {
  * environment the process starts with, so the bridge's hub spawn and the restart above add them, and the
  * hub takes them out of its own environment once started (dropHubLaunchEnv) so that the commands and jobs
  * it runs never inherit them. A value the person set is theirs: it is neither overridden nor removed.
- * Measured in bench/RESULTS.md ("mem3", issue 17): TODO
+ * Measured in bench/RESULTS.md ("mem3", issue 17), peak RSS reading a 1 GB log through the hub: 128–142 MB
+ * with both, 144–149 MB without. MALLOC_MMAP_THRESHOLD_ fixes glibc's threshold for the megabyte buffers
+ * a read moves (the dynamic one rises and then keeps them in the arena); MALLOC_ARENA_MAX bounds the
+ * arenas V8's and libuv's threads each grow (one pair: 129 MB with it, 136 MB with the threshold alone).
  */
 export const HUB_MALLOC_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
 
