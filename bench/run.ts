@@ -4,13 +4,12 @@ import { benchStdioCalls } from './stdio-calls.js';
 import { benchThroughput } from './throughput.js';
 import { benchBackgroundOutput } from './background-output.js';
 import { benchIdle } from './idle.js';
-import { benchStartTiers } from './start-tiers.js';
 import { benchReadDocsQuality } from './readdocs-quality.js';
 import { machine } from './lib.js';
 
 // `npm run bench`: every benchmark, each against a peer measured in the same run.
-// BENCH_ONLY=cold,stdio,latency,throughput,output,idle,tiers,readdocs picks some.
-const only = new Set((process.env.BENCH_ONLY ?? 'cold,stdio,latency,throughput,output,idle,tiers,readdocs').split(','));
+// BENCH_ONLY=cold,stdio,latency,throughput,output,idle,readdocs picks some.
+const only = new Set((process.env.BENCH_ONLY ?? 'cold,stdio,latency,throughput,output,idle,readdocs').split(','));
 process.stdout.write(`Machine: ${machine()}\n`);
 if (only.has('cold')) await benchColdStart();
 if (only.has('stdio')) await benchStdioCalls();
@@ -18,5 +17,4 @@ if (only.has('latency')) await benchLatency();
 if (only.has('throughput')) await benchThroughput();
 if (only.has('output')) await benchBackgroundOutput();
 if (only.has('idle')) await benchIdle();
-if (only.has('tiers')) await benchStartTiers();
 if (only.has('readdocs')) await benchReadDocsQuality();

@@ -65,10 +65,7 @@ async function main(argv: string[]): Promise<number> {
         strict: true,
       });
       // Before the hub loads anything: a hub not started with its V8 flags restarts itself with them (same pid).
-      const nodeFlags = await import('../core/node-flags.js');
-      nodeFlags.adoptHubNodeFlags();
-      // Until the hub listens (serve.ts turns them back on): start-up code runs once.
-      nodeFlags.pauseOptimisingTiers();
+      (await import('../core/node-flags.js')).adoptHubNodeFlags();
       return (await import('./serve.js')).runServe(home, { quiet: values.quiet, takeover: values.takeover, ifNone: values['if-none'] });
     }
     case 'status':

@@ -1,7 +1,6 @@
 import { startHub, HubAlreadyRunning } from '../http/hub.js';
 import { configureLogging, logger } from '../core/log.js';
 import { pincerPaths } from '../core/paths.js';
-import { resumeOptimisingTiers } from '../core/node-flags.js';
 
 const log = logger('serve');
 
@@ -31,9 +30,6 @@ export async function runServe(home: string, opts: ServeOptions): Promise<number
     }
     process.stderr.write(`pincer serve: ${(err as Error).message}\n`);
     return 1;
-  } finally {
-    // Start-up is over: calls from here on get the optimising compilers (pincer.ts paused them).
-    resumeOptimisingTiers();
   }
   for (const w of hub.warnings) process.stderr.write(`${w}\n`);
   const token = hub.runtime.services.settings.get('AUTH_TOKEN');

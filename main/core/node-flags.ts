@@ -21,8 +21,8 @@ export function startedWithHubFlags(execArgv: readonly string[] = process.execAr
  * terminal and the signals, and costs one more Node start (~50 ms) before anything heavy has loaded.
  * Not on Windows (no execve) nor where this Node lacks it: that hub runs with the runtime's
  * `--optimize-for-size` only. On Linux the restart also adds HUB_MALLOC_ENV (below) to the environment, and
- * a hub started without it restarts for it alike. `PINCER_HUB_NODE_FLAGS=0` opts out of the restart, the
- * malloc settings and the start-up tiers. Returns only if it did not re-exec.
+ * a hub started without it restarts for it alike. `PINCER_HUB_NODE_FLAGS=0` opts out of the restart and the
+ * malloc settings. Returns only if it did not re-exec.
  */
 export function adoptHubNodeFlags(): void {
   restartWithHubFlags();
@@ -86,31 +86,4 @@ export function dropHubLaunchEnv(env: NodeJS.ProcessEnv = process.env): void {
   if (note === undefined) return;
   for (const k of note.split(',')) if (Object.hasOwn(HUB_MALLOC_ENV, k)) delete env[k];
   delete env[HUB_ADDED_ENV];
-}
-
-/**
- * The optimising compilers (Maglev, Turbofan) are off while the hub loads its ~460 modules and starts,
- * and back on once it listens. Loading that much makes the module loader's own functions hot; compiling
- * them pages in the compilers' code (~7 MB of the node binary) and keeps optimised code for work that
- * runs once. Calls after start run with the default tiers: re-enabling takes effect for every function
- * (bench/RESULTS.md, "mem3"). Left alone when the person chose tier flags (command line or NODE_OPTIONS).
- */
-let tiersPaused = false;
-const TIER_FLAG = /(^|\s)--(no-)?(opt|turbofan|maglev|jitless)(\s|=|$)/;
-
-export function pauseOptimisingTiers(execArgv: readonly string[] = process.execArgv, env: NodeJS.ProcessEnv = process.env): void {
-  if (tiersPaused || env.PINCER_HUB_NODE_FLAGS === '0' || env.PINCER_HUB_START_TIERS === '1') return;
-  if (execArgv.some((a) => TIER_FLAG.test(a)) || TIER_FLAG.test(env.NODE_OPTIONS ?? '')) return;
-  const v8 = process.getBuiltinModule('node:v8');
-  v8.setFlagsFromString('--no-maglev');
-  v8.setFlagsFromString('--no-turbofan');
-  tiersPaused = true;
-}
-
-export function resumeOptimisingTiers(): void {
-  if (!tiersPaused) return;
-  tiersPaused = false;
-  const v8 = process.getBuiltinModule('node:v8');
-  v8.setFlagsFromString('--maglev');
-  v8.setFlagsFromString('--turbofan');
 }
