@@ -53,9 +53,10 @@ function restartWithHubFlags(): void {
  * hub takes them out of its own environment once started (dropHubLaunchEnv) so that the commands and jobs
  * it runs never inherit them. A value the person set is theirs: it is neither overridden nor removed.
  * Measured in bench/RESULTS.md ("mem3", issue 17), peak RSS reading a 1 GB log through the hub (before
- * httpfast): 128–142 MB with both, 144–149 MB without; 146 MB against main's 160 MB after it. MALLOC_MMAP_THRESHOLD_ fixes glibc's threshold for the megabyte buffers
- * a read moves (the dynamic one rises and then keeps them in the arena); MALLOC_ARENA_MAX bounds the
- * arenas V8's and libuv's threads each grow (one pair: 129 MB with it, 136 MB with the threshold alone).
+ * httpfast): 128–142 MB with both, 144–149 MB without; 146 MB against main's 160 MB after it.
+ * MALLOC_MMAP_THRESHOLD_ fixes glibc's threshold for the megabyte buffers a read moves (the dynamic one
+ * rises and then keeps them in the arena); MALLOC_ARENA_MAX bounds the arenas V8's and libuv's threads
+ * each grow (one pair: 129 MB with it, 136 MB with the threshold alone).
  */
 export const HUB_MALLOC_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
 
