@@ -176,7 +176,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       log.info('the token changed: closing every session and stream opened with the old one');
       dashboardSessions.revokeAll();
       closeEventStreams();
-      for (const c of wss.clients) c.close(4001, 'Pincer token rotated: reconnect with the new token');
+      wss.closeAll(4001, 'Pincer token rotated: reconnect with the new token');
       await closeLegacy();
       await sessions.closeAll();
     };
@@ -207,7 +207,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
         lifetime.dispose();
         server.close();
         wss.close();
-        for (const c of wss.clients) c.close(1001, 'hub shutting down');
+        wss.closeAll(1001, 'hub shutting down');
         await closeLegacy();
         sessions.stopSweeping();
         closeEventStreams();

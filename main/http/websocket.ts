@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocketServer, WebSocket } from 'ws';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
@@ -28,8 +28,21 @@ export interface WsDeps {
  * `/mcp/ws`: JSON-RPC over WebSocket (one session per connection), plus the
  * simple `{type: "list_tools"}` / `{type: "call_tool"}` messages of older platforms.
  */
-export function attachWebSocket(server: http.Server, deps: WsDeps): WebSocketServer {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: deps.maxPayload() });
+export interface WebSockets {
+  /** Closes every open WebSocket with this close code and reason. */
+  closeAll(code: number, reason: string): void;
+  /** No more WebSockets: for the hub's shutdown. */
+  close(): void;
+}
+
+export function attachWebSocket(server: http.Server, deps: WsDeps): WebSockets {
+  // `ws` (with the https/tls client half it loads) is ~3.5 MB of RSS, and most hubs never see a
+  // WebSocket: it is loaded by the first upgrade that passes the checks, not at start (issue 17, idle hub).
+  let wss: WebSocketServer | undefined;
+  let loading: Promise<WebSocketServer> | undefined;
+  let closed = false;
+  const serverFor = (): Promise<WebSocketServer> =>
+    (loading ??= import('ws').then(({ WebSocketServer: Wss }) => (wss = new Wss({ noServer: true, maxPayload: deps.maxPayload() }))));
   server.on('upgrade', (req, socket, head) => {
     try {
       // The bridge's pipe (pipe-endpoint.ts) is the one other upgrade the hub offers.
@@ -54,9 +67,29 @@ export function attachWebSocket(server: http.Server, deps: WsDeps): WebSocketSer
       return;
     }
     const client = clientHandleFrom(req.headers);
-    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, deps, client));
+    serverFor().then(
+      (w) => {
+        if (closed || socket.destroyed) {
+          socket.destroy();
+          return;
+        }
+        w.handleUpgrade(req, socket, head, (ws) => onConnection(ws, deps, client));
+      },
+      (err: unknown) => {
+        log.warn(`WebSocket support failed to load: ${(err as Error).message}`);
+        if (!socket.destroyed) socket.end('HTTP/1.1 500 Internal Server Error\r\nConnection: close\r\n\r\n');
+      },
+    );
   };
-  return wss;
+  return {
+    closeAll: (code, reason) => {
+      for (const c of wss?.clients ?? []) c.close(code, reason);
+    },
+    close: () => {
+      closed = true;
+      wss?.close();
+    },
+  };
 }
 
 function onConnection(ws: WebSocket, deps: WsDeps, client: ClientHandle): void {
