@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { logger } from '../core/log.js';
 
 const log = logger('mcp-http');
@@ -17,11 +17,18 @@ const log = logger('mcp-http');
 export class ModernHttp {
   constructor(private handler: McpHttpHandler) {}
 
-  /** The session-less request as a web Request, and whether it is 2025-era (served by the session transport). */
-  async classify(req: IncomingMessage, body: unknown): Promise<{ legacy: boolean; request: Request; abort: AbortController }> {
+  /**
+   * Whether a session-less request is 2025-era (served by the session transport) or 2026-07-28, and for
+   * the latter the web Request the SDK's handler takes. The era comes from the SDK's own classifier
+   * (`classifyInboundRequest`, the step behind `isLegacyRequest`) fed from node's headers and the body
+   * parsed once; a web Request is built only for the modern leg — the Request and Headers globals load
+   * Node's bundled undici, ~2 MB of RSS a hub serving 2025-era sessions never needs (issue 17: idle sessions).
+   */
+  classify(req: IncomingMessage, body: unknown): { legacy: true } | { legacy: false; request: Request; abort: AbortController } {
+    if (isLegacy(req, body)) return { legacy: true };
     const abort = new AbortController();
     const request = new globalThis.Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/mcp'}`, { method: req.method, headers: toHeaders(req), signal: abort.signal });
-    return { legacy: await isLegacyRequest(request, body), request, abort };
+    return { legacy: false, request, abort };
   }
 
   async serve(res: ServerResponse, request: Request, abort: AbortController, body: unknown): Promise<void> {
@@ -73,6 +80,26 @@ export class ModernHttp {
     finished = true;
     res.end();
   }
+}
+
+/** `isLegacyRequest` of the SDK without a web Request: a POST without a JSON body, or what its classifier routes to legacy. */
+function isLegacy(req: IncomingMessage, body: unknown): boolean {
+  const httpMethod = req.method ?? 'GET';
+  if (httpMethod.toUpperCase() === 'POST' && body === undefined) return true;
+  const outcome = classifyInboundRequest({
+    httpMethod,
+    protocolVersionHeader: headerValue(req, 'mcp-protocol-version'),
+    mcpMethodHeader: headerValue(req, 'mcp-method'),
+    mcpNameHeader: headerValue(req, 'mcp-name'),
+    ...(body !== undefined && { body }),
+  });
+  return outcome.kind === 'legacy';
+}
+
+/** A header as web `Headers.get` reads it: repeated values joined with ", ". */
+function headerValue(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
 }
 
 function toHeaders(req: IncomingMessage): Headers {

@@ -6,6 +6,14 @@
  * the queue and is skipped when its time comes. Right after the setting is
  * lowered an entry may fire late by the difference, never early.
  */
+/**
+ * Monotonic milliseconds. Not `performance.now()`: the `performance` global loads perf_hooks (a dozen
+ * internal modules) on a hub's first session, memory an idle hub keeps (issue 17: idle sessions).
+ */
+export function monotonicMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
 export class StreamDeadlines<T extends { due: number }> {
   private queue: (T | undefined)[] = [];
   private head = 0;
@@ -30,13 +38,13 @@ export class StreamDeadlines<T extends { due: number }> {
   }
 
   private arm(due: number): void {
-    this.timer = setTimeout(() => this.tick(), Math.max(0, due - performance.now()));
+    this.timer = setTimeout(() => this.tick(), Math.max(0, due - monotonicMs()));
     this.timer.unref();
   }
 
   private tick(): void {
     this.timer = undefined;
-    const now = performance.now();
+    const now = monotonicMs();
     for (let item = this.queue[this.head]; item && item.due <= now; item = this.queue[this.head]) {
       this.queue[this.head++] = undefined;
       if (this.waiting(item)) this.fire(item);

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type RequestId, type Transport, type TransportSendOptions } from '@modelcontextprotocol/server';
 import { SessionEventStore } from './event-store.js';
 import { SseStream } from './sse-stream.js';
-import { StreamDeadlines } from './stream-deadlines.js';
+import { StreamDeadlines, monotonicMs } from './stream-deadlines.js';
 import { sendRpcError } from './respond.js';
 
 /** The SDK's batch limit for one POST. */
@@ -28,7 +28,7 @@ interface Exchange {
   /** Set once the answer streams: the event-store stream of this POST. */
   streamId?: string;
   protocolVersion: string;
-  /** When it streams if still unanswered (performance.now() ms). */
+  /** When it streams if still unanswered (monotonicMs()). */
   due: number;
 }
 
@@ -100,7 +100,7 @@ export class StreamableSessionTransport implements Transport {
     const header = req.headers['mcp-protocol-version'];
     const version = init ? initVersion(init) : typeof header === 'string' ? header : DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
     const after = this.opts.streamAfterMs();
-    const ex: Exchange = { ids, answers: new Map(), res, protocolVersion: version, due: performance.now() + after };
+    const ex: Exchange = { ids, answers: new Map(), res, protocolVersion: version, due: monotonicMs() + after };
     for (const id of ids) this.byRequest.set(id, ex);
     if (after === 0) this.stream(ex);
     else this.deadlines.add(ex);

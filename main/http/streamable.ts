@@ -69,7 +69,7 @@ export function streamableRoutes(deps: StreamableDeps) {
       return sendRpcError(res, 405, -32000, 'Method not allowed.', { Allow: 'GET, POST, DELETE' });
     }
 
-    const era = await modernHttp.classify(req, body);
+    const era = modernHttp.classify(req, body);
     if (!era.legacy) return modernHttp.serve(res, era.request, era.abort, body);
     if (req.method !== 'POST') {
       // No session to stream from: 405 is what clients probing for a standalone GET stream expect.

@@ -21,9 +21,15 @@ type HeaderSource = Headers | Record<string, string | string[] | undefined> | un
 
 function headerValue(headers: HeaderSource, name: string): string | undefined {
   if (!headers) return undefined;
-  if (headers instanceof Headers) return headers.get(name) ?? undefined;
+  // Not `instanceof Headers`: reading the global loads Node's bundled undici (~2 MB of RSS) on a hub's
+  // first session, and node's header records are plain objects (a header named "get" is a string).
+  if (isWebHeaders(headers)) return headers.get(name) ?? undefined;
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
+}
+
+function isWebHeaders(headers: NonNullable<HeaderSource>): headers is Headers {
+  return typeof (headers as { get?: unknown }).get === 'function';
 }
 
 const ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
