@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Client } from '@modelcontextprotocol/client';
 import { connectV2, connectV1, textOf } from './helpers/clients.js';
 import { readHubJson, stopHubOf, startHubProcess } from './helpers/hub.js';
 import net from 'node:net';
@@ -10,6 +11,17 @@ import { tryHubLock } from '../main/http/lock.js';
 import { pincerPaths } from '../main/core/paths.js';
 
 const BRIDGE = ['stdio'];
+
+/** Hiding ListBgTasks in the settings file reaches the client as tools/list_changed, and tools/list no longer has it. */
+async function hidingReachesClient(client: Client, home: string, what: string): Promise<void> {
+  let changed = 0;
+  client.setNotificationHandler('notifications/tools/list_changed', () => {
+    changed++;
+  });
+  fs.appendFileSync(path.join(home, 'pincer-env.txt'), 'TOOL_LISTBGTASKS=false\n');
+  await waitFor(() => changed > 0, what);
+  assert.ok(!(await client.listTools()).tools.some((t) => t.name === 'ListBgTasks'));
+}
 
 test('pincer stdio starts a hub; a job started by one client is visible to another and outlives the first', async () => {
   const h = tempHome();
@@ -60,13 +72,7 @@ test('progress, cancellation and list_changed cross the bridge', async () => {
       await assert.rejects(call);
       await waitFor(() => !pidAlive(pid), 'the cancelled command to be killed');
 
-      let changed = 0;
-      client.setNotificationHandler('notifications/tools/list_changed', () => {
-        changed++;
-      });
-      fs.appendFileSync(path.join(h.home, 'pincer-env.txt'), 'TOOL_LISTBGTASKS=false\n');
-      await waitFor(() => changed > 0, 'tools/list_changed through the bridge');
-      assert.ok(!(await client.listTools()).tools.some((t) => t.name === 'ListBgTasks'));
+      await hidingReachesClient(client, h.home, 'tools/list_changed through the bridge');
     } finally {
       await client.close();
     }
@@ -136,13 +142,7 @@ test('when the hub shuts down between calls, the next call just works on the nex
       const second = readHubJson(h.home)!;
       assert.notEqual(second.pid, first.pid);
       assert.equal(second.port, port, 'the next hub is on the same port');
-      let changed = 0;
-      client.setNotificationHandler('notifications/tools/list_changed', () => {
-        changed++;
-      });
-      fs.appendFileSync(path.join(h.home, 'pincer-env.txt'), 'TOOL_LISTBGTASKS=false\n');
-      await waitFor(() => changed > 0, 'list_changed from the second hub, on the replayed session');
-      assert.ok(!(await client.listTools()).tools.some((t) => t.name === 'ListBgTasks'));
+      await hidingReachesClient(client, h.home, 'list_changed from the second hub, on the replayed session');
     } finally {
       await client.close();
     }
@@ -189,12 +189,7 @@ test('a hub handing over to a newcomer on the same port: the bridge moves to the
       assert.notEqual(now.pid, first.pid);
       assert.equal(now.pid, newcomer.child.pid, 'the bridge uses the newcomer rather than starting its own');
       assert.ok(pidAlive(newcomer.child.pid!));
-      let changed = 0;
-      client.setNotificationHandler('notifications/tools/list_changed', () => {
-        changed++;
-      });
-      fs.appendFileSync(path.join(h.home, 'pincer-env.txt'), 'TOOL_LISTBGTASKS=false\n');
-      await waitFor(() => changed > 0, "list_changed from the newcomer, on the client's replayed session");
+      await hidingReachesClient(client, h.home, "list_changed from the newcomer, on the client's replayed session");
     } finally {
       await client.close();
     }

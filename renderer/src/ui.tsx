@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, describeError } from './api.js';
 
 export function Empty(props: { title: string; children: ComponentChildren }) {
   return (
@@ -30,6 +31,24 @@ export function Problem(props: { text: string | undefined }) {
 /** A checkbox drawn as a switch; native, so keyboard and screen readers work as they do for any checkbox. */
 export function Switch(props: { checked: boolean; label: string; onChange(on: boolean): void; id?: string }) {
   return <input type="checkbox" role="switch" class="switch" id={props.id} aria-label={props.label} checked={props.checked} onChange={(e) => props.onChange((e.currentTarget as HTMLInputElement).checked)} />;
+}
+
+/** The on/off switch of a named thing (a tool, a skill) saved as `{enabled}` to `path`: announced when saved, else reported. */
+export function EnabledSwitch(props: { name: string; checked: boolean; path: string; onProblem(text: string): void }) {
+  return (
+    <Switch
+      checked={props.checked}
+      label={`${props.name} enabled`}
+      onChange={async (on) => {
+        try {
+          await api(props.path, { body: { enabled: on } });
+          announce(`${props.name} ${on ? 'on' : 'off'}`);
+        } catch (err) {
+          props.onProblem(describeError(err));
+        }
+      }}
+    />
+  );
 }
 
 type Announce = (text: string) => void;

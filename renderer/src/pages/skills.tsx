@@ -1,7 +1,6 @@
 import { useState } from 'preact/hooks';
-import { api, describeError } from '../api.js';
 import { useResource } from '../hooks.js';
-import { Empty, Panel, Problem, Switch, announce, Pending } from '../ui.js';
+import { Empty, EnabledSwitch, Panel, Problem, Pending } from '../ui.js';
 import type { PageProps, SkillsView } from '../types.js';
 
 
@@ -16,18 +15,7 @@ export function SkillsPage(props: PageProps) {
       {s.skills.length ? (
         s.skills.map((k) => (
           <section class="panel row" key={k.name}>
-            <Switch
-              checked={k.enabled}
-              label={`${k.name} enabled`}
-              onChange={async (on) => {
-                try {
-                  await api(`/api/skills/${encodeURIComponent(k.name)}`, { body: { enabled: on } });
-                  announce(`${k.name} ${on ? 'on' : 'off'}`);
-                } catch (err) {
-                  setProblem(describeError(err));
-                }
-              }}
-            />
+            <EnabledSwitch name={k.name} checked={k.enabled} path={`/api/skills/${encodeURIComponent(k.name)}`} onProblem={setProblem} />
             <div class="grow">
               <strong>{k.name}</strong>
               <div>{k.description}</div>

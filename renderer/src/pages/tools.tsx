@@ -1,9 +1,8 @@
 import { useMemo, useState } from 'preact/hooks';
 import type { AlignedData } from 'uplot';
-import { api, describeError } from '../api.js';
 import { useResource } from '../hooks.js';
 import { Chart } from '../chart.js';
-import { Panel, Problem, Switch, announce, Pending } from '../ui.js';
+import { EnabledSwitch, Panel, Problem, Pending } from '../ui.js';
 import type { MinutesView, PageProps, ToolsView } from '../types.js';
 import { EnginesPanel } from './engines.js';
 
@@ -29,18 +28,7 @@ export function ToolsPage(props: PageProps) {
         {tools.data.tools.map((t) => (
           <section class="panel tool" data-tool={t.name} key={t.name}>
             <div class="row">
-              <Switch
-                checked={t.enabled}
-                label={`${t.name} enabled`}
-                onChange={async (on) => {
-                  try {
-                    await api(`/api/tools/${encodeURIComponent(t.name)}`, { body: { enabled: on } });
-                    announce(`${t.name} ${on ? 'on' : 'off'}`);
-                  } catch (err) {
-                    setProblem(describeError(err));
-                  }
-                }}
-              />
+              <EnabledSwitch name={t.name} checked={t.enabled} path={`/api/tools/${encodeURIComponent(t.name)}`} onProblem={setProblem} />
               <h2>{t.name}</h2>
               <span class="tag">{t.group}</span>
             </div>
