@@ -126,8 +126,14 @@ class Bridge {
     // The hub reads slower than the client writes: hold stdin until the socket drains.
     if (!pipe.write(line) && !process.stdin.isPaused()) {
       process.stdin.pause();
-      pipe.socket.once('drain', () => process.stdin.resume());
-      pipe.socket.once('close', () => process.stdin.resume());
+      // Whichever comes first resumes and takes the other listener with it: a pause must not leave one behind.
+      const resume = () => {
+        pipe.socket.off('drain', resume);
+        pipe.socket.off('close', resume);
+        process.stdin.resume();
+      };
+      pipe.socket.once('drain', resume);
+      pipe.socket.once('close', resume);
     }
   }
 
@@ -288,7 +294,7 @@ function clientId(): string {
  * client window's `pincer stdio` (issue 17: bridge RSS after use ≤ 55 MB).
  * PINCER_BRIDGE_FULL_JIT=1 keeps V8's defaults (to compare).
  */
-export const BRIDGE_V8_FLAGS = ['--no-opt', '--no-maglev'] as const;
+const BRIDGE_V8_FLAGS = ['--no-opt', '--no-maglev'] as const;
 
 export async function runBridge(home: string): Promise<void> {
   if (process.env.PINCER_BRIDGE_FULL_JIT !== '1') {
