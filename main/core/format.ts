@@ -29,7 +29,7 @@ export function cutMiddle(text: string, limit: number): { text: string; dropped:
   return { text: `${text.slice(0, half)}\n\n[... ${dropped} characters dropped from the middle ...]\n\n${text.slice(text.length - half)}`, dropped };
 }
 
-export const PREVIEW_MAX = 200;
+const PREVIEW_MAX = 200;
 
 /**
  * A short preview that does not keep the long text alive: V8 slices share the

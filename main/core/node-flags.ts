@@ -10,11 +10,6 @@
  */
 export const HUB_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1', '--optimize-for-size'];
 
-/** True when this process was started with every one of HUB_NODE_FLAGS. */
-export function startedWithHubFlags(execArgv: readonly string[] = process.execArgv): boolean {
-  return HUB_NODE_FLAGS.every((f) => execArgv.includes(f));
-}
-
 /**
  * A hub started without HUB_NODE_FLAGS (`pincer serve` typed by hand, `npm start`, a service manager's
  * unit) replaces itself with the same command plus the flags: `process.execve` keeps the pid, the
@@ -32,11 +27,11 @@ export function adoptHubNodeFlags(): void {
 
 function restartWithHubFlags(): void {
   if (process.env.PINCER_HUB_NODE_FLAGS === '0') return;
-  if (startedWithHubFlags() && launchEnvPrepared(process.env, process.platform)) return;
+  const missing = HUB_NODE_FLAGS.filter((f) => !process.execArgv.includes(f));
+  if (missing.length === 0 && launchEnvPrepared(process.env, process.platform)) return;
   if (process.platform === 'win32' || typeof process.execve !== 'function') return;
   const script = process.argv[1];
   if (script === undefined) return;
-  const missing = HUB_NODE_FLAGS.filter((f) => !process.execArgv.includes(f));
   const env = hubLaunchEnv(process.env);
   try {
     process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, script, ...process.argv.slice(2)], env);
@@ -82,7 +77,7 @@ function launchEnvPrepared(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): b
  * commands and jobs see the environment the hub was started in. Only names of HUB_MALLOC_ENV are removed,
  * whatever the note says.
  */
-export function dropHubLaunchEnv(env: NodeJS.ProcessEnv = process.env): void {
+function dropHubLaunchEnv(env: NodeJS.ProcessEnv = process.env): void {
   const note = env[HUB_ADDED_ENV];
   if (note === undefined) return;
   for (const k of note.split(',')) if (Object.hasOwn(HUB_MALLOC_ENV, k)) delete env[k];

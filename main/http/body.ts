@@ -6,7 +6,23 @@ import { jsonRpcErrorBody } from './security.js';
 export type ParsedBody = { ok: true; value: unknown } | { ok: false; error: string };
 
 const bodies = new WeakMap<Request, ParsedBody>();
-const EMPTY: ParsedBody = { ok: true, value: undefined };
+export const EMPTY_BODY: ParsedBody = { ok: true, value: undefined };
+
+/** What the hub answers a body declared larger than MAX_BODY_BYTES with (413, before reading a byte); undefined when it fits. */
+export function declaredTooLarge(headers: { 'content-length'?: string }, limit: number): string | undefined {
+  const declared = Number(headers['content-length'] ?? 0);
+  return declared > limit ? `Request body of ${declared} bytes is larger than MAX_BODY_BYTES (${limit}).` : undefined;
+}
+
+/** A body read whole, parsed as JSON once: empty is absent, anything else JSON or not. */
+export function parseBody(raw: Buffer | undefined): ParsedBody {
+  if (!raw || raw.length === 0) return EMPTY_BODY;
+  try {
+    return { ok: true, value: JSON.parse(raw.toString('utf8')) };
+  } catch (e) {
+    return { ok: false, error: (e as Error).message };
+  }
+}
 
 /**
  * The hub's one body parser: refuses a declared oversize body before reading a
@@ -16,10 +32,10 @@ const EMPTY: ParsedBody = { ok: true, value: undefined };
 export function jsonBodies(settings: Settings) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const limit = settings.get('MAX_BODY_BYTES');
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > limit) {
+    const tooLarge = declaredTooLarge(req.headers, limit);
+    if (tooLarge) {
       res.set('Connection', 'close');
-      res.status(413).json(jsonRpcErrorBody(-32600, `Request body of ${declared} bytes is larger than MAX_BODY_BYTES (${limit}).`));
+      res.status(413).json(jsonRpcErrorBody(-32600, tooLarge));
       return;
     }
     express.raw({ type: () => true, limit })(req, res, (err?: unknown) => {
@@ -28,21 +44,14 @@ export function jsonBodies(settings: Settings) {
         return;
       }
       const raw: unknown = req.body;
-      if (!Buffer.isBuffer(raw) || raw.length === 0) bodies.set(req, EMPTY);
-      else {
-        try {
-          bodies.set(req, { ok: true, value: JSON.parse(raw.toString('utf8')) });
-        } catch (e) {
-          bodies.set(req, { ok: false, error: (e as Error).message });
-        }
-      }
+      bodies.set(req, parseBody(Buffer.isBuffer(raw) ? raw : undefined));
       next();
     });
   };
 }
 
 export function bodyOf(req: Request): ParsedBody {
-  return bodies.get(req) ?? EMPTY;
+  return bodies.get(req) ?? EMPTY_BODY;
 }
 
 /**

@@ -9,11 +9,12 @@ import { claimHub, HubAlreadyRunning, type Takeover } from './claim.js';
 import { HandoverGate, RESTARTING_MESSAGE, type HandoverTo } from './handover.js';
 import { homeSecret, identityFor } from './identity.js';
 import { listen } from './ports.js';
-import { generateToken, isLoopbackAddress, hostOriginProblem, tokenProblem, type GuardOptions } from './security.js';
+import { generateToken, isLoopbackAddress, hostOriginProblem, jsonRpcErrorBody, tokenProblem, type GuardOptions } from './security.js';
+import { declaredTooLarge } from './body.js';
 import { SessionTable } from './sessions.js';
 import { Dispatcher } from './dispatch.js';
 import { buildApp } from './app.js';
-import { attachWebSocket } from './websocket.js';
+import { webSockets } from './websocket.js';
 import { PipeEndpoint } from './pipe-endpoint.js';
 import { guardConnections } from './connection-guard.js';
 import { mcpFastPath } from './mcp-fast-path.js';
@@ -142,16 +143,21 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     guardConnections(server, 128);
     // Refuse an oversized upload before inviting the client to send it.
     server.on('checkContinue', (req, res) => {
-      const declared = Number(req.headers['content-length'] ?? 0);
-      if (declared > settings.get('MAX_BODY_BYTES')) {
+      const tooLarge = declaredTooLarge(req.headers, settings.get('MAX_BODY_BYTES'));
+      if (tooLarge) {
         res.writeHead(413, { 'Content-Type': 'application/json', Connection: 'close' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Request body of ${declared} bytes is larger than MAX_BODY_BYTES (${settings.get('MAX_BODY_BYTES')}).` } }));
+        res.end(JSON.stringify(jsonRpcErrorBody(-32600, tooLarge)));
         return;
       }
       res.writeContinue();
       server.emit('request', req, res);
     });
-    const authorizeUpgrade = (req: http.IncomingMessage) => gate.upgradeRefusal() ?? hostOriginProblem(req.headers, guard) ?? tokenProblem(req.headers, settings, dashboardSessions);
+    // Both upgrades (the bridge's pipe, WebSocket) open a session with a stream: the same checks, then room for one more.
+    const authorizeUpgrade = (req: http.IncomingMessage) =>
+      gate.upgradeRefusal() ??
+      hostOriginProblem(req.headers, guard) ??
+      tokenProblem(req.headers, settings, dashboardSessions) ??
+      (!sessions.hasRoom() || !sessions.hasStreamRoom() ? { status: 503, message: 'Too many sessions: the hub is at MAX_SESSIONS or MAX_STREAMS. Close unused clients or raise the limit.' } : undefined);
     const pipes = new PipeEndpoint({
       sessions,
       newServer: (client) => newServer('bridge', undefined, undefined, client),
@@ -159,13 +165,21 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       refusal: () => (gate.handingOver ? RESTARTING_MESSAGE : undefined),
       maxMessageBytes: () => settings.get('MAX_BODY_BYTES'),
     });
-    const wss = attachWebSocket(server, {
+    const wss = webSockets({
       sessions,
       calls: rt.calls,
       newServer: (client) => newServer('websocket', undefined, 'legacy', client),
       authorize: authorizeUpgrade,
       maxPayload: () => settings.get('MAX_BODY_BYTES'),
-      otherUpgrade: (req, socket, head) => pipes.upgrade(req, socket, head),
+    });
+    server.on('upgrade', (req, socket, head) => {
+      try {
+        if (!pipes.upgrade(req, socket, head)) wss.upgrade(req, socket, head);
+      } catch (err) {
+        // Nothing a client sends may stop the hub: a failing upgrade is that client's 400.
+        log.warn(`upgrade refused: ${(err as Error).message}`);
+        if (!socket.destroyed) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+      }
     });
 
     const lifetime = new DisposableStore();

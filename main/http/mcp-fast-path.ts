@@ -1,12 +1,11 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Settings } from '../core/settings/settings.js';
-import { hostOriginProblem, tokenProblem, type GuardOptions, type SessionCheck } from './security.js';
+import { hostOriginProblem, tokenProblem, unauthorizedHeaders, type GuardOptions, type SessionCheck } from './security.js';
 import { sendRpcError } from './respond.js';
-import type { ParsedBody } from './body.js';
+import { EMPTY_BODY, declaredTooLarge, parseBody, type ParsedBody } from './body.js';
 import { logger } from '../core/log.js';
 
 const log = logger('mcp-http');
-const EMPTY: ParsedBody = { ok: true, value: undefined };
 
 export interface FastPathDeps {
   guard: GuardOptions;
@@ -34,25 +33,21 @@ export function mcpFastPath(deps: FastPathDeps, next: RequestListener): RequestL
     const refused = hostOriginProblem(req.headers, deps.guard);
     if (refused) return sendRpcError(res, refused.status, refused.code, refused.message);
     const unauthorized = tokenProblem(req.headers, deps.settings, deps.dashboardSessions);
-    if (unauthorized) {
-      // An unauthenticated upload is not read on: answer and close the connection.
-      const upload = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
-      return sendRpcError(res, 401, unauthorized.code, unauthorized.message, { 'WWW-Authenticate': 'Bearer realm="pincer"', ...(upload ? { Connection: 'close' } : {}) });
-    }
+    if (unauthorized) return sendRpcError(res, 401, unauthorized.code, unauthorized.message, unauthorizedHeaders(req.headers));
     const serve = (body: ParsedBody) =>
       deps.handle(req, res, body).catch((err: Error) => {
         log.warn(`/mcp: ${err.message}`);
         sendRpcError(res, 500, -32603, `Internal error: ${err.message}`);
       });
-    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return void serve(EMPTY);
+    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return void serve(EMPTY_BODY);
     readBody(req, res, deps.settings.get('MAX_BODY_BYTES'), serve);
   };
 }
 
 /** Reads the whole body up to `limit` bytes and parses it as JSON once; past the limit answers 413 and stops reading. */
 function readBody(req: IncomingMessage, res: ServerResponse, limit: number, done: (body: ParsedBody) => void): void {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) return tooLarge(res, `Request body of ${declared} bytes is larger than MAX_BODY_BYTES (${limit}).`);
+  const declared = declaredTooLarge(req.headers, limit);
+  if (declared) return tooLarge(res, declared);
   const chunks: Buffer[] = [];
   let size = 0;
   let over = false;
@@ -69,15 +64,7 @@ function readBody(req: IncomingMessage, res: ServerResponse, limit: number, done
   });
   req.on('end', () => {
     if (over) return;
-    if (size === 0) return done(EMPTY);
-    const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8');
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (e) {
-      return done({ ok: false, error: (e as Error).message });
-    }
-    done({ ok: true, value });
+    done(parseBody(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
   });
 }
 

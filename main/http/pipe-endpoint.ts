@@ -6,34 +6,21 @@ import { servePipe } from '../mcp/pipe-connection.js';
 import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
 import type { SessionTable } from './sessions.js';
 import { DisposableStore } from '../core/disposables.js';
+import { refuseUpgrade } from './security.js';
+import { MAX_MESSAGE_HEADER, PIPE_PATH, PIPE_PROTOCOL } from '../core/pipe-protocol.js';
 import { logger } from '../core/log.js';
 
 const log = logger('pipe');
 
-/** Where `pincer stdio` (the bridge) opens its one long-lived connection to the hub. */
-export const PIPE_PATH = '/mcp/pipe';
-/** The `Upgrade` token of that connection: newline-delimited JSON-RPC, as on stdio. */
-export const PIPE_PROTOCOL = 'pincer-jsonrpc';
-/** Header of the 101 answer: the largest line the hub accepts on the pipe (MAX_BODY_BYTES). */
-export const MAX_MESSAGE_HEADER = 'X-Pincer-Max-Message-Bytes';
 
 export interface PipeDeps {
   sessions: SessionTable;
   newServer: (client: ClientHandle) => McpServer;
-  /** The same checks as /mcp (handover gate, Host/Origin, token); a refusal to answer with, or undefined. */
+  /** The same checks as /mcp (handover gate, Host/Origin, token) and room for one more session and stream; a refusal, or undefined. */
   authorize: (req: http.IncomingMessage) => { status: number; message: string } | undefined;
   /** While the hub hands over: the message new requests on open pipes are refused with. */
   refusal: () => string | undefined;
   maxMessageBytes: () => number;
-}
-
-const REASONS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 421: 'Misdirected Request', 426: 'Upgrade Required', 503: 'Service Unavailable' };
-
-/** Answers an upgrade request with an HTTP error and a JSON-RPC error body, and closes the socket. */
-function refuse(socket: Duplex, status: number, message: string): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: status === 401 ? -32001 : -32000, message } });
-  const auth = status === 401 ? 'WWW-Authenticate: Bearer realm="pincer"\r\n' : '';
-  socket.end(`HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\n${auth}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 /**
@@ -53,14 +40,12 @@ export class PipeEndpoint {
     if ((req.url ?? '/').split('?')[0] !== PIPE_PATH) return false;
     const wanted = String(req.headers.upgrade ?? '').toLowerCase();
     if (req.method !== 'GET' || wanted !== PIPE_PROTOCOL) {
-      refuse(socket, 426, `${PIPE_PATH} is the bridge's channel: GET with "Connection: Upgrade" and "Upgrade: ${PIPE_PROTOCOL}".`);
+      refuseUpgrade(socket, 426, `${PIPE_PATH} is the bridge's channel: GET with "Connection: Upgrade" and "Upgrade: ${PIPE_PROTOCOL}".`);
       return true;
     }
-    const refused =
-      this.deps.authorize(req) ??
-      (!this.deps.sessions.hasRoom() || !this.deps.sessions.hasStreamRoom() ? { status: 503, message: 'Too many sessions: the hub is at MAX_SESSIONS or MAX_STREAMS. Close unused clients or raise the limit.' } : undefined);
+    const refused = this.deps.authorize(req);
     if (refused) {
-      refuse(socket, refused.status, refused.message);
+      refuseUpgrade(socket, refused.status, refused.message);
       return true;
     }
     // The size limit travels with the answer, so the bridge can refuse an oversize request with its id.
@@ -88,7 +73,7 @@ export class PipeEndpoint {
         first = undefined;
         const record = sessions.get(id);
         if (record) record.server = server;
-        lifetime.add(() => void server.close().catch(() => undefined));
+        if (server !== initial) lifetime.add(() => void server.close().catch(() => undefined));
         return server;
       },
       maxMessageBytes: this.deps.maxMessageBytes(),

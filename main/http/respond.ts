@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { jsonRpcErrorBody } from './security.js';
 
 /**
  * A JSON answer on plain node:http, as express's `res.status(s).json(b)`
@@ -16,5 +17,5 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 
 /** A JSON-RPC error with `id: null`: the answer to a request that could not be read or routed. */
 export function sendRpcError(res: ServerResponse, status: number, code: number, message: string, headers?: Record<string, string>): void {
-  sendJson(res, status, { jsonrpc: '2.0', id: null, error: { code, message } }, headers);
+  sendJson(res, status, jsonRpcErrorBody(code, message), headers);
 }

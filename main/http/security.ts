@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import crypto from 'node:crypto';
 import type { Request, Response, NextFunction } from 'express';
 import type { Settings } from '../core/settings/settings.js';
@@ -22,6 +23,15 @@ function digestOf(token: string): Buffer {
 
 export function jsonRpcErrorBody(code: number, message: string): object {
   return { jsonrpc: '2.0', id: null, error: { code, message } };
+}
+
+const UPGRADE_REASONS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 421: 'Misdirected Request', 426: 'Upgrade Required', 503: 'Service Unavailable' };
+
+/** Answers a refused upgrade request (WebSocket, the bridge's pipe) with an HTTP error and a JSON-RPC error body, and closes it. */
+export function refuseUpgrade(socket: Duplex, status: number, message: string): void {
+  const body = JSON.stringify(jsonRpcErrorBody(status === 401 ? -32001 : -32000, message));
+  const auth = status === 401 ? 'WWW-Authenticate: Bearer realm="pincer"\r\n' : '';
+  socket.end(`HTTP/1.1 ${status} ${UPGRADE_REASONS[status] ?? 'Error'}\r\n${auth}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]', '::1'];
@@ -132,6 +142,12 @@ export function tokenProblem(headers: Headers, settings: Settings, dashboard?: S
   };
 }
 
+/** The headers of a 401: the challenge, and for an unauthenticated upload (not read on) a closed connection. */
+export function unauthorizedHeaders(headers: Headers): Record<string, string> {
+  const upload = headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined;
+  return { 'WWW-Authenticate': 'Bearer realm="pincer"', ...(upload ? { Connection: 'close' } : {}) };
+}
+
 export function requireToken(settings: Settings, dashboard?: SessionCheck) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const problem = tokenProblem(req.headers, settings, dashboard);
@@ -139,8 +155,6 @@ export function requireToken(settings: Settings, dashboard?: SessionCheck) {
       next();
       return;
     }
-    // An unauthenticated upload is not read on: answer and close the connection.
-    if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) res.set('Connection', 'close');
-    res.status(401).set('WWW-Authenticate', 'Bearer realm="pincer"').json(jsonRpcErrorBody(problem.code, problem.message));
+    res.status(401).set(unauthorizedHeaders(req.headers)).json(jsonRpcErrorBody(problem.code, problem.message));
   };
 }

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 
 /** The SDK's SSE keep-alive period: a comment line every 15 s keeps idle proxies and clients from timing the stream out. */
-export const SSE_KEEP_ALIVE_MS = 15_000;
+const SSE_KEEP_ALIVE_MS = 15_000;
 
 /**
  * Every open stream's keep-alive from one timer, running while any stream is

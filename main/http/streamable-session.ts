@@ -6,7 +6,7 @@ import { StreamDeadlines, monotonicMs } from './stream-deadlines.js';
 import { sendRpcError } from './respond.js';
 
 /** The SDK's batch limit for one POST. */
-export const MAX_BATCH = 100;
+const MAX_BATCH = 100;
 /*
  * How long a call may take before its answer streams (HTTP_STREAM_AFTER_MS,
  * 100 ms by default): cheap calls (well under a millisecond to a few) stay
@@ -227,7 +227,8 @@ export class StreamableSessionTransport implements Transport {
   }
 }
 
-function isInitialize(m: JSONRPCMessage): boolean {
+/** An initialize request (a notification named initialize is not one). */
+export function isInitialize(m: JSONRPCMessage): boolean {
   return 'method' in m && m.method === 'initialize' && 'id' in m;
 }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, type JSONRPCMessage, type McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { classifyValue, replyCode, RpcCode } from '../mcp/stdio-transport.js';
-import { StreamableSessionTransport } from './streamable-session.js';
+import { StreamableSessionTransport, isInitialize } from './streamable-session.js';
 import { ModernHttp } from './modern-http.js';
 import type { SessionTable } from './sessions.js';
 import type { ParsedBody } from './body.js';
@@ -121,6 +121,3 @@ export function streamableRoutes(deps: StreamableDeps) {
   };
 }
 
-function isInitialize(m: JSONRPCMessage): boolean {
-  return 'method' in m && m.method === 'initialize';
-}

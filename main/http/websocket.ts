@@ -12,16 +12,15 @@ import type { SessionTable } from './sessions.js';
 import type { ToolCalls } from '../hub/calls.js';
 import { Caller } from '../hub/caller.js';
 import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
+import { refuseUpgrade } from './security.js';
 
 export interface WsDeps {
   sessions: SessionTable;
   calls: ToolCalls;
   newServer: (client: ClientHandle) => McpServer;
-  /** Runs the same Host/Origin/token checks as HTTP; returns an HTTP status to refuse with, or 0. */
+  /** The same Host/Origin/token checks as HTTP and room for one more session and stream; a refusal, or undefined. */
   authorize: (req: http.IncomingMessage) => { status: number; message: string } | undefined;
   maxPayload: () => number;
-  /** Another upgrade endpoint: handles the request and returns true when it is addressed to it. */
-  otherUpgrade?: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => boolean;
 }
 
 /**
@@ -29,13 +28,15 @@ export interface WsDeps {
  * simple `{type: "list_tools"}` / `{type: "call_tool"}` messages of older platforms.
  */
 export interface WebSockets {
+  /** Serves an upgrade request the hub routed here (`/mcp/ws`; anything else is a 404). */
+  upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Closes every open WebSocket with this close code and reason. */
   closeAll(code: number, reason: string): void;
   /** No more WebSockets: for the hub's shutdown. */
   close(): void;
 }
 
-export function attachWebSocket(server: http.Server, deps: WsDeps): WebSockets {
+export function webSockets(deps: WsDeps): WebSockets {
   // `ws` (with the https/tls client half it loads) is ~3.5 MB of RSS, and most hubs never see a
   // WebSocket: it is loaded by the first upgrade that passes the checks, not at start (issue 17, idle hub).
   let wss: WebSocketServer | undefined;
@@ -43,27 +44,15 @@ export function attachWebSocket(server: http.Server, deps: WsDeps): WebSockets {
   let closed = false;
   const serverFor = (): Promise<WebSocketServer> =>
     (loading ??= import('ws').then(({ WebSocketServer: Wss }) => (wss = new Wss({ noServer: true, maxPayload: deps.maxPayload() }))));
-  server.on('upgrade', (req, socket, head) => {
-    try {
-      // The bridge's pipe (pipe-endpoint.ts) is the one other upgrade the hub offers.
-      if (deps.otherUpgrade?.(req, socket, head)) return;
-      upgrade(req, socket, head);
-    } catch (err) {
-      // Nothing a client sends may stop the hub: a failing upgrade is that client's 400.
-      log.warn(`WebSocket upgrade refused: ${(err as Error).message}`);
-      if (!socket.destroyed) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    }
-  });
   const upgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== '/mcp/ws') {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
       return;
     }
-    const refused = deps.authorize(req) ?? (!deps.sessions.hasRoom() || !deps.sessions.hasStreamRoom() ? { status: 503, message: 'Too many sessions: the hub is at MAX_SESSIONS or MAX_STREAMS.' } : undefined);
+    const refused = deps.authorize(req);
     if (refused) {
-      const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: refused.status === 401 ? -32001 : -32000, message: refused.message } });
-      socket.end(`HTTP/1.1 ${refused.status} ${refused.status === 401 ? 'Unauthorized' : refused.status === 403 ? 'Forbidden' : refused.status === 421 ? 'Misdirected Request' : 'Service Unavailable'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      refuseUpgrade(socket, refused.status, refused.message);
       return;
     }
     const client = clientHandleFrom(req.headers);
@@ -82,6 +71,7 @@ export function attachWebSocket(server: http.Server, deps: WsDeps): WebSockets {
     );
   };
   return {
+    upgrade,
     closeAll: (code, reason) => {
       for (const c of wss?.clients ?? []) c.close(code, reason);
     },

@@ -8,7 +8,7 @@ import { GuardedStdioTransport } from './stdio-transport.js';
  * did not act on: the bridge holds such a request and sends it to the next
  * hub instead of passing the error on (the contract of `/mcp/pipe`).
  */
-export const RETRY_ELSEWHERE = { pincerRetry: true } as const;
+const RETRY_ELSEWHERE = { pincerRetry: true } as const;
 const RETRY_CODE = -32000;
 
 export interface PipeConnectionOptions {

@@ -79,9 +79,10 @@ export class JobsRepo {
 
   /** The newest `limit` jobs, oldest first. The rows are frozen: they may be shared with later reads. */
   list(limit = 500): readonly JobRow[] {
-    const s = this.current();
-    if (s && s.limit === limit) return s.rows;
+    // One data_version read decides both whether the snapshot still holds and what a new one is taken at.
     const version = dataVersion(this.db);
+    const s = this.snapshot;
+    if (s && s.version === version && s.limit === limit) return s.rows;
     const rows = (prepared(this.db, 'SELECT * FROM jobs ORDER BY id DESC LIMIT ?').all(limit) as unknown[]).map((r) => freeze(JobRow.parse(r))).reverse();
     this.snapshot = { version, limit, rows, byId: new Map(rows.map((r) => [r.id, r])) };
     return rows;

@@ -1,15 +1,11 @@
 import type http from 'node:http';
 import type { Socket } from 'node:net';
+import { MAX_MESSAGE_HEADER, PIPE_PATH, PIPE_PROTOCOL } from '../../core/pipe-protocol.js';
 
 // `import http from 'node:http'` in an ES module reads every export of the
 // builtin, and its lazy WebSocket getters load undici: ~15 MB of RSS the bridge
 // never uses. getBuiltinModule hands over the module without touching them.
 const { request } = process.getBuiltinModule('node:http');
-
-/** The hub's pipe endpoint and its Upgrade token (main/http/pipe-endpoint.ts; not imported: the bridge loads nothing of the hub). */
-const PIPE_PATH = '/mcp/pipe';
-const PIPE_PROTOCOL = 'pincer-jsonrpc';
-const MAX_MESSAGE_HEADER = 'x-pincer-max-message-bytes';
 
 export type PipeOpening =
   | { kind: 'open'; socket: Socket; head: Buffer; maxMessageBytes?: number }
@@ -33,7 +29,7 @@ export function openPipe(url: string, headers: http.OutgoingHttpHeaders, timeout
     req.on('upgrade', (res, socket, head) => {
       socket.setTimeout(0);
       socket.setNoDelay(true);
-      const max = Number(res.headers[MAX_MESSAGE_HEADER]);
+      const max = Number(res.headers[MAX_MESSAGE_HEADER.toLowerCase()]);
       resolve({ kind: 'open', socket, head, maxMessageBytes: Number.isSafeInteger(max) && max > 0 ? max : undefined });
     });
     req.on('response', (res) => {

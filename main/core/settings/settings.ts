@@ -107,8 +107,9 @@ export class Settings extends EventEmitter<{ change: [SettingsChange]; diagnosti
   forProject(dir: string): ProjectView {
     // Every tool call of a client with a folder asks: a folder seen before (keys are folders that
     // passed the checks below, already resolved) skips checking and resolving it again.
-    const key = this.projects.has(dir) ? dir : this.checkedFolder(dir);
-    const cached = this.projects.get(key);
+    let cached = this.projects.get(dir);
+    const key = cached ? dir : this.checkedFolder(dir);
+    cached ??= this.projects.get(key);
     if (cached) {
       this.projects.delete(key);
       this.projects.set(key, cached);
