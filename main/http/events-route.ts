@@ -5,7 +5,8 @@ import { jsonRpcErrorBody } from './security.js';
 
 /** `GET /api/mcp/connect`: the hub's live events as SSE, for dashboards and scripts. */
 export function eventsRoute(bus: EventBus, sessions: SessionTable, heartbeatMs = 15_000) {
-  const open = new Set<Response>();
+  /** Each open stream, with what ends it: unsubscribed at once, so no event is written after its end. */
+  const open = new Map<Response, () => void>();
   const handler = (req: Request, res: Response) => {
     if (!sessions.hasStreamRoom()) {
       res.status(503).json(jsonRpcErrorBody(-32000, 'Too many open streams: the hub is at MAX_STREAMS. Close unused dashboards or raise MAX_STREAMS.'));
@@ -16,19 +17,26 @@ export function eventsRoute(bus: EventBus, sessions: SessionTable, heartbeatMs =
     const write = (e: HubEvent | Record<string, unknown>) => res.write(`data: ${JSON.stringify(e)}\n\n`);
     write({ type: 'connected', message: 'Pincer hub event stream', timestamp: Date.now() });
     const unsubscribe = bus.subscribe(write);
-    open.add(res);
     const beat = setInterval(() => write({ type: 'ping', timestamp: Date.now() }), heartbeatMs);
     beat.unref();
-    req.on('close', () => {
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
       clearInterval(beat);
       unsubscribe();
       open.delete(res);
       done();
+    };
+    open.set(res, () => {
+      end();
+      res.end();
     });
+    req.on('close', end);
   };
   /** Ends every open stream (the token they were opened with was rotated, or the hub stops). */
   const closeAll = () => {
-    for (const res of open) res.end();
+    for (const close of [...open.values()]) close();
   };
   return { handler, closeAll };
 }
