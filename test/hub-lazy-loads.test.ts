@@ -9,14 +9,16 @@ import { startHubProcess, tokenOf } from './helpers/hub.js';
 import { tempHome, waitFor } from './helpers/env.js';
 
 // What a hub serving 2025-era sessions keeps out of memory (issue 17: idle hub, idle sessions): Node's
-// bundled undici (loaded by the Request/Headers/fetch globals), perf_hooks (the `performance` global)
-// and the `ws` package until a WebSocket arrives. The same checks then see each of them load when its
-// real user comes, so they cannot pass by not looking.
+// bundled undici (loaded by the Request/Headers/fetch globals), perf_hooks (the `performance` global),
+// the `ws` package until a WebSocket arrives and express until a route of its app (dashboard, REST,
+// HTTP+SSE) is asked for — not by the health route every bridge asks first. The same checks then see each of them load when its real user comes, so they
+// cannot pass by not looking.
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DUMP = path.resolve(here, '..', '..', 'test', 'fixtures', 'preload', 'dump-loads.cjs');
 const UNDICI = 'internal/deps/undici/undici';
 const PERF_HOOKS = 'NativeModule perf_hooks';
 const WS = `${path.sep}node_modules${path.sep}ws${path.sep}`;
+const EXPRESS = `${path.sep}node_modules${path.sep}express${path.sep}`;
 
 async function loadsOf(pid: number, file: string): Promise<string> {
   fs.rmSync(file, { force: true });
@@ -25,10 +27,10 @@ async function loadsOf(pid: number, file: string): Promise<string> {
   return fs.readFileSync(file, 'utf8');
 }
 
-test('a hub serving 2025-era Streamable HTTP sessions loads neither undici, perf_hooks nor ws; a 2026-07-28 request and a WebSocket load them', { skip: process.platform === 'win32' ? 'SIGUSR2' : false }, async () => {
+test('a hub serving 2025-era Streamable HTTP sessions loads neither undici, perf_hooks, ws nor express; a 2026-07-28 request, a WebSocket and a REST route load them', { skip: process.platform === 'win32' ? 'SIGUSR2' : false }, async () => {
   const h = tempHome();
   const file = path.join(h.home, 'loads.txt');
-  const hub = await startHubProcess(h.home, { NODE_OPTIONS: `--require ${DUMP}`, PINCER_TEST_LOADS_FILE: file });
+  const hub = await startHubProcess(h.home, { NODE_OPTIONS: `--require ${DUMP}`, PINCER_TEST_LOADS_FILE: file }, { probe: false });
   const token = tokenOf(h.home);
   const clients: Client[] = [];
   try {
@@ -44,6 +46,16 @@ test('a hub serving 2025-era Streamable HTTP sessions loads neither undici, perf
     assert.ok(!quiet.includes(UNDICI), 'undici stays unloaded while only 2025-era sessions are served');
     assert.ok(!quiet.includes(PERF_HOOKS), 'perf_hooks stays unloaded');
     assert.ok(!quiet.includes(WS), 'ws stays unloaded until a WebSocket arrives');
+    assert.ok(!quiet.includes(EXPRESS), 'express stays unloaded while clients only use /mcp');
+
+    const health = await fetch(`${hub.url}/api/mcp/health`);
+    assert.equal(health.status, 200);
+    assert.equal(((await health.json()) as { status: string }).status, 'healthy');
+    assert.ok(!(await loadsOf(hub.child.pid!, file)).includes(EXPRESS), 'the health route (every bridge asks it) does not load express');
+    const tools = await fetch(`${hub.url}/api/mcp/tools`, { headers: { Authorization: `Bearer ${token}` } });
+    assert.equal(tools.status, 200);
+    assert.ok(((await tools.json()) as { tools: unknown[] }).tools.length > 0);
+    assert.ok((await loadsOf(hub.child.pid!, file)).includes(EXPRESS), 'the first request for a route of the app loads express');
 
     const modern = new Client({ name: 'lazy-loads-modern', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await modern.connect(new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));

@@ -1,6 +1,6 @@
 import express from 'express';
 import type { Runtime } from '../hub/runtime.js';
-import { objectBody } from './body.js';
+import { objectBody } from './express-body.js';
 import type { SessionTable } from './sessions.js';
 import { UserError } from '../core/errors.js';
 import { Question } from '../tools/interaction/questions.js';

@@ -2,15 +2,14 @@ import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
 import express, { type Request, type Response, type NextFunction } from 'express';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { hostAndOriginGuard, requireToken, jsonRpcErrorBody, type GuardOptions } from './security.js';
-import { jsonBodies, bodyOf } from './body.js';
-import { streamableRoutes } from './streamable.js';
+import { jsonBodies, bodyOf } from './express-body.js';
+import type { StreamableRoutes } from './streamable.js';
 import { compatRouter } from './compat-routes.js';
 import { eventsRoute } from './events-route.js';
 import { LegacySseTransport } from '../mcp/legacy-sse.js';
 import type { SessionTable } from './sessions.js';
 import type { Dispatcher } from './dispatch.js';
 import type { Runtime } from '../hub/runtime.js';
-import { VERSION } from '../core/version.js';
 import { dashboardStatic } from './static.js';
 import { DisposableStore } from '../core/disposables.js';
 import { oauthAbsentRoutes } from './oauth-absent.js';
@@ -22,17 +21,23 @@ export interface AppDeps {
   dispatcher: Dispatcher;
   guard: GuardOptions;
   newServer: (era: 'legacy' | 'modern', transport: string, client?: ClientHandle) => McpServer;
-  startedAt: number;
-  /** The hub's proof of identity for `?challenge=` (identity.ts): who answers, for `pincer stop`/`status` and a newcomer. */
-  identify?: (challenge: unknown) => object | undefined;
   /** Signed-in dashboards: a session cookie plus its key header stands in for the token. */
   dashboardSessions: DashboardSessions;
   /** Extra routers mounted behind the token (the dashboard API). */
   extraRoutes?: express.Router[];
+  /** Streamable HTTP, which the hub serves on its /mcp fast path too. */
+  streamable: StreamableRoutes;
 }
 
-export function buildApp(deps: AppDeps) {
-  const { runtime, sessions, dispatcher } = deps;
+/** What the hub keeps of its app: the handler, and what closes the streams only the app opens. */
+export interface BuiltApp {
+  app: express.Express;
+  closeEventStreams(): void;
+  closeLegacy(): Promise<unknown>;
+}
+
+export function buildApp(deps: AppDeps): BuiltApp {
+  const { runtime, sessions, dispatcher, streamable } = deps;
   const settings = runtime.settings;
   const app = express();
   app.disable('x-powered-by');
@@ -40,27 +45,12 @@ export function buildApp(deps: AppDeps) {
 
   app.use(hostAndOriginGuard(deps.guard));
 
-  // Health says nothing secret, so it is the one route without the token.
-  app.get('/api/mcp/health', (req, res) => {
-    res.json({
-      success: true,
-      status: 'healthy',
-      name: 'pincer',
-      version: VERSION,
-      uptime: Math.round((Date.now() - deps.startedAt) / 1000),
-      toolsCount: runtime.registry.visible().length,
-      paused: runtime.registry.servingPaused(),
-      sessions: sessions.size,
-      ...deps.identify?.(req.query.challenge),
-    });
-  });
-
+  // GET /api/mcp/health, the one route without the token, is served before the app (health.ts).
   app.use(dashboardStatic(settings, deps.dashboardSessions));
   app.use(oauthAbsentRoutes());
   app.use(requireToken(settings, deps.dashboardSessions));
   app.use(jsonBodies(settings));
 
-  const streamable = streamableRoutes({ sessions, newServer: (era, client) => deps.newServer(era, 'streamable-http', client), streamAfterMs: () => settings.get('HTTP_STREAM_AFTER_MS') });
   // Most /mcp requests never get here: hub.ts serves them on mcpFastPath with the same checks.
   app.all('/mcp', (req, res, next) => {
     streamable.handle(req, res, bodyOf(req)).catch(next);
@@ -134,5 +124,5 @@ export function buildApp(deps: AppDeps) {
     res.status(status).json(jsonRpcErrorBody(status === 413 ? -32600 : -32603, message));
   });
 
-  return { app, streamable, closeEventStreams: events.closeAll, closeLegacy: async () => Promise.all([...legacy.values()].map((t) => t.close())) };
+  return { app, closeEventStreams: events.closeAll, closeLegacy: async () => Promise.all([...legacy.values()].map((t) => t.close())) };
 }

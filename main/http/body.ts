@@ -1,11 +1,9 @@
-import express, { type Request, type Response, type NextFunction } from 'express';
-import type { Settings } from '../core/settings/settings.js';
-import { jsonRpcErrorBody } from './security.js';
+// The body checks every surface shares; express's middleware built on them is in express-body.ts, so
+// that /mcp's fast path and the hub load no express until a route of its app is asked for.
 
 /** A request body as the hub read it: absent, JSON, or not JSON (each surface answers that its own way). */
 export type ParsedBody = { ok: true; value: unknown } | { ok: false; error: string };
 
-const bodies = new WeakMap<Request, ParsedBody>();
 export const EMPTY_BODY: ParsedBody = { ok: true, value: undefined };
 
 /** What the hub answers a body declared larger than MAX_BODY_BYTES with (413, before reading a byte); undefined when it fits. */
@@ -24,51 +22,3 @@ export function parseBody(raw: Buffer | undefined): ParsedBody {
   }
 }
 
-/**
- * The hub's one body parser: refuses a declared oversize body before reading a
- * byte (413), reads at most MAX_BODY_BYTES whatever the content type, and
- * parses JSON once. Handlers read the result with `bodyOf`.
- */
-export function jsonBodies(settings: Settings) {
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const limit = settings.get('MAX_BODY_BYTES');
-    const tooLarge = declaredTooLarge(req.headers, limit);
-    if (tooLarge) {
-      res.set('Connection', 'close');
-      res.status(413).json(jsonRpcErrorBody(-32600, tooLarge));
-      return;
-    }
-    express.raw({ type: () => true, limit })(req, res, (err?: unknown) => {
-      if (err) {
-        next(err);
-        return;
-      }
-      const raw: unknown = req.body;
-      bodies.set(req, parseBody(Buffer.isBuffer(raw) ? raw : undefined));
-      next();
-    });
-  };
-}
-
-export function bodyOf(req: Request): ParsedBody {
-  return bodies.get(req) ?? EMPTY_BODY;
-}
-
-/**
- * For the REST and dashboard routes: the body as a JSON object (an absent body
- * is `{}`), or undefined after answering 400 — never a silent default for a
- * malformed body.
- */
-export function objectBody(req: Request, res: Response): Record<string, unknown> | undefined {
-  const b = bodyOf(req);
-  if (!b.ok) {
-    res.status(400).json({ success: false, error: { code: 'INVALID_JSON', message: `The request body is not valid JSON (${b.error}). Send a JSON object.` } });
-    return undefined;
-  }
-  if (b.value === undefined) return {};
-  if (typeof b.value !== 'object' || b.value === null || Array.isArray(b.value)) {
-    res.status(400).json({ success: false, error: { code: 'INVALID_JSON', message: 'The request body must be a JSON object.' } });
-    return undefined;
-  }
-  return b.value as Record<string, unknown>;
-}

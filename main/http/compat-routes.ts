@@ -7,7 +7,7 @@ import { clientHandleFrom } from '../mcp/client-identity.js';
 import { HTTP_STATUS, PAUSED_MESSAGE } from '../hub/call-errors.js';
 import { RESOURCES, readResource, listPrompts, getPrompt, RESOURCE_NOT_FOUND, PROMPT_NOT_FOUND } from '../hub/surfaces.js';
 import { jsonRpcErrorBody } from './security.js';
-import { bodyOf, objectBody } from './body.js';
+import { bodyOf, objectBody } from './express-body.js';
 
 export interface CompatDeps {
   dispatcher: Dispatcher;

@@ -2,7 +2,7 @@ import express, { type Request, type Response } from 'express';
 import fs from 'node:fs';
 import { z } from 'zod';
 import type { Runtime } from '../hub/runtime.js';
-import { objectBody } from './body.js';
+import { objectBody } from './express-body.js';
 import type { SessionTable } from './sessions.js';
 import type { DashboardSessions } from './dashboard-sessions.js';
 import { toolKey, skillKey } from '../core/settings/schema.js';

@@ -4,6 +4,7 @@ import { HandoverRequest, handoverSigned } from './identity.js';
 import type { HubRole } from './lock.js';
 import { pidAlive } from '../core/pid.js';
 import { logger } from '../core/log.js';
+import { HEALTH_PATH } from './health.js';
 
 const log = logger('handover');
 
@@ -99,7 +100,7 @@ export class HandoverGate {
         return;
       }
       // Health says "restarting" so that bridges and verifiers look for the next hub.
-      if (this.draining && (pathname === '/api/mcp/health' || (req.method !== 'GET' && req.method !== 'HEAD'))) {
+      if (this.draining && (pathname === HEALTH_PATH || (req.method !== 'GET' && req.method !== 'HEAD'))) {
         sendJson(res, 503, { jsonrpc: '2.0', id: null, status: 'restarting', error: { code: -32000, message: RESTARTING_MESSAGE } }, true);
         req.resume();
         return;

@@ -13,19 +13,19 @@ import { generateToken, isLoopbackAddress, hostOriginProblem, jsonRpcErrorBody, 
 import { declaredTooLarge } from './body.js';
 import { SessionTable } from './sessions.js';
 import { Dispatcher } from './dispatch.js';
-import { buildApp } from './app.js';
+import { LazyApp } from './lazy-app.js';
+import { streamableRoutes } from './streamable.js';
 import { webSockets } from './websocket.js';
 import { PipeEndpoint } from './pipe-endpoint.js';
 import { guardConnections } from './connection-guard.js';
 import { mcpFastPath } from './mcp-fast-path.js';
+import { healthRoute } from './health.js';
 import { VERSION } from '../core/version.js';
 import { logger } from '../core/log.js';
 import { SETTINGS } from '../core/settings/schema.js';
 import type express from 'express';
-import { hubApi } from './api.js';
 import type { PageRenderer } from '../tools/web/browser.js';
 import type { EngineTransport } from '../tools/search/service.js';
-import { dashboardApi } from './dashboard-api.js';
 import type { ToolGroup } from '../tools/types.js';
 import { DisposableStore } from '../core/disposables.js';
 import { DashboardSessions } from './dashboard-sessions.js';
@@ -117,19 +117,22 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       onHandover: (to) => void handOver(to),
     });
     const dashboardSessions = new DashboardSessions(() => port, new DashboardSessionsRepo(rt.services.db));
-    const { app, streamable, closeLegacy, closeEventStreams } = buildApp({
-      runtime: rt,
-      sessions,
-      dispatcher,
-      guard,
-      newServer: (era, transport, client) => newServer(transport, undefined, era, client),
-      startedAt,
-      dashboardSessions,
-      identify: (challenge) => identityFor(secret, role, challenge),
-      extraRoutes: [hubApi(rt, sessions), dashboardApi(rt, sessions, dashboardSessions, () => hubUrl), ...(opts.extraRoutes?.({ runtime: rt, sessions }) ?? [])],
+    const streamable = streamableRoutes({ sessions, newServer: (era, client) => newServer('streamable-http', undefined, era, client), streamAfterMs: () => settings.get('HTTP_STREAM_AFTER_MS') });
+    const app = new LazyApp(async () => {
+      const [{ buildApp }, { hubApi }, { dashboardApi }] = await Promise.all([import('./app.js'), import('./api.js'), import('./dashboard-api.js')]);
+      return buildApp({
+        runtime: rt,
+        sessions,
+        dispatcher,
+        guard,
+        streamable,
+        newServer: (era, transport, client) => newServer(transport, undefined, era, client),
+        dashboardSessions,
+        extraRoutes: [hubApi(rt, sessions), dashboardApi(rt, sessions, dashboardSessions, () => hubUrl), ...(opts.extraRoutes?.({ runtime: rt, sessions }) ?? [])],
+      });
     });
 
-    const routes = mcpFastPath({ guard, settings, dashboardSessions, handle: streamable.handle }, app);
+    const routes = mcpFastPath({ guard, settings, dashboardSessions, handle: streamable.handle }, healthRoute({ guard, runtime: rt, sessions, startedAt, identify: (challenge) => identityFor(secret, role, challenge) }, app.handler));
     // Not an ESM import of node:http: that reads every export, and its WebSocket getters load Node's
     // bundled undici (~16 MB of RSS) into a hub that may never need it (issue 17).
     const server = process.getBuiltinModule('node:http').createServer({ maxHeaderSize: 16 * 1024 }, gate.handler(routes));
@@ -189,9 +192,9 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     const revokeConnections = async () => {
       log.info('the token changed: closing every session and stream opened with the old one');
       dashboardSessions.revokeAll();
-      closeEventStreams();
+      await app.closeEventStreams();
       wss.closeAll(4001, 'Pincer token rotated: reconnect with the new token');
-      await closeLegacy();
+      await app.closeLegacy();
       await sessions.closeAll();
     };
     lifetime.listen(settings, 'change', (c: { changed: string[] }) => {
@@ -222,9 +225,9 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
         server.close();
         wss.close();
         wss.closeAll(1001, 'hub shutting down');
-        await closeLegacy();
+        await app.closeLegacy();
         sessions.stopSweeping();
-        closeEventStreams();
+        await app.closeEventStreams();
         await sessions.closeAll();
         await streamable.close().catch(() => undefined);
         await dispatcher.close();

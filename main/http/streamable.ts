@@ -9,6 +9,8 @@ import type { ParsedBody } from './body.js';
 import { sendJson, sendRpcError } from './respond.js';
 import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
 
+export type StreamableRoutes = ReturnType<typeof streamableRoutes>;
+
 export interface StreamableDeps {
   sessions: SessionTable;
   newServer: (era: 'legacy' | 'modern', client: ClientHandle) => McpServer;

@@ -27,8 +27,12 @@ export function tokenOf(home: string): string {
   return /^AUTH_TOKEN=(.*)$/m.exec(text)![1]!.trim();
 }
 
-/** Starts the real `pincer serve` on a free port and waits until it answers. */
-export async function startHubProcess(home: string, env: Record<string, string> = {}): Promise<HubProcess> {
+/**
+ * Starts the real `pincer serve` on a free port and waits until it answers its health route
+ * (`probe: false`: only until it wrote hub.json, which it does once listening — for a test that
+ * must see the hub before any route of its express app was asked for).
+ */
+export async function startHubProcess(home: string, env: Record<string, string> = {}, opts: { probe?: boolean } = {}): Promise<HubProcess> {
   const child = spawn(process.execPath, [PINCER_BIN, 'serve', '--quiet'], { env: pincerEnv(home, { HTTP_PORT: 'auto', ...env }), cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
@@ -38,7 +42,7 @@ export async function startHubProcess(home: string, env: Record<string, string> 
     const j = readHubJson(home);
     return j && j.pid === child.pid ? j : undefined;
   }, 'the hub to write hub.json', 20_000);
-  await waitFor(async () => (await fetch(`${info.url}/api/mcp/health`).catch(() => undefined))?.ok, 'the hub to answer');
+  if (opts.probe !== false) await waitFor(async () => (await fetch(`${info.url}/api/mcp/health`).catch(() => undefined))?.ok, 'the hub to answer');
   const token = tokenOf(home);
   return {
     child,

@@ -1,0 +1,43 @@
+import type { RequestListener } from 'node:http';
+import type { BuiltApp } from './app.js';
+import { sendRpcError } from './respond.js';
+import { logger } from '../core/log.js';
+
+const log = logger('http');
+
+/**
+ * The hub's express app — dashboard, REST, HTTP+SSE, health — built on the first request that
+ * reaches it. Express with its body parser and mime tables is ~3–4 MB of RSS and ~2.5 MB of heap
+ * (bench/RESULTS.md, issue 17) that a hub whose clients use /mcp, the bridge's pipe or WebSocket
+ * never needs; the tray's hub idles like that until its dashboard is opened.
+ */
+export class LazyApp {
+  private built?: Promise<BuiltApp>;
+
+  constructor(private build: () => Promise<BuiltApp>) {}
+
+  /** Requests that arrive while it loads wait for it; their bodies stay unread until then. */
+  readonly handler: RequestListener = (req, res) => {
+    (this.built ??= this.build()).then(
+      ({ app }) => app(req, res),
+      (err: Error) => {
+        log.error(`the hub's routes could not be loaded: ${err.message}`);
+        sendRpcError(res, 500, -32603, `Internal error: the hub's routes could not be loaded (${err.message}). Reinstall Pincer.`);
+      },
+    );
+  };
+
+  /** Closes the dashboards' event streams, if the app was ever built. */
+  async closeEventStreams(): Promise<void> {
+    (await this.settled())?.closeEventStreams();
+  }
+
+  /** Closes HTTP+SSE sessions, if the app was ever built. */
+  async closeLegacy(): Promise<void> {
+    await (await this.settled())?.closeLegacy();
+  }
+
+  private async settled(): Promise<BuiltApp | undefined> {
+    return this.built?.catch(() => undefined);
+  }
+}
