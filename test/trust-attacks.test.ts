@@ -180,12 +180,12 @@ test('a pincer.db deleted under the running hub is noticed: calls fail with a cl
   }
 });
 
-test('a pincer.db replaced or deleted under a standalone pincer is noticed by the very next call, after calls that found it in place', async () => {
+test('a pincer.db replaced or deleted under a standalone pincer: a read answers from the file that was opened, the next write is refused with the reason, and so is every call after it', async () => {
   for (const how of ['replaced', 'deleted'] as const) {
     const h = tempHome();
     const { client } = await connectV2({ home: h.home });
     try {
-      // Calls in a row with the file in place (a check between file events costs no stat).
+      // Writes in a row with the file in place: each looks it up first.
       for (let i = 0; i < 3; i++) assert.ok(!(await client.callTool({ name: 'TaskManager', arguments: { action: 'create', text: `before ${i}` } })).isError);
       const db = path.join(h.home, 'pincer.db');
       if (how === 'replaced') {
@@ -194,13 +194,37 @@ test('a pincer.db replaced or deleted under a standalone pincer is noticed by th
       } else {
         fs.rmSync(db);
       }
+      const reason = new RegExp(`pincer\\.db was ${how === 'replaced' ? 'replaced by another file' : 'deleted'} while Pincer was running.*Restart Pincer`);
+      // Reading looks nothing up: it answers what the opened file holds (nothing is written, nothing lost).
+      const read = await client.callTool({ name: 'TaskManager', arguments: { action: 'list' } });
+      assert.ok(!read.isError, textOf(read));
+      assert.match(textOf(read), /before 2/);
       const after = await client.callTool({ name: 'TaskManager', arguments: { action: 'create', text: 'after' } });
       assert.equal(after.isError, true, how);
-      assert.match(textOf(after), new RegExp(`pincer\\.db was ${how === 'replaced' ? 'replaced by another file' : 'deleted'} while Pincer was running.*Restart Pincer`));
+      assert.match(textOf(after), reason);
+      const later = await client.callTool({ name: 'ListBgTasks', arguments: {} });
+      assert.equal(later.isError, true, 'once found, every call says so');
+      assert.match(textOf(later), reason);
     } finally {
       await client.close();
       h.cleanup();
     }
+  }
+});
+
+test('a pincer.db deleted under an idle standalone pincer is found within a second: the next call, a read, says so', async () => {
+  const h = tempHome();
+  const { client } = await connectV2({ home: h.home });
+  try {
+    assert.ok(!(await client.callTool({ name: 'TaskManager', arguments: { action: 'create', text: 'kept' } })).isError);
+    fs.rmSync(path.join(h.home, 'pincer.db'));
+    await sleep(1500);
+    const read = await client.callTool({ name: 'ListBgTasks', arguments: {} });
+    assert.equal(read.isError, true);
+    assert.match(textOf(read), /pincer\.db was deleted while Pincer was running.*Restart Pincer/);
+  } finally {
+    await client.close();
+    h.cleanup();
   }
 });
 

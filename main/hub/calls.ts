@@ -135,9 +135,11 @@ export class ToolCalls {
       if (result.isError) error = { code: 'TOOL_FAILED', message: firstText(result) };
     } catch (err) {
       if (!(err instanceof UserError)) log.error(`${name} failed`, { err });
-      const message = err instanceof UserError ? err.message : `${name} failed: ${errorMessage(err)}`;
+      // A write found pincer.db deleted or replaced (store/file-guard.ts): the call said so before it wrote anything.
+      const unavailable = err instanceof UserError && err.code === 'STORE_UNAVAILABLE';
+      const message = unavailable ? `${name}: ${err.message}` : err instanceof UserError ? err.message : `${name} failed: ${errorMessage(err)}`;
       result = failure(message);
-      error = { code: 'TOOL_FAILED', message };
+      error = { code: unavailable ? 'STORE_UNAVAILABLE' : 'TOOL_FAILED', message };
     }
     events.publish({ type: 'tool_call_finished', id: callId, tool: name, session: caller.id, client, ms: Date.now() - started, isError: Boolean(result.isError), summary: preview(firstText(result)), at: Date.now() });
     if (caller.hasCallbacks) result = this.prependFires(caller, result);

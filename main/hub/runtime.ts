@@ -90,6 +90,8 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   const store = openStore(paths.database);
   if (store.warning) warnings.push(store.warning);
   const storeGuard = new StoreFileGuard(paths.database, store.db);
+  // Before any statement is prepared: every one that writes checks the file first.
+  storeGuard.guardWrites();
   storeGuard.watch();
   const jobs = new JobManager(store.db, view, paths.jobsDir, store.readOnly);
   const events = new EventBus();
@@ -113,7 +115,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
     settings: view,
     db: store.db,
     readOnly: store.readOnly,
-    storeProblem: () => storeGuard.check(),
+    storeProblem: () => storeGuard.known(),
     jobs,
     events,
     tasks: new TasksRepo(store.db),

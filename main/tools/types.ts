@@ -27,7 +27,7 @@ export interface Services {
   settings: SettingsView;
   db: Db;
   readOnly: boolean;
-  /** Why the database cannot be used any more (its file was deleted or replaced), or undefined. */
+  /** Why the database cannot be used any more (its file was deleted or replaced), as found before a write or by the check every second; or undefined. */
   storeProblem(): string | undefined;
   jobs: JobManager;
   events: EventBus;
