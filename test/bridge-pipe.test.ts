@@ -190,7 +190,7 @@ test('a raw socket speaking line-JSON without the upgrade gets nothing from the 
 test('while the hub hands over, a request on a pipe is refused with the "send it to the next hub" marker; through the bridge it is sent to the next hub and runs once', { timeout: 60_000 }, async () => {
   const h = tempHome();
   fs.writeFileSync(path.join(h.home, 'pincer-env.txt'), `HTTP_PORT=${await osFreePort()}\nBASH_CWD=${h.home}\n`, { mode: 0o600 });
-  const { startHub } = await import('../main/http/hub.js');
+  const { startHub } = await import('../main/hub/hub.js');
   const old = await startHub({ home: h.home, handoverGraceMs: 20_000 });
   let next: Awaited<ReturnType<typeof startHub>> | undefined;
   const bridge = await connectV2({ home: h.home, args: ['stdio'] });

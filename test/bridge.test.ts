@@ -7,7 +7,7 @@ import { connectV2, connectV1, textOf } from './helpers/clients.js';
 import { readHubJson, stopHubOf, startHubProcess } from './helpers/hub.js';
 import net from 'node:net';
 import { tempHome, waitFor, pidAlive, sleep } from './helpers/env.js';
-import { tryHubLock } from '../main/http/lock.js';
+import { tryHubLock } from '../main/hub/lock.js';
 import { pincerPaths } from '../main/core/paths.js';
 
 const BRIDGE = ['stdio'];

@@ -7,7 +7,7 @@ import { startDesktop, type DesktopApp } from '../main/desktop/app.js';
 import { IPC } from '../main/desktop/channels.js';
 import { packagedLauncher } from '../main/desktop/launcher.js';
 import { tempHome, waitFor, pidAlive } from './helpers/env.js';
-import { startHub } from '../main/http/hub.js';
+import { startHub } from '../main/hub/hub.js';
 import { VERSION } from '../main/core/version.js';
 import { HUB_NODE_FLAGS } from '../main/core/node-flags.js';
 

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { connectV2, textOf } from './helpers/clients.js';
 import { PINCER_BIN, pincerEnv, tempHome, waitFor, pidAlive, sleep } from './helpers/env.js';
 import { readHubJson, startHubProcess, tokenOf, stopHubOf } from './helpers/hub.js';
-import { signHandover } from '../main/http/identity.js';
+import { signHandover } from '../main/hub/identity.js';
 import { osFreePort } from './helpers/ports.js';
 
 function serve(home: string, args: string[] = []): { child: ChildProcess; out: () => string } {
@@ -142,7 +142,7 @@ test('a bridge\'s hub never takes over, and a handover request must be signed wi
 test('while handing over, new calls are told "Pincer is restarting, send the request again" and the call in flight still gets its answer', { timeout: 60_000 }, async () => {
   const h = tempHome();
   fs.writeFileSync(path.join(h.home, 'pincer-env.txt'), `HTTP_PORT=${await osFreePort()}\nBASH_CWD=${h.home}\n`, { mode: 0o600 });
-  const { startHub } = await import('../main/http/hub.js');
+  const { startHub } = await import('../main/hub/hub.js');
   const old = await startHub({ home: h.home, handoverGraceMs: 20_000 });
   let next: Awaited<ReturnType<typeof startHub>> | undefined;
   try {

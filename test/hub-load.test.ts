@@ -77,7 +77,7 @@ test('SIGTERM shuts the hub down cleanly: lock released, hub.json removed, backg
   const path = await import('node:path');
   assert.equal(fs.existsSync(path.join(h.home, 'hub.json')), false);
   // hub.lock stays on disk (an OS lock on it is what counts): the next hub can take it at once.
-  const { tryHubLock } = await import('../main/http/lock.js');
+  const { tryHubLock } = await import('../main/hub/lock.js');
   const { pincerPaths } = await import('../main/core/paths.js');
   const lock = tryHubLock(pincerPaths(h.home));
   assert.ok(lock, 'the lock is free');

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseJSONRPCMessage } from '@modelcontextprotocol/server';
-import { plainRequestOrNotification, classifyValue } from '../main/mcp/stdio-transport.js';
+import { plainRequestOrNotification, classifyValue } from '../main/transports/stdio-transport.js';
 
 // The zod-free check must never accept what the SDK's own parser rejects, and must
 // take the messages clients send on every call (else it saves nothing).

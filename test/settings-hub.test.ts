@@ -12,7 +12,7 @@ import { startHubProcess, readHubJson, stopHubOf } from './helpers/hub.js';
 import { connectV2, textOf } from './helpers/clients.js';
 import { launchChromium } from './helpers/browser.js';
 import { tempHome, waitFor, pidAlive, pincerEnv, PINCER_BIN } from './helpers/env.js';
-import { startHub } from '../main/http/hub.js';
+import { startHub } from '../main/hub/hub.js';
 
 const TOKEN = 'settings-hub-test-token-0123456789';
 const PROTO_KEYS = 'constructor=1\ntoString=1\n__proto__=1\nhasOwnProperty=1\n';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CLIENT_IDS, type ClientId } from '../connect/clients.js';
 import { connectClient, disconnectClient } from '../connect/connect.js';
-import { readHubInfo } from '../http/lock.js';
+import { readHubInfo } from '../hub/lock.js';
 import { pincerPaths } from '../core/paths.js';
 import { readToken } from './hub-client.js';
 import { UserError } from '../core/errors.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { pincerPaths, ensureHome, type PincerPaths } from '../core/paths.js';
 import { pidAlive } from '../core/pid.js';
 import { EnvDocument } from '../core/settings/envfile.js';
-import type { HubInfo } from '../http/lock.js';
+import type { HubInfo } from '../hub/lock.js';
 import { HUB_NODE_FLAGS, hubLaunchEnv } from '../core/node-flags.js';
 
 // Builtins through getBuiltinModule: an ESM `import http from 'node:http'` reads
@@ -15,7 +15,7 @@ const fs = process.getBuiltinModule('node:fs');
 
 // This module is on the bridge's path (`pincer stdio`), which must stay a light
 // relay: it reads hub.json and the token without the zod schemas of
-// http/lock.ts and core/settings (the hub validates both when it writes them),
+// hub/lock.ts and core/settings (the hub validates both when it writes them),
 // and talks HTTP with node:http rather than fetch, whose first use loads undici.
 
 /** hub.json of this data directory when its process is alive; shape-checked, not schema-validated (the hub wrote it). */

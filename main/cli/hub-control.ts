@@ -1,7 +1,7 @@
 import { pidAlive } from '../core/pid.js';
 import type { PincerPaths } from '../core/paths.js';
-import { hubLockHeld, readHubFile, type HubInfo } from '../http/lock.js';
-import { verifyHub, type Verification } from '../http/identity.js';
+import { hubLockHeld, readHubFile, type HubInfo } from '../hub/lock.js';
+import { verifyHub, type Verification } from '../hub/identity.js';
 
 const REASONS: Record<Exclude<Verification, { ok: true }>['reason'], string> = {
   'no-secret': 'this data folder has no hub-secret yet, so nothing can prove to be its hub',

@@ -76,7 +76,7 @@ async function main(argv: string[]): Promise<number> {
       const sub = rest[0];
       const { readToken } = await import('./hub-client.js');
       const { Settings } = await import('../core/settings/settings.js');
-      const { generateToken } = await import('../http/security.js');
+      const { generateToken } = await import('../access/security.js');
       if (sub === undefined) {
         let token = readToken(home);
         if (!token) {

@@ -1,4 +1,4 @@
-import { startHub, HubAlreadyRunning } from '../http/hub.js';
+import { startHub, HubAlreadyRunning } from '../hub/hub.js';
 import { configureLogging, logger } from '../core/log.js';
 import { pincerPaths } from '../core/paths.js';
 

@@ -1,9 +1,9 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { createRuntime } from '../hub/runtime.js';
+import { createRuntime } from '../calls/runtime.js';
 import { createPincerServer } from '../mcp/server.js';
 import { configureLogging, logger } from '../core/log.js';
 import { pincerPaths } from '../core/paths.js';
-import { GuardedStdioTransport } from '../mcp/stdio-transport.js';
+import { GuardedStdioTransport } from '../transports/stdio-transport.js';
 import { isFilesystemRoot } from '../mcp/client-identity.js';
 
 const log = logger('stdio');

@@ -4,7 +4,7 @@ import path from 'node:path';
 // fs through getBuiltinModule: an ESM import of node:fs reads all its exports, loading fs/promises and streams (~3 MB of RSS in `pincer stdio`).
 const fs = process.getBuiltinModule('node:fs');
 
-/** Where Pincer keeps everything that must survive a restart (DESIGN §4). */
+/** Where Pincer keeps everything that must survive a restart (ARCHITECTURE §4). */
 export interface PincerPaths {
   home: string;
   settingsFile: string;

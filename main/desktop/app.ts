@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ElectronApi, Electron } from './electron-api.js';
-import { startHub, HubAlreadyRunning, type Hub } from '../http/hub.js';
+import { startHub, HubAlreadyRunning, type Hub } from '../hub/hub.js';
 import { DashboardWindow } from './window.js';
 import { registerIpc } from './ipc.js';
 import { AutoStart } from './autostart.js';

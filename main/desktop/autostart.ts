@@ -6,7 +6,7 @@ import { HUB_NODE_FLAGS } from '../core/node-flags.js';
 
 /**
  * The tray app runs the hub in Electron's main process, whose V8 takes flags only from the command
- * line that starts the app (`--js-flags`; the runtime sets what can be set later, see hub/runtime.ts).
+ * line that starts the app (`--js-flags`; the runtime sets what can be set later, see calls/runtime.ts).
  * The start at login is the one launch Pincer writes the command line of, so it carries the hub's flags;
  * a start from the Dock or the Start menu runs without them (macOS login items take no arguments).
  */

@@ -1,7 +1,7 @@
 import express from 'express';
-import type { Runtime } from '../hub/runtime.js';
+import type { Runtime } from '../calls/runtime.js';
 import { objectBody } from './express-body.js';
-import type { SessionTable } from './sessions.js';
+import type { SessionTable } from '../access/sessions.js';
 import { UserError } from '../core/errors.js';
 import { Question } from '../tools/interaction/questions.js';
 import type { QuestionRow } from '../store/questions.js';

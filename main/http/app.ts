@@ -1,19 +1,19 @@
 import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
 import express, { type Request, type Response, type NextFunction } from 'express';
 import type { McpServer } from '@modelcontextprotocol/server';
-import { hostAndOriginGuard, requireToken, jsonRpcErrorBody, type GuardOptions } from './security.js';
+import { hostAndOriginGuard, requireToken, jsonRpcErrorBody, type GuardOptions } from '../access/security.js';
 import { jsonBodies, bodyOf } from './express-body.js';
-import type { StreamableRoutes } from './streamable.js';
+import type { StreamableRoutes } from '../transports/streamable.js';
 import { compatRouter } from './compat-routes.js';
 import { eventsRoute } from './events-route.js';
-import { LegacySseTransport } from '../mcp/legacy-sse.js';
-import type { SessionTable } from './sessions.js';
-import type { Dispatcher } from './dispatch.js';
-import type { Runtime } from '../hub/runtime.js';
+import { LegacySseTransport } from '../transports/legacy-sse.js';
+import type { SessionTable } from '../access/sessions.js';
+import type { Dispatcher } from '../transports/dispatch.js';
+import type { Runtime } from '../calls/runtime.js';
 import { dashboardStatic } from './static.js';
 import { DisposableStore } from '../core/disposables.js';
 import { oauthAbsentRoutes } from './oauth-absent.js';
-import type { DashboardSessions } from './dashboard-sessions.js';
+import type { DashboardSessions } from './dashboard/sessions.js';
 
 export interface AppDeps {
   runtime: Runtime;

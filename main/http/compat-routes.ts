@@ -1,12 +1,12 @@
 import express, { type Request, type Response } from 'express';
 import { TOOL_GROUPS, type ToolGroup } from '../tools/types.js';
-import type { Dispatcher } from './dispatch.js';
-import type { Runtime } from '../hub/runtime.js';
-import { Caller } from '../hub/caller.js';
+import type { Dispatcher } from '../transports/dispatch.js';
+import type { Runtime } from '../calls/runtime.js';
+import { Caller } from '../calls/caller.js';
 import { clientHandleFrom } from '../mcp/client-identity.js';
-import { HTTP_STATUS, PAUSED_MESSAGE } from '../hub/call-errors.js';
-import { RESOURCES, readResource, listPrompts, getPrompt, RESOURCE_NOT_FOUND, PROMPT_NOT_FOUND } from '../hub/surfaces.js';
-import { jsonRpcErrorBody } from './security.js';
+import { HTTP_STATUS, PAUSED_MESSAGE } from '../calls/call-errors.js';
+import { RESOURCES, readResource, listPrompts, getPrompt, RESOURCE_NOT_FOUND, PROMPT_NOT_FOUND } from '../calls/surfaces.js';
+import { jsonRpcErrorBody } from '../access/security.js';
 import { bodyOf, objectBody } from './express-body.js';
 
 export interface CompatDeps {

@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
-import type { EventBus, HubEvent } from '../tools/events.js';
-import type { SessionTable } from './sessions.js';
-import { jsonRpcErrorBody } from './security.js';
+import type { HubEvent } from '../tools/events.js';
+import type { EventBus } from '../calls/event-bus.js';
+import type { SessionTable } from '../access/sessions.js';
+import { jsonRpcErrorBody } from '../access/security.js';
 
 /** `GET /api/mcp/connect`: the hub's live events as SSE, for dashboards and scripts. */
 export function eventsRoute(bus: EventBus, sessions: SessionTable, heartbeatMs = 15_000) {

@@ -1,7 +1,7 @@
 import express, { type Request, type Response, type NextFunction } from 'express';
 import type { Settings } from '../core/settings/settings.js';
-import { jsonRpcErrorBody } from './security.js';
-import { EMPTY_BODY, declaredTooLarge, parseBody, type ParsedBody } from './body.js';
+import { jsonRpcErrorBody } from '../access/security.js';
+import { EMPTY_BODY, declaredTooLarge, parseBody, type ParsedBody } from '../access/body.js';
 
 const bodies = new WeakMap<Request, ParsedBody>();
 

@@ -1,9 +1,9 @@
 import type { RequestListener } from 'node:http';
-import { hostOriginProblem, type GuardOptions } from './security.js';
-import { sendJson, sendRpcError } from './respond.js';
+import { hostOriginProblem, type GuardOptions } from '../access/security.js';
+import { sendJson, sendRpcError } from '../access/respond.js';
 import { VERSION } from '../core/version.js';
-import type { Runtime } from '../hub/runtime.js';
-import type { SessionTable } from './sessions.js';
+import type { Runtime } from '../calls/runtime.js';
+import type { SessionTable } from '../access/sessions.js';
 
 export const HEALTH_PATH = '/api/mcp/health';
 

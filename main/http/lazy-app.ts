@@ -1,6 +1,6 @@
 import type { RequestListener } from 'node:http';
 import type { BuiltApp } from './app.js';
-import { sendRpcError } from './respond.js';
+import { sendRpcError } from '../access/respond.js';
 import { logger } from '../core/log.js';
 
 const log = logger('http');

@@ -2,8 +2,8 @@ import express from 'express';
 import path from 'node:path';
 import { z } from 'zod';
 import { PACKAGE_ROOT } from '../core/version.js';
-import { tokensEqual, jsonRpcErrorBody } from './security.js';
-import type { DashboardSessions } from './dashboard-sessions.js';
+import { tokensEqual, jsonRpcErrorBody } from '../access/security.js';
+import type { DashboardSessions } from './dashboard/sessions.js';
 import type { Settings } from '../core/settings/settings.js';
 
 /** The dashboard's own CSP: nothing but this origin, no inline script or style, no framing. */

@@ -1,10 +1,10 @@
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, McpServer, ProtocolError, ProtocolErrorCode, createRequestStateCodec, inputRequired, inputResponse, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
 import { randomBytes } from 'node:crypto';
 import { ASK_IN_CLIENT, type AskInClient, type RoundTrip, type Services, type ToolGroup } from '../tools/types.js';
-import type { ToolCalls, CallChannel } from '../hub/calls.js';
-import type { Notifier } from '../hub/notifier.js';
-import { Caller } from '../hub/caller.js';
-import { JSONRPC_ERROR } from '../hub/call-errors.js';
+import type { ToolCalls, CallChannel } from '../calls/calls.js';
+import type { Notifier } from '../calls/notifier.js';
+import { Caller } from '../calls/caller.js';
+import { JSONRPC_ERROR } from '../calls/call-errors.js';
 import { fileURLToPath } from 'node:url';
 import { VERSION } from '../core/version.js';
 import { DisposableStore } from '../core/disposables.js';

@@ -1,6 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, type McpServer } from '@modelcontextprotocol/server';
 import type { Services } from '../tools/types.js';
-import { RESOURCES, isResource, readResource, listPrompts, getPrompt, RESOURCE_NOT_FOUND, PROMPT_NOT_FOUND } from '../hub/surfaces.js';
+import { RESOURCES, isResource, readResource, listPrompts, getPrompt, RESOURCE_NOT_FOUND, PROMPT_NOT_FOUND } from '../calls/surfaces.js';
 
 /** MCP's resource-not-found code (not in the SDK's enum). */
 const RESOURCE_NOT_FOUND_CODE = -32002;

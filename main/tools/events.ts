@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import type { FireRow } from '../store/callbacks.js';
 import type { Question } from './interaction/questions.js';
 
@@ -31,32 +30,14 @@ export type HubEvent =
 export type HubEventType = HubEvent['type'];
 export type HubEventOf<T extends HubEventType> = Extract<HubEvent, { type: T }>;
 
-/** The process-wide bus. `subscribe` returns the function that undoes it, for disposable owners. */
-export class EventBus {
-  private emitter = new EventEmitter<{ event: [HubEvent] }>();
-
-  constructor() {
-    // Every session and stream listens; their number is bounded by MAX_SESSIONS/MAX_STREAMS, not here.
-    this.emitter.setMaxListeners(0);
-  }
-
-  publish(event: HubEvent): void {
-    this.emitter.emit('event', event);
-  }
-
-  subscribe(listener: (event: HubEvent) => void): () => void {
-    this.emitter.on('event', listener);
-    return () => this.emitter.off('event', listener);
-  }
-
+/**
+ * The bus as tools see it: they publish what happened and listen for answers.
+ * The call core owns the one instance (calls/event-bus.ts).
+ */
+export interface EventChannel {
+  publish(event: HubEvent): void;
+  /** Returns the function that undoes it, for disposable owners. */
+  subscribe(listener: (event: HubEvent) => void): () => void;
   /** Only events of one type, already narrowed. */
-  on<T extends HubEventType>(type: T, listener: (event: HubEventOf<T>) => void): () => void {
-    return this.subscribe((e) => {
-      if (e.type === type) listener(e as HubEventOf<T>);
-    });
-  }
-
-  get listenerCount(): number {
-    return this.emitter.listenerCount('event');
-  }
+  on<T extends HubEventType>(type: T, listener: (event: HubEventOf<T>) => void): () => void;
 }

@@ -4,7 +4,7 @@ import type { SettingsView } from '../core/settings/view.js';
 import type { PincerPaths } from '../core/paths.js';
 import type { Db } from '../store/db.js';
 import type { JobManager } from './shell/jobs.js';
-import type { EventBus } from './events.js';
+import type { EventChannel } from './events.js';
 import type { TasksRepo } from '../store/tasks.js';
 import type { PlansRepo } from '../store/plans.js';
 import type { CallbacksRepo } from '../store/callbacks.js';
@@ -30,7 +30,7 @@ export interface Services {
   /** Why the database cannot be used any more (its file was deleted or replaced), as found before a write or by the check every second; or undefined. */
   storeProblem(): string | undefined;
   jobs: JobManager;
-  events: EventBus;
+  events: EventChannel;
   tasks: TasksRepo;
   plans: PlansRepo;
   callbacks: CallbacksRepo;

@@ -1,5 +1,5 @@
 // One contender for a data directory's hub lock: on "go" it tries once, reports, and keeps what it won until killed.
-import { tryHubLock, type HubLock } from '../../main/http/lock.js';
+import { tryHubLock, type HubLock } from '../../main/hub/lock.js';
 import { pincerPaths } from '../../main/core/paths.js';
 
 const paths = pincerPaths(process.argv[2]!);

@@ -36,7 +36,7 @@ export function errorLine(id: RpcId | null, code: number, message: string): stri
   return JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } });
 }
 
-/** An answer from a hub that is handing over: it did not act on the request (see main/mcp/pipe-connection.ts). */
+/** An answer from a hub that is handing over: it did not act on the request (see main/transports/pipe-connection.ts). */
 export function isRetryElsewhere(data: unknown): boolean {
   return typeof data === 'object' && data !== null && (data as { pincerRetry?: unknown }).pincerRetry === true;
 }

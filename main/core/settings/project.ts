@@ -39,7 +39,7 @@ function fileStamp(file: string): string {
 }
 
 /**
- * The hub's settings as one project sees them (DESIGN §5): each line of
+ * The hub's settings as one project sees them (ARCHITECTURE §5): each line of
  * `<dir>/.pincer/pincer-env.txt` applies only when its key's trust allows it
  * (it narrows, or is a harmless convenience); every other line is ignored with
  * a warning naming the file, the line and why. Read-only: nothing here writes.

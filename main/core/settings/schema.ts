@@ -27,7 +27,7 @@ const int = (min: number, max: number) =>
 const text = z.string();
 
 /**
- * Who may set a key (DESIGN §5, trust levels). The user's own file and the
+ * Who may set a key (ARCHITECTURE §5, trust levels). The user's own file and the
  * environment may set every key; a project's `.pincer/pincer-env.txt` only what
  * its trust allows:
  * - `user`: never from a project — the key widens access or chooses a program,

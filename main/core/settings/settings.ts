@@ -43,7 +43,7 @@ const TOKEN_REQUIRED =
   'AUTH_TOKEN cannot be removed or emptied: without it nobody, the dashboard included, could connect until Pincer restarts. Keep the AUTH_TOKEN line, or rotate the token with "pincer token rotate" or the dashboard\'s Rotate button.';
 
 /**
- * The hub's settings (DESIGN §5): defaults, the user's file, then environment
+ * The hub's settings (ARCHITECTURE §5): defaults, the user's file, then environment
  * variables. A project's file never changes these; `forProject(dir)` gives that
  * project's narrowed, read-only view. Reading never throws: a bad value is
  * reported with its file and line and the default is used instead.

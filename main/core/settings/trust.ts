@@ -3,7 +3,7 @@ import type { SettingsView } from './view.js';
 
 /**
  * Whether a project file may set `key` to `value` over what the hub uses
- * (DESIGN §5). Returns why not, or undefined when the line applies. `value` has
+ * (ARCHITECTURE §5). Returns why not, or undefined when the line applies. `value` has
  * already passed the key's schema.
  */
 export function projectRefusal(key: string, value: string, hub: SettingsView, userFile: string): string | undefined {

@@ -1,4 +1,4 @@
-import type { EventBus } from '../events.js';
+import type { EventChannel } from '../events.js';
 import type { QuestionsRepo, QuestionRow } from '../../store/questions.js';
 import type { SettingsView } from '../../core/settings/view.js';
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/server';
@@ -34,7 +34,7 @@ export type AskOutcome =
 export class Asker {
   private keepPending = false;
 
-  constructor(private repo: QuestionsRepo, private events: EventBus, private settings: SettingsView) {}
+  constructor(private repo: QuestionsRepo, private events: EventChannel, private settings: SettingsView) {}
 
   /** The hub is handing over: a call cut from now on leaves its question pending for the next hub's dashboard. */
   keepPendingOnClose(): void {

@@ -1,5 +1,5 @@
 import type { CallbacksRepo, FireRow } from '../../store/callbacks.js';
-import type { EventBus } from '../events.js';
+import type { EventChannel } from '../events.js';
 import { logger } from '../../core/log.js';
 
 const log = logger('callbacks');
@@ -16,7 +16,7 @@ export class CallbackScheduler {
   private timer?: NodeJS.Timeout;
   private stopped = true;
 
-  constructor(private repo: CallbacksRepo, private events: EventBus, private readOnly = false) {}
+  constructor(private repo: CallbacksRepo, private events: EventChannel, private readOnly = false) {}
 
   start(): void {
     if (this.readOnly) return;

@@ -16,7 +16,7 @@ const GROUPS: [string, string][] = [
   ['general', 'General'],
 ];
 
-/** What a project's `.pincer/pincer-env.txt` may do with a key (DESIGN §5), in a few words. */
+/** What a project's `.pincer/pincer-env.txt` may do with a key (ARCHITECTURE §5), in a few words. */
 const TRUST: Record<SettingView['trust'], string> = {
   user: 'your file only',
   lower: 'projects may lower',

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { parseCookie, stringifySetCookie } from 'cookie';
-import type { DashboardSessionsRepo } from '../store/dashboard-sessions.js';
+import type { DashboardSessionsRepo } from '../../store/dashboard-sessions.js';
 
 type Headers = Record<string, string | string[] | undefined>;
 

@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/server';
-import type { EventBus } from '../tools/events.js';
+import type { EventBus } from '../calls/event-bus.js';
 import { logger } from '../core/log.js';
 
 const log = logger('sessions');

@@ -1,4 +1,4 @@
-import type { EventBus } from '../tools/events.js';
+import type { EventBus } from './event-bus.js';
 import type { CallbacksRepo } from '../store/callbacks.js';
 import { fireText } from '../tools/workflow/scheduler.js';
 import type { Caller } from './caller.js';

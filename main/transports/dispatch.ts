@@ -1,8 +1,8 @@
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type McpServer } from '@modelcontextprotocol/server';
 import { VERSION } from '../core/version.js';
 import { SERVER_INSTRUCTIONS, SERVER_CAPABILITIES } from '../mcp/server.js';
-import { directSession, type DirectTransport } from '../mcp/direct.js';
-import { classifyValue, rpcError } from '../mcp/stdio-transport.js';
+import { directSession, type DirectTransport } from './direct.js';
+import { classifyValue, rpcError } from './stdio-transport.js';
 import type { ToolGroup } from '../tools/types.js';
 
 /**

@@ -2,11 +2,11 @@ import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/server';
-import { servePipe } from '../mcp/pipe-connection.js';
+import { servePipe } from './pipe-connection.js';
 import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
-import type { SessionTable } from './sessions.js';
+import type { SessionTable } from '../access/sessions.js';
 import { DisposableStore } from '../core/disposables.js';
-import { refuseUpgrade } from './security.js';
+import { refuseUpgrade } from '../access/security.js';
 import { MAX_MESSAGE_HEADER, PIPE_PATH, PIPE_PROTOCOL } from '../core/pipe-protocol.js';
 import { logger } from '../core/log.js';
 

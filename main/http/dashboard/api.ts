@@ -1,15 +1,15 @@
 import express, { type Request, type Response } from 'express';
 import fs from 'node:fs';
 import { z } from 'zod';
-import type { Runtime } from '../hub/runtime.js';
-import { objectBody } from './express-body.js';
-import type { SessionTable } from './sessions.js';
-import type { DashboardSessions } from './dashboard-sessions.js';
-import { toolKey, skillKey } from '../core/settings/schema.js';
-import { generateToken } from './security.js';
-import { SettingsError } from '../core/settings/errors.js';
-import { diagnosticViews, unmaskSecrets } from './dashboard-settings.js';
-import { overviewView, toolsView, settingsView, tasksView, jobsView, callbacksView, skillsView, activityView, type MinutesView } from './dashboard-views.js';
+import type { Runtime } from '../../calls/runtime.js';
+import { objectBody } from '../express-body.js';
+import type { SessionTable } from '../../access/sessions.js';
+import type { DashboardSessions } from './sessions.js';
+import { toolKey, skillKey } from '../../core/settings/schema.js';
+import { generateToken } from '../../access/security.js';
+import { SettingsError } from '../../core/settings/errors.js';
+import { diagnosticViews, unmaskSecrets } from './settings.js';
+import { overviewView, toolsView, settingsView, tasksView, jobsView, callbacksView, skillsView, activityView, type MinutesView } from './views.js';
 
 /**
  * The body checked against a schema, or undefined after answering 400: not

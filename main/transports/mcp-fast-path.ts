@@ -1,8 +1,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Settings } from '../core/settings/settings.js';
-import { hostOriginProblem, tokenProblem, unauthorizedHeaders, type GuardOptions, type SessionCheck } from './security.js';
-import { sendRpcError } from './respond.js';
-import { EMPTY_BODY, declaredTooLarge, parseBody, type ParsedBody } from './body.js';
+import { hostOriginProblem, tokenProblem, unauthorizedHeaders, type GuardOptions, type SessionCheck } from '../access/security.js';
+import { sendRpcError } from '../access/respond.js';
+import { EMPTY_BODY, declaredTooLarge, parseBody, type ParsedBody } from '../access/body.js';
 import { logger } from '../core/log.js';
 
 const log = logger('mcp-http');

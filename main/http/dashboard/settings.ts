@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { closest, distance } from 'fastest-levenshtein';
-import { SETTINGS, PATTERN_SETTINGS, type Trust } from '../core/settings/schema.js';
-import type { Settings, SettingDiagnostic } from '../core/settings/settings.js';
-import { EnvDocument } from '../core/settings/envfile.js';
+import { SETTINGS, PATTERN_SETTINGS, type Trust } from '../../core/settings/schema.js';
+import type { Settings, SettingDiagnostic } from '../../core/settings/settings.js';
+import { EnvDocument } from '../../core/settings/envfile.js';
 
 /** Which control the dashboard draws for a setting. */
 export type SettingControl =
@@ -21,7 +21,7 @@ export interface SettingView {
   value: string;
   source: string;
   control: SettingControl;
-  /** Who may set it: a project file only narrows (DESIGN §5). */
+  /** Who may set it: a project file only narrows (ARCHITECTURE §5). */
   trust: Trust['level'];
 }
 

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, type JSONRPCMessage, type McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
-import { classifyValue, replyCode, RpcCode } from '../mcp/stdio-transport.js';
+import { classifyValue, replyCode, RpcCode } from './stdio-transport.js';
 import { StreamableSessionTransport, isInitialize } from './streamable-session.js';
 import { ModernHttp } from './modern-http.js';
-import type { SessionTable } from './sessions.js';
-import type { ParsedBody } from './body.js';
-import { sendJson, sendRpcError } from './respond.js';
+import type { SessionTable } from '../access/sessions.js';
+import type { ParsedBody } from '../access/body.js';
+import { sendJson, sendRpcError } from '../access/respond.js';
 import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
 
 export type StreamableRoutes = ReturnType<typeof streamableRoutes>;

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { pincerPaths, ensureHome } from '../core/paths.js';
-import { createRuntime, type Runtime } from '../hub/runtime.js';
+import { createRuntime, type Runtime } from '../calls/runtime.js';
 import { createPincerServer } from '../mcp/server.js';
 import type { ClientHandle } from '../mcp/client-identity.js';
 import { writeHubInfo, type HubInfo, type HubRole } from './lock.js';
@@ -9,17 +9,17 @@ import { claimHub, HubAlreadyRunning, type Takeover } from './claim.js';
 import { HandoverGate, RESTARTING_MESSAGE, type HandoverTo } from './handover.js';
 import { homeSecret, identityFor } from './identity.js';
 import { listen } from './ports.js';
-import { generateToken, isLoopbackAddress, hostOriginProblem, jsonRpcErrorBody, tokenProblem, type GuardOptions } from './security.js';
-import { declaredTooLarge } from './body.js';
-import { SessionTable } from './sessions.js';
-import { Dispatcher } from './dispatch.js';
-import { LazyApp } from './lazy-app.js';
-import { streamableRoutes } from './streamable.js';
-import { webSockets } from './websocket.js';
-import { PipeEndpoint } from './pipe-endpoint.js';
-import { guardConnections } from './connection-guard.js';
-import { mcpFastPath } from './mcp-fast-path.js';
-import { healthRoute } from './health.js';
+import { generateToken, isLoopbackAddress, hostOriginProblem, jsonRpcErrorBody, tokenProblem, type GuardOptions } from '../access/security.js';
+import { declaredTooLarge } from '../access/body.js';
+import { SessionTable } from '../access/sessions.js';
+import { Dispatcher } from '../transports/dispatch.js';
+import { LazyApp } from '../http/lazy-app.js';
+import { streamableRoutes } from '../transports/streamable.js';
+import { webSockets } from '../transports/websocket-endpoint.js';
+import { PipeEndpoint } from '../transports/pipe-endpoint.js';
+import { guardConnections } from '../access/connection-guard.js';
+import { mcpFastPath } from '../transports/mcp-fast-path.js';
+import { healthRoute } from '../http/health.js';
 import { VERSION } from '../core/version.js';
 import { logger } from '../core/log.js';
 import { SETTINGS } from '../core/settings/schema.js';
@@ -28,7 +28,7 @@ import type { PageRenderer } from '../tools/web/browser.js';
 import type { EngineTransport } from '../tools/search/service.js';
 import type { ToolGroup } from '../tools/types.js';
 import { DisposableStore } from '../core/disposables.js';
-import { DashboardSessions } from './dashboard-sessions.js';
+import { DashboardSessions } from '../http/dashboard/sessions.js';
 import { DashboardSessionsRepo } from '../store/dashboard-sessions.js';
 
 const log = logger('hub');
@@ -119,7 +119,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     const dashboardSessions = new DashboardSessions(() => port, new DashboardSessionsRepo(rt.services.db));
     const streamable = streamableRoutes({ sessions, newServer: (era, client) => newServer('streamable-http', undefined, era, client), streamAfterMs: () => settings.get('HTTP_STREAM_AFTER_MS') });
     const app = new LazyApp(async () => {
-      const [{ buildApp }, { hubApi }, { dashboardApi }] = await Promise.all([import('./app.js'), import('./api.js'), import('./dashboard-api.js')]);
+      const [{ buildApp }, { hubApi }, { dashboardApi }] = await Promise.all([import('../http/app.js'), import('../http/api.js'), import('../http/dashboard/api.js')]);
       return buildApp({
         runtime: rt,
         sessions,

@@ -1,10 +1,11 @@
 import type http from 'node:http';
-import type { EventBus, HubEvent } from '../tools/events.js';
+import type { HubEvent } from '../tools/events.js';
+import type { EventBus } from '../calls/event-bus.js';
 import { HandoverRequest, handoverSigned } from './identity.js';
 import type { HubRole } from './lock.js';
 import { pidAlive } from '../core/pid.js';
 import { logger } from '../core/log.js';
-import { HEALTH_PATH } from './health.js';
+import { HEALTH_PATH } from '../http/health.js';
 
 const log = logger('handover');
 

@@ -1,4 +1,5 @@
-import type { EventBus, HubEvent } from '../tools/events.js';
+import type { HubEvent } from '../tools/events.js';
+import type { EventBus } from './event-bus.js';
 import type { ActivityRepo, ActivityFilter, CallRow } from '../store/activity.js';
 import type { Settings } from '../core/settings/settings.js';
 import { logger } from '../core/log.js';

@@ -7,12 +7,12 @@ import { logger } from '../core/log.js';
 import { DisposableStore } from '../core/disposables.js';
 
 const log = logger('websocket');
-import { WebSocketServerTransport } from '../mcp/websocket-transport.js';
-import type { SessionTable } from './sessions.js';
-import type { ToolCalls } from '../hub/calls.js';
-import { Caller } from '../hub/caller.js';
+import { WebSocketServerTransport } from './websocket-transport.js';
+import type { SessionTable } from '../access/sessions.js';
+import type { ToolCalls } from '../calls/calls.js';
+import { Caller } from '../calls/caller.js';
 import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
-import { refuseUpgrade } from './security.js';
+import { refuseUpgrade } from '../access/security.js';
 
 export interface WsDeps {
   sessions: SessionTable;

@@ -3,7 +3,7 @@ import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type 
 import { SessionEventStore } from './event-store.js';
 import { SseStream } from './sse-stream.js';
 import { StreamDeadlines, monotonicMs } from './stream-deadlines.js';
-import { sendRpcError } from './respond.js';
+import { sendRpcError } from '../access/respond.js';
 
 /** The SDK's batch limit for one POST. */
 const MAX_BATCH = 100;

@@ -1,11 +1,11 @@
-import type { Runtime } from '../hub/runtime.js';
-import type { SessionTable } from './sessions.js';
-import { PATTERN_SETTINGS, toolKey, skillKey } from '../core/settings/schema.js';
-import { taskData } from '../tools/workflow/task-manager.js';
-import { planJson } from '../tools/workflow/plan-mode.js';
-import { VERSION } from '../core/version.js';
-import { isActive } from '../tools/shell/jobs.js';
-import { settingViews, diagnosticViews, maskSecrets } from './dashboard-settings.js';
+import type { Runtime } from '../../calls/runtime.js';
+import type { SessionTable } from '../../access/sessions.js';
+import { PATTERN_SETTINGS, toolKey, skillKey } from '../../core/settings/schema.js';
+import { taskData } from '../../tools/workflow/task-manager.js';
+import { planJson } from '../../tools/workflow/plan-mode.js';
+import { VERSION } from '../../core/version.js';
+import { isActive } from '../../tools/shell/jobs.js';
+import { settingViews, diagnosticViews, maskSecrets } from './settings.js';
 
 /**
  * What each dashboard page reads, built in one place. The renderer imports the

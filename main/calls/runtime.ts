@@ -5,7 +5,7 @@ import { StoreFileGuard } from '../store/file-guard.js';
 import { JobManager } from '../tools/shell/jobs.js';
 import { allTools } from '../tools/catalogue.js';
 import { ToolRegistry } from './registry.js';
-import { EventBus } from '../tools/events.js';
+import { EventBus } from './event-bus.js';
 import type { Services } from '../tools/types.js';
 import { logger } from '../core/log.js';
 import { TasksRepo } from '../store/tasks.js';
