@@ -154,6 +154,10 @@ describe('the hub over every transport', () => {
     const unknown = await fetch(`${hub.url}/api/mcp/tools/call`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ name: 'Nope' }) });
     assert.equal(unknown.status, 404);
     assert.equal((await unknown.json()).error.code, 'TOOL_NOT_FOUND');
+    // A tool's own refusal is a 200 result whose error names the UserError's code.
+    const noJob = await (await fetch(`${hub.url}/api/mcp/tools/call`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ name: 'KillBgTask', arguments: { task_id: 999999 } }) })).json();
+    assert.equal(noJob.isError, true);
+    assert.deepEqual({ code: noJob.error.code, reason: noJob.error.reason }, { code: 'TOOL_FAILED', reason: 'NOT_FOUND' });
     assert.equal((await get('/api/mcp/resources')).success, true);
     assert.equal((await get('/api/mcp/prompts')).success, true);
     const health = await (await fetch(`${hub.url}/api/mcp/health`)).json();

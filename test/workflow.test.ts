@@ -291,13 +291,19 @@ describe('AskUserQuestion', () => {
       assert.equal(pending[0].questions[0].question, 'Deploy now?');
       const wrong = await fetch(`${hub.url}/api/questions/${pending[0].id}/answer`, { method: 'POST', headers, body: JSON.stringify({ answers: [{ question: 'Deploy now?', selected: 'maybe' }] }) });
       assert.equal(wrong.status, 400);
-      assert.match((await wrong.json()).error.message, /"maybe" is not an option/);
+      const wrongBody = await wrong.json();
+      assert.match(wrongBody.error.message, /"maybe" is not an option/);
+      assert.equal(wrongBody.error.code, 'INVALID_INPUT');
+      const none = await fetch(`${hub.url}/api/questions/999999/answer`, { method: 'POST', headers, body: JSON.stringify({ decline: true }) });
+      assert.equal(none.status, 404);
+      assert.equal((await none.json()).error.code, 'NOT_FOUND');
       const ok = await fetch(`${hub.url}/api/questions/${pending[0].id}/answer`, { method: 'POST', headers, body: JSON.stringify({ answers: [{ question: 'Deploy now?', selected: 'yes', other: 'after lunch' }] }) });
       assert.equal(ok.status, 200);
       const r = await call;
       assert.deepEqual(sc(r).answers, [{ question: 'Deploy now?', selected: 'yes', other: 'after lunch' }]);
       const again = await fetch(`${hub.url}/api/questions/${pending[0].id}/answer`, { method: 'POST', headers, body: JSON.stringify({ decline: true }) });
       assert.equal(again.status, 409);
+      assert.equal((await again.json()).error.code, 'CONFLICT');
     } finally {
       await client.close();
       await stopHubOf(h.home);

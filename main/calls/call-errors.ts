@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ErrorCode } from '../core/errors.js';
 
 /**
  * Why the hub did not run a tool (or why the tool failed). Every surface maps
@@ -10,6 +11,8 @@ export type CallErrorCode = z.infer<typeof CallErrorCode>;
 export interface CallError {
   code: CallErrorCode;
   message: string;
+  /** For TOOL_FAILED and STORE_UNAVAILABLE raised by a tool: the `UserError`'s code (absent for an unexpected crash or an `isError` result). */
+  reason?: ErrorCode;
 }
 
 /** The HTTP status of the REST routes for each outcome (a tool's own failure is a normal 200 result). */

@@ -139,7 +139,7 @@ export class ToolCalls {
       const unavailable = err instanceof UserError && err.code === 'STORE_UNAVAILABLE';
       const message = unavailable ? `${name}: ${err.message}` : err instanceof UserError ? err.message : `${name} failed: ${errorMessage(err)}`;
       result = failure(message);
-      error = { code: unavailable ? 'STORE_UNAVAILABLE' : 'TOOL_FAILED', message };
+      error = { code: unavailable ? 'STORE_UNAVAILABLE' : 'TOOL_FAILED', message, ...(err instanceof UserError ? { reason: err.code } : {}) };
     }
     events.publish({ type: 'tool_call_finished', id: callId, tool: name, session: caller.id, client, ms: Date.now() - started, isError: Boolean(result.isError), summary: preview(firstText(result)), at: Date.now() });
     if (caller.hasCallbacks) result = this.prependFires(caller, result);

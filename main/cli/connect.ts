@@ -28,7 +28,7 @@ export async function runConnect(command: 'connect' | 'disconnect', argv: string
     if (values.http) {
       const hub = readHubInfo(pincerPaths(home));
       http = { url: `${hub?.url ?? 'http://127.0.0.1:7717'}/mcp`, token: readToken(home) };
-      if (!http.token) throw new UserError('no token yet: start the hub once ("pincer serve") or run "pincer token".');
+      if (!http.token) throw new UserError('no token yet: start the hub once ("pincer serve") or run "pincer token".', 'UNAVAILABLE');
     }
     const r = connectClient({ client, stdio, http, project });
     process.stdout.write(`${r.changed ? 'Added' : 'Already had'} Pincer in ${r.client}: ${r.file}${r.backup ? ` (backup ${r.backup})` : ''}\n${r.restartHint}\n`);

@@ -17,7 +17,7 @@ function readConfig(file: string): string | undefined {
     return fs.readFileSync(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new UserError(`cannot read ${file}: ${(err as Error).message}`);
+    throw new UserError(`cannot read ${file}: ${(err as Error).message}`, 'UNAVAILABLE');
   }
 }
 
@@ -27,10 +27,10 @@ function checkParsable(text: string, file: string): void {
   if (errors.length) {
     const e = errors[0]!;
     const line = text.slice(0, e.offset).split('\n').length;
-    throw new UserError(`${file} is not valid JSON (line ${line}: ${printParseErrorCode(e.error)}). Fix it first; Pincer changed nothing.`);
+    throw new UserError(`${file} is not valid JSON (line ${line}: ${printParseErrorCode(e.error)}). Fix it first; Pincer changed nothing.`, 'INVALID_INPUT');
   }
   const root = parseTree(text);
-  if (root && root.type !== 'object') throw new UserError(`${file} does not hold a JSON object; Pincer changed nothing.`);
+  if (root && root.type !== 'object') throw new UserError(`${file} does not hold a JSON object; Pincer changed nothing.`, 'INVALID_INPUT');
 }
 
 function backupName(file: string, now = new Date()): string {

@@ -21,8 +21,8 @@ export interface ConnectResult extends EditResult {
 
 export function connectClient(o: ConnectOptions): ConnectResult {
   const spec = CLIENTS[o.client];
-  if (o.http && !spec.supportsHttp) throw new UserError(`${spec.name} reads only stdio servers from its config file; connect it without --http.`);
-  if (o.project && !spec.hasProjectScope) throw new UserError(`${spec.name} has no per-project config; connect it without --project.`);
+  if (o.http && !spec.supportsHttp) throw new UserError(`${spec.name} reads only stdio servers from its config file; connect it without --http.`, 'UNSUPPORTED');
+  if (o.project && !spec.hasProjectScope) throw new UserError(`${spec.name} has no per-project config; connect it without --project.`, 'UNSUPPORTED');
   const entry = spec.entry(o.stdio, o.http);
   const r = editServerEntry(spec.file(o.project), spec.container, entry);
   return {

@@ -2,7 +2,7 @@ import express from 'express';
 import type { Runtime } from '../calls/runtime.js';
 import { objectBody } from './express-body.js';
 import type { SessionTable } from '../access/sessions.js';
-import { UserError } from '../core/errors.js';
+import { ERROR_HTTP_STATUS, UserError } from '../core/errors.js';
 import { Question } from '../tools/interaction/questions.js';
 import type { QuestionRow } from '../store/questions.js';
 import type { EngineHealth } from '../tools/search/health.js';
@@ -26,8 +26,6 @@ export interface EnginesView {
   unknown: string[];
 }
 
-const ANSWER_STATUS: Record<string, number> = { QUESTION_NOT_FOUND: 404, QUESTION_SETTLED: 409 };
-
 /** The hub's own API, used by the dashboard and scripts (behind the token like everything else). */
 export function hubApi(runtime: Runtime, _sessions: SessionTable): express.Router {
   const r = express.Router();
@@ -46,8 +44,7 @@ export function hubApi(runtime: Runtime, _sessions: SessionTable): express.Route
       res.json({ success: true, question: questionView(row) });
     } catch (err) {
       if (err instanceof UserError) {
-        const status = ANSWER_STATUS[err.code] ?? 400;
-        res.status(status).json({ success: false, error: { code: err.code === 'INVALID_INPUT' ? 'INVALID_ANSWER' : err.code, message: err.message } });
+        res.status(ERROR_HTTP_STATUS[err.code]).json({ success: false, error: { code: err.code, message: err.message } });
         return;
       }
       throw err;

@@ -125,7 +125,9 @@ export function compatRouter(deps: CompatDeps): express.Router {
       res.status(status).json({ success: false, error: { code: error.code, message: error.message }, isError: true, metadata });
       return;
     }
-    res.json({ success: !result.isError, content: result.content, ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}), isError: Boolean(result.isError), metadata });
+    // A tool's own failure is a 200 result the model reads; `error` names its code (and the UserError's reason) for scripts.
+    const failed = error ? { error: { code: error.code, ...(error.reason ? { reason: error.reason } : {}), message: error.message } } : {};
+    res.json({ success: !result.isError, content: result.content, ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}), isError: Boolean(result.isError), ...failed, metadata });
   });
 
   r.get('/api/mcp/resources', (_req, res) => {

@@ -19,7 +19,7 @@ export const askUserQuestionTool = defineTool({
   outputSchema: z.object({ status: z.enum(['answered', 'declined', 'timeout', 'cancelled', 'waiting']), answers: z.array(Answer), question_id: z.number().int() }),
   annotations: { title: 'Ask the person a question', readOnlyHint: true, idempotentHint: false, openWorldHint: false },
   async handler(args, ctx) {
-    if (args.questions_json !== undefined && args.question_id !== undefined) throw new UserError('AskUserQuestion: pass questions_json to ask, or question_id to collect an earlier answer, not both.');
+    if (args.questions_json !== undefined && args.question_id !== undefined) throw new UserError('AskUserQuestion: pass questions_json to ask, or question_id to collect an earlier answer, not both.', 'INVALID_INPUT');
     let r;
     const asker = ctx.services.asker;
     if (ctx.roundTrip?.answer) r = asker.settleFromClient(ctx.roundTrip.answer.questionId, ctx.roundTrip.answer.result);
@@ -29,7 +29,7 @@ export const askUserQuestionTool = defineTool({
       return askInClient(opened, `Question ${opened.questionId} is shown to the person in the client.`);
     } else if (args.question_id !== undefined) r = await asker.collect(args.question_id, ctx);
     else if (args.questions_json !== undefined) r = await asker.ask(parseQuestions(args.questions_json), ctx);
-    else throw new UserError('AskUserQuestion: questions_json is missing; pass the questions to ask (or question_id to collect an earlier answer).');
+    else throw new UserError('AskUserQuestion: questions_json is missing; pass the questions to ask (or question_id to collect an earlier answer).', 'INVALID_INPUT');
     if (r.status === 'answered') {
       return textResult(`The person answered:\n${formatAnswers(r.answers)}`, { status: r.status, answers: r.answers, question_id: r.questionId });
     }

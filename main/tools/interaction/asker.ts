@@ -75,7 +75,7 @@ export class Asker {
   /** The client's form answer to an opened question; when the dashboard answered first, that answer stands. */
   settleFromClient(id: number, result: ElicitResult): AskOutcome {
     const row = this.repo.get(id);
-    if (!row) throw new UserError(`AskUserQuestion: there is no question ${id}.`, 'QUESTION_NOT_FOUND');
+    if (!row) throw new UserError(`AskUserQuestion: there is no question ${id}.`, 'NOT_FOUND');
     const questions = Question.array().parse(JSON.parse(row.questions));
     const won =
       result.action === 'accept'
@@ -88,7 +88,7 @@ export class Asker {
   /** A later call for an earlier question: its answer when there is one, else another wait. */
   async collect(id: number, ctx: AskChannel): Promise<AskOutcome> {
     const row = this.repo.get(id);
-    if (!row) throw new UserError(`AskUserQuestion: there is no question ${id}. Ask with questions_json instead.`, 'QUESTION_NOT_FOUND');
+    if (!row) throw new UserError(`AskUserQuestion: there is no question ${id}. Ask with questions_json instead.`, 'NOT_FOUND');
     if (row.status !== 'pending') return outcomeOf(row);
     return this.wait(row, ctx, true);
   }
@@ -153,12 +153,12 @@ export class Asker {
   /** The dashboard's answer (or refusal) to a pending question. */
   answer(id: number, body: unknown): QuestionRow {
     const row = this.repo.get(id);
-    if (!row) throw new UserError(`There is no question ${id}.`, 'QUESTION_NOT_FOUND');
-    if (row.status !== 'pending') throw new UserError(`Question ${id} is already ${row.status}.`, 'QUESTION_SETTLED');
+    if (!row) throw new UserError(`There is no question ${id}.`, 'NOT_FOUND');
+    if (row.status !== 'pending') throw new UserError(`Question ${id} is already ${row.status}.`, 'CONFLICT');
     const decline = body && typeof body === 'object' && (body as { decline?: unknown }).decline === true;
     const questions = Question.array().parse(JSON.parse(row.questions));
     const ok = decline ? this.repo.settle(id, 'declined', { via: 'dashboard' }) : this.repo.settle(id, 'answered', { answers: validateAnswers(questions, body), via: 'dashboard' });
-    if (!ok) throw new UserError(`Question ${id} was settled a moment ago.`, 'QUESTION_SETTLED');
+    if (!ok) throw new UserError(`Question ${id} was settled a moment ago.`, 'CONFLICT');
     this.events.publish({ type: 'question_answered', id, at: Date.now() });
     return this.repo.get(id)!;
   }

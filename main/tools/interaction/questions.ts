@@ -53,25 +53,25 @@ export function parseQuestions(json: string): Question[] {
   try {
     value = JSON.parse(json);
   } catch (err) {
-    throw new UserError(`AskUserQuestion: questions_json is not valid JSON (${(err as Error).message}). Send a JSON string like [{"question":"…","options":[{"label":"A"},{"label":"B"}]}].`);
+    throw new UserError(`AskUserQuestion: questions_json is not valid JSON (${(err as Error).message}). Send a JSON string like [{"question":"…","options":[{"label":"A"},{"label":"B"}]}].`, 'INVALID_INPUT');
   }
   let questions: Question[];
   if (Array.isArray(value)) {
     const r = claudeShape.safeParse(value);
-    if (!r.success) throw new UserError(`AskUserQuestion: ${describe(r.error)}`);
+    if (!r.success) throw new UserError(`AskUserQuestion: ${describe(r.error)}`, 'INVALID_INPUT');
     questions = r.data.map((q) => ({ question: q.question, header: q.header, options: q.options, multiSelect: q.multiSelect ?? false }));
   } else if (value && typeof value === 'object' && 'questions' in value) {
     const r = scorpioxShape.safeParse(value);
-    if (!r.success) throw new UserError(`AskUserQuestion: ${describe(r.error)}`);
+    if (!r.success) throw new UserError(`AskUserQuestion: ${describe(r.error)}`, 'INVALID_INPUT');
     questions = r.data.questions.map((q) => ({ question: q.text, header: q.header, options: q.options, multiSelect: q.multiSelect ?? q.multi_select ?? false }));
   } else {
-    throw new UserError('AskUserQuestion: questions_json must be an array of questions or an object with a "questions" array.');
+    throw new UserError('AskUserQuestion: questions_json must be an array of questions or an object with a "questions" array.', 'INVALID_INPUT');
   }
-  if (questions.length < 1 || questions.length > 4) throw new UserError(`AskUserQuestion: ask 1 to 4 questions at a time (got ${questions.length}).`);
+  if (questions.length < 1 || questions.length > 4) throw new UserError(`AskUserQuestion: ask 1 to 4 questions at a time (got ${questions.length}).`, 'INVALID_INPUT');
   for (const q of questions) {
     const labels = q.options.map((o) => o.label);
     const dup = labels.find((l, i) => labels.indexOf(l) !== i);
-    if (dup) throw new UserError(`AskUserQuestion: the question "${q.question}" lists the option "${dup}" twice.`);
+    if (dup) throw new UserError(`AskUserQuestion: the question "${q.question}" lists the option "${dup}" twice.`, 'INVALID_INPUT');
   }
   return questions;
 }
@@ -111,17 +111,17 @@ export function answersFromElicitation(questions: Question[], content: Record<st
 /** Checks an answer posted by the dashboard against the questions it answers. */
 export function validateAnswers(questions: Question[], value: unknown): Answer[] {
   const r = Answers.safeParse(value);
-  if (!r.success) throw new UserError(`answers: ${describe(r.error)}. Send {"answers":[{"question","selected","other"?}]}.`);
+  if (!r.success) throw new UserError(`answers: ${describe(r.error)}. Send {"answers":[{"question","selected","other"?}]}.`, 'INVALID_INPUT');
   const answers = r.data.answers;
-  if (answers.length !== questions.length) throw new UserError(`answers: expected ${questions.length} answer(s), one per question, got ${answers.length}.`);
+  if (answers.length !== questions.length) throw new UserError(`answers: expected ${questions.length} answer(s), one per question, got ${answers.length}.`, 'INVALID_INPUT');
   return questions.map((q, i) => {
     const a = answers[i]!;
     const labels = new Set(q.options.map((o) => o.label));
     const picked = Array.isArray(a.selected) ? a.selected : a.selected === '' ? [] : [a.selected];
-    if (!q.multiSelect && picked.length > 1) throw new UserError(`answers: "${q.question}" takes one choice.`);
+    if (!q.multiSelect && picked.length > 1) throw new UserError(`answers: "${q.question}" takes one choice.`, 'INVALID_INPUT');
     const unknown = picked.find((p) => !labels.has(p));
-    if (unknown !== undefined) throw new UserError(`answers: "${unknown}" is not an option of "${q.question}".`);
-    if (picked.length === 0 && !a.other?.trim()) throw new UserError(`answers: "${q.question}" needs a choice or a free-text answer.`);
+    if (unknown !== undefined) throw new UserError(`answers: "${unknown}" is not an option of "${q.question}".`, 'INVALID_INPUT');
+    if (picked.length === 0 && !a.other?.trim()) throw new UserError(`answers: "${q.question}" needs a choice or a free-text answer.`, 'INVALID_INPUT');
     return { question: q.question, selected: q.multiSelect ? picked : (picked[0] ?? ''), ...(a.other?.trim() ? { other: a.other.trim() } : {}) };
   });
 }

@@ -49,7 +49,7 @@ export async function prepareImage(buf: Buffer, name: string, limits: ImageLimit
   const { decode: decodeBmp } = await import('bmp-ts');
   const format = sniffFormat(buf);
   if (!format) {
-    throw new UserError(`ReadImage: ${name} is not an image Pincer can read (PNG, JPEG, GIF, WebP, BMP, TIFF, AVIF, SVG). Its first bytes do not match any image format.`);
+    throw new UserError(`ReadImage: ${name} is not an image Pincer can read (PNG, JPEG, GIF, WebP, BMP, TIFF, AVIF, SVG). Its first bytes do not match any image format.`, 'UNSUPPORTED');
   }
   let input: Sharp;
   try {
@@ -60,21 +60,21 @@ export async function prepareImage(buf: Buffer, name: string, limits: ImageLimit
       input = sharp(buf, { failOn: 'truncated', animated: false, limitInputPixels: 268_402_689, density: format === 'svg' ? 144 : undefined });
     }
   } catch (err) {
-    throw new UserError(`ReadImage: ${name} looks like ${format.toUpperCase()} but could not be decoded: ${(err as Error).message}. The file may be truncated or corrupt.`);
+    throw new UserError(`ReadImage: ${name} looks like ${format.toUpperCase()} but could not be decoded: ${(err as Error).message}. The file may be truncated or corrupt.`, 'UNSUPPORTED');
   }
   let meta: Metadata;
   try {
     meta = await input.metadata();
   } catch (err) {
-    if (format === 'heic') throw new UserError(`ReadImage: ${name} is HEIC, which this build cannot decode (patent-encumbered HEVC). Convert it to JPEG first.`);
-    throw new UserError(`ReadImage: ${name} looks like ${format.toUpperCase()} but could not be read: ${(err as Error).message}. The file may be truncated or corrupt.`);
+    if (format === 'heic') throw new UserError(`ReadImage: ${name} is HEIC, which this build cannot decode (patent-encumbered HEVC). Convert it to JPEG first.`, 'UNSUPPORTED');
+    throw new UserError(`ReadImage: ${name} looks like ${format.toUpperCase()} but could not be read: ${(err as Error).message}. The file may be truncated or corrupt.`, 'UNSUPPORTED');
   }
   const notes: string[] = [];
   if ((meta.pages ?? 1) > 1 && (format === 'gif' || format === 'webp')) notes.push(`animated (${meta.pages} frames): showing the first frame`);
   const rotated = (meta.orientation ?? 1) >= 5;
   const width = (rotated ? meta.height : meta.width) ?? 0;
   const height = (rotated ? meta.width : meta.height) ?? 0;
-  if (!width || !height) throw new UserError(`ReadImage: ${name} has no readable dimensions; it may be corrupt.`);
+  if (!width || !height) throw new UserError(`ReadImage: ${name} has no readable dimensions; it may be corrupt.`, 'UNSUPPORTED');
   const original = { width, height, bytes: buf.length };
 
   const animated = notes.length > 0;
@@ -84,7 +84,7 @@ export async function prepareImage(buf: Buffer, name: string, limits: ImageLimit
     try {
       await input.clone().raw().toBuffer();
     } catch (err) {
-      throw new UserError(`ReadImage: ${name} (${format.toUpperCase()}) could not be decoded: ${(err as Error).message.split('\n')[0]}. The file is probably truncated or corrupt.`);
+      throw new UserError(`ReadImage: ${name} (${format.toUpperCase()}) could not be decoded: ${(err as Error).message.split('\n')[0]}. The file is probably truncated or corrupt.`, 'UNSUPPORTED');
     }
     return { data: buf, mimeType: KEEP[format]!, format, original, sent: { width, height, bytes: buf.length }, notes };
   }
@@ -106,7 +106,7 @@ export async function prepareImage(buf: Buffer, name: string, limits: ImageLimit
         mimeType = 'image/png';
       }
     } catch (err) {
-      throw new UserError(`ReadImage: ${name} (${format.toUpperCase()}) could not be decoded: ${(err as Error).message.split('\n')[0]}. The file is probably truncated or corrupt.`);
+      throw new UserError(`ReadImage: ${name} (${format.toUpperCase()}) could not be decoded: ${(err as Error).message.split('\n')[0]}. The file is probably truncated or corrupt.`, 'UNSUPPORTED');
     }
     if (out.data.length <= limits.maxBytes) {
       if (out.info.width < width || out.info.height < height) notes.push(`scaled down to fit ${limits.maxEdge} px`);
@@ -114,7 +114,7 @@ export async function prepareImage(buf: Buffer, name: string, limits: ImageLimit
     }
     if (attempt > 0) edge = Math.max(64, Math.floor(edge * 0.8));
   }
-  throw new UserError(`ReadImage: ${name} could not be made smaller than ${formatBytes(limits.maxBytes)}; raise IMAGE_MAX_BYTES.`);
+  throw new UserError(`ReadImage: ${name} could not be made smaller than ${formatBytes(limits.maxBytes)}; raise IMAGE_MAX_BYTES.`, 'TOO_LARGE');
 }
 
 export function describeImage(name: string, img: PreparedImage): string {

@@ -21,28 +21,29 @@ export const readImageTool = defineTool({
   annotations: { title: 'Look at an image file', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async handler(args, ctx) {
     const file = args.file_path.trim();
-    if (!file) throw new UserError('ReadImage: file_path is empty; pass the absolute path of an image.');
-    if (!path.isAbsolute(file)) throw new UserError(`ReadImage: ${file} is a relative path; pass an absolute path such as /home/me/picture.png.`);
+    if (!file) throw new UserError('ReadImage: file_path is empty; pass the absolute path of an image.', 'INVALID_INPUT');
+    if (!path.isAbsolute(file)) throw new UserError(`ReadImage: ${file} is a relative path; pass an absolute path such as /home/me/picture.png.`, 'INVALID_INPUT');
     let st: fs.Stats;
     try {
       st = await fs.promises.stat(file);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') throw new UserError(`ReadImage: ${file} does not exist.`);
-      if (code === 'EACCES' || code === 'EPERM') throw new UserError(`ReadImage: ${file} cannot be read (permission denied).`);
-      throw new UserError(`ReadImage: ${file} cannot be read: ${(err as Error).message}`);
+      if (code === 'ENOENT' || code === 'ENOTDIR') throw new UserError(`ReadImage: ${file} does not exist.`, 'NOT_FOUND');
+      if (code === 'EACCES' || code === 'EPERM') throw new UserError(`ReadImage: ${file} cannot be read (permission denied).`, 'DENIED');
+      throw new UserError(`ReadImage: ${file} cannot be read: ${(err as Error).message}`, 'UNAVAILABLE');
     }
-    if (st.isDirectory()) throw new UserError(`ReadImage: ${file} is a directory, not an image file.`);
-    if (!st.isFile()) throw new UserError(`ReadImage: ${file} is not a regular file.`);
-    if (st.size === 0) throw new UserError(`ReadImage: ${file} is empty (0 bytes).`);
+    if (st.isDirectory()) throw new UserError(`ReadImage: ${file} is a directory, not an image file.`, 'UNSUPPORTED');
+    if (!st.isFile()) throw new UserError(`ReadImage: ${file} is not a regular file.`, 'UNSUPPORTED');
+    if (st.size === 0) throw new UserError(`ReadImage: ${file} is empty (0 bytes).`, 'INVALID_INPUT');
     const max = ctx.services.settings.get('IMAGE_MAX_FILE_BYTES');
-    if (st.size > max) throw new UserError(`ReadImage: ${file} is ${formatBytes(st.size)}, more than IMAGE_MAX_FILE_BYTES (${formatBytes(max)}).`);
+    if (st.size > max) throw new UserError(`ReadImage: ${file} is ${formatBytes(st.size)}, more than IMAGE_MAX_FILE_BYTES (${formatBytes(max)}).`, 'TOO_LARGE');
     let buf: Buffer;
     try {
       buf = await fs.promises.readFile(file);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      throw new UserError(`ReadImage: ${file} cannot be read${code === 'EACCES' || code === 'EPERM' ? ' (permission denied)' : `: ${(err as Error).message}`}.`);
+      const denied = code === 'EACCES' || code === 'EPERM';
+      throw new UserError(`ReadImage: ${file} cannot be read${denied ? ' (permission denied)' : `: ${(err as Error).message}`}.`, denied ? 'DENIED' : 'UNAVAILABLE');
     }
     const s = ctx.services.settings;
     const img = await prepareImage(buf, file, { maxEdge: s.get('IMAGE_MAX_EDGE'), maxBytes: s.get('IMAGE_MAX_BYTES') });

@@ -123,12 +123,12 @@ export class SearchService {
 
   async search(query: string, max: number, signal: AbortSignal): Promise<SearchAnswer> {
     const q = query.trim();
-    if (!q) throw new UserError('WebSearch: query is empty; pass what to search for.');
+    if (!q) throw new UserError('WebSearch: query is empty; pass what to search for.', 'INVALID_INPUT');
     const known = await loadEngines();
     const t0 = Date.now();
     const deadline = this.settings.get('SEARCH_DEADLINE_MS');
     const all = this.engines();
-    if (all.length === 0) throw new UserError(`WebSearch: SEARCH_ENGINES names no known engine. Known: ${known.map((e) => e.name).join(', ')}.`);
+    if (all.length === 0) throw new UserError(`WebSearch: SEARCH_ENGINES names no known engine. Known: ${known.map((e) => e.name).join(', ')}.`, 'UNAVAILABLE');
     const stop = new AbortController();
     const onAbort = () => stop.abort();
     signal.addEventListener('abort', onAbort, { once: true });

@@ -49,7 +49,7 @@ export const bashTool = defineTool({
 
 async function runBash(command: string, timeoutArg: number | undefined, ctx: ToolContext): Promise<ToolResult> {
   const settings = ctx.services.settings;
-  if (command.trim() === '') throw new UserError('Bash: command is empty; pass the shell command to run.');
+  if (command.trim() === '') throw new UserError('Bash: command is empty; pass the shell command to run.', 'INVALID_INPUT');
   const timeout = Math.min(timeoutArg ?? settings.get('BASH_TIMEOUT_MS'), settings.get('BASH_MAX_TIMEOUT_MS'), MAX_TIMEOUT_MS);
   const limit = settings.get('BASH_OUTPUT_LIMIT');
   const shell = resolveShell(settings);
@@ -137,7 +137,7 @@ async function runBash(command: string, timeoutArg: number | undefined, ctx: Too
     flush();
   }
   collector.push(decoder.end());
-  if (exit.error) throw new UserError(`Bash: could not start ${shell.file}: ${exit.error.message}`);
+  if (exit.error) throw new UserError(`Bash: could not start ${shell.file}: ${exit.error.message}`, 'UNAVAILABLE');
 
   const duration = Date.now() - started;
   const after = endedIn.trim();

@@ -70,15 +70,15 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
 
   /** `dir` is the folder to run in (the client's); BASH_CWD or home when absent. */
   start(command: string, session?: string, dir?: string): JobRow {
-    if (this.readOnly) throw new UserError('BackgroundBash: the database is read-only (written by a newer Pincer); update Pincer to start jobs.');
-    if (command.trim() === '') throw new UserError('BackgroundBash: command is empty; pass the shell command to run.');
+    if (this.readOnly) throw new UserError('BackgroundBash: the database is read-only (written by a newer Pincer); update Pincer to start jobs.', 'UNAVAILABLE');
+    if (command.trim() === '') throw new UserError('BackgroundBash: command is empty; pass the shell command to run.', 'INVALID_INPUT');
     this.reconcileAll();
     const max = this.settings.get('JOB_MAX_CONCURRENT');
     if (this.repo.countRunning() >= max) {
-      throw new UserError(`BackgroundBash: ${max} jobs are already running (JOB_MAX_CONCURRENT). Wait for one to end or stop one with KillBgTask.`);
+      throw new UserError(`BackgroundBash: ${max} jobs are already running (JOB_MAX_CONCURRENT). Wait for one to end or stop one with KillBgTask.`, 'LIMIT_REACHED');
     }
     const shell = resolveShell(this.settings);
-    if (shell.kind !== 'bash') throw new UserError('BackgroundBash needs bash; it is not available with BASH_SHELL=powershell. Use Bash for PowerShell commands.');
+    if (shell.kind !== 'bash') throw new UserError('BackgroundBash needs bash; it is not available with BASH_SHELL=powershell. Use Bash for PowerShell commands.', 'UNAVAILABLE');
     const cwd = dir ?? resolveCwd(this.settings);
     fs.mkdirSync(this.jobsDir, { recursive: true, mode: 0o700 });
     const job = this.repo.insert({
@@ -101,7 +101,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
         this.repo.finish(job.id, 'lost', null, Date.now(), `could not start: ${err.message}`);
       });
       child.unref();
-      if (child.pid === undefined) throw new UserError(`BackgroundBash: could not start ${shell.file}.`);
+      if (child.pid === undefined) throw new UserError(`BackgroundBash: could not start ${shell.file}.`, 'UNAVAILABLE');
       this.repo.markRunning(job.id, child.pid);
     } finally {
       fs.closeSync(fd);
@@ -113,7 +113,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
 
   get(id: number, tool: string): JobRow {
     const job = this.repo.get(id);
-    if (!job) throw new UserError(`${tool}: there is no background task ${id}. ListBgTasks shows the ids of all tasks.`);
+    if (!job) throw new UserError(`${tool}: there is no background task ${id}. ListBgTasks shows the ids of all tasks.`, 'NOT_FOUND');
     return this.reconcile(job);
   }
 
@@ -204,9 +204,9 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     const job = this.get(id, 'KillBgTask');
     if (!isActive(job)) {
       const how = job.status === 'exited' ? `already exited with code ${job.exit_code}` : `already ${job.status}`;
-      throw new UserError(`KillBgTask: task ${id} ${how}; there is nothing to kill. ReadBgOutput ${id} shows its output.`);
+      throw new UserError(`KillBgTask: task ${id} ${how}; there is nothing to kill. ReadBgOutput ${id} shows its output.`, 'CONFLICT');
     }
-    if (job.pid === null) throw new UserError(`KillBgTask: task ${id} has no process yet; try again in a moment.`);
+    if (job.pid === null) throw new UserError(`KillBgTask: task ${id} has no process yet; try again in a moment.`, 'CONFLICT');
     const t0 = Date.now();
     this.killing.add(id);
     try {

@@ -31,7 +31,7 @@ export function resolveShell(settings: SettingsView, platform = process.platform
   if (platform === 'win32') {
     const found = GIT_BASH_CANDIDATES.find((p) => fs.existsSync(p));
     if (!found) {
-      throw new UserError('Bash: no bash found. Install Git for Windows (it brings Git Bash), or set BASH_SHELL=powershell in pincer-env.txt.');
+      throw new UserError('Bash: no bash found. Install Git for Windows (it brings Git Bash), or set BASH_SHELL=powershell in pincer-env.txt.', 'UNAVAILABLE');
     }
     file = found;
   }
@@ -44,7 +44,7 @@ export function resolveCwd(settings: SettingsView): string {
   const configured = settings.get('BASH_CWD').trim();
   const dir = configured === '' ? (process.env.HOME ?? process.env.USERPROFILE ?? process.cwd()) : configured;
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
-    throw new UserError(`Bash: working directory ${dir} does not exist; fix BASH_CWD in pincer-env.txt.`);
+    throw new UserError(`Bash: working directory ${dir} does not exist; fix BASH_CWD in pincer-env.txt.`, 'UNAVAILABLE');
   }
   return dir;
 }

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { UserError } from '../../core/errors.js';
+import { UserError, type ErrorCode } from '../../core/errors.js';
 import { formatBytes, formatDuration } from '../../core/format.js';
 
 export const CHROME_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36';
@@ -15,12 +15,14 @@ export async function undici() {
 /** Why a fetch failed, for callers that act on it (WebSearch rests an engine by it). */
 export type FetchErrorCode = 'timeout' | 'cancelled' | 'network' | 'too-large' | 'http-status';
 
+const FETCH_ERROR_CODE: Record<FetchErrorCode, ErrorCode> = { timeout: 'TIMEOUT', cancelled: 'CANCELLED', network: 'UPSTREAM', 'too-large': 'TOO_LARGE', 'http-status': 'UPSTREAM' };
+
 export class FetchError extends UserError {
   constructor(
     readonly failure: FetchErrorCode,
     message: string,
   ) {
-    super(message, 'FETCH_FAILED');
+    super(message, FETCH_ERROR_CODE[failure]);
     this.name = 'FetchError';
   }
 }

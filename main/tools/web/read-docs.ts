@@ -14,17 +14,17 @@ function checkUrl(raw: string): URL {
   try {
     url = new URL(raw.trim());
   } catch {
-    throw new UserError(`ReadDocs: "${raw}" is not a URL. Pass a full address such as https://example.com/docs.`);
+    throw new UserError(`ReadDocs: "${raw}" is not a URL. Pass a full address such as https://example.com/docs.`, 'INVALID_INPUT');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UserError(`ReadDocs: only http and https URLs can be read; ${url.protocol} URLs are refused. Use ReadImage or Bash for local files.`);
+    throw new UserError(`ReadDocs: only http and https URLs can be read; ${url.protocol} URLs are refused. Use ReadImage or Bash for local files.`, 'UNSUPPORTED');
   }
   return url;
 }
 
 /** Cuts a long page at `limit` characters from `offset`, saying where and how to read on. */
 function page(text: string, offset: number, limit: number): { text: string; note?: string; next?: number } {
-  if (offset > 0 && offset >= text.length) throw new UserError(`ReadDocs: offset ${offset} is past the end of the page (${text.length} characters).`);
+  if (offset > 0 && offset >= text.length) throw new UserError(`ReadDocs: offset ${offset} is past the end of the page (${text.length} characters).`, 'INVALID_INPUT');
   if (offset === 0 && text.length <= limit) return { text };
   const end = Math.min(text.length, offset + limit);
   const more = end < text.length;
@@ -97,7 +97,7 @@ export const readDocsTool = defineTool({
         body = String(r.text).trim();
         notes.push(`PDF, ${r.totalPages} page(s), ${formatBytes(fetched.body.length)}`);
       } catch (err) {
-        throw new UserError(`ReadDocs: ${fetched.finalUrl} is a PDF that could not be read: ${(err as Error).message}`);
+        throw new UserError(`ReadDocs: ${fetched.finalUrl} is a PDF that could not be read: ${(err as Error).message}`, 'UNSUPPORTED');
       }
     } else if (type === 'text/html' || type === 'application/xhtml+xml' || (type === '' && /<html[\s>]/i.test(fetched.body.subarray(0, 2048).toString()))) {
       const decoded = await decodeHtml(fetched.body, fetched.contentType);
@@ -141,7 +141,7 @@ export const readDocsTool = defineTool({
         }
       }
     } else {
-      throw new UserError(`ReadDocs: ${fetched.finalUrl} is ${type} (${formatBytes(fetched.body.length)}), which ReadDocs cannot show. Download it with Bash (curl -o) instead.`);
+      throw new UserError(`ReadDocs: ${fetched.finalUrl} is ${type} (${formatBytes(fetched.body.length)}), which ReadDocs cannot show. Download it with Bash (curl -o) instead.`, 'UNSUPPORTED');
     }
 
     const cut = page(body, args.offset ?? 0, s.get('READDOCS_MAX_CHARS'));

@@ -30,10 +30,10 @@ export const invokeSkillTool = defineTool({
     const skill = catalog.get(args.skill_name.trim());
     if (!skill) {
       const names = catalog.enabled().map((s) => s.name);
-      throw new UserError(`InvokeSkill: there is no skill "${args.skill_name}". ${names.length ? `Available: ${names.join(', ')}.` : 'No skills are installed.'}`);
+      throw new UserError(`InvokeSkill: there is no skill "${args.skill_name}". ${names.length ? `Available: ${names.join(', ')}.` : 'No skills are installed.'}`, 'NOT_FOUND');
     }
     if (!catalog.isEnabled(skill.name)) {
-      throw new UserError(`InvokeSkill: the skill "${skill.name}" is turned off (${skillKey(skill.name)}=false). Ask the user to enable it in the Pincer dashboard or pincer-env.txt.`);
+      throw new UserError(`InvokeSkill: the skill "${skill.name}" is turned off (${skillKey(skill.name)}=false). Ask the user to enable it in the Pincer dashboard or pincer-env.txt.`, 'DENIED');
     }
     const content = renderSkill(skill, args.arguments);
     const files = catalog.files(skill);

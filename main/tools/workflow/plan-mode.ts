@@ -48,25 +48,25 @@ export const planModeTool = defineTool({
     switch (action) {
       case 'enter': {
         const goal = args.goal?.trim();
-        if (!goal) throw new UserError('PlanMode enter: goal is empty; say what the plan is for: {"action":"enter","goal":"…"}.');
+        if (!goal) throw new UserError('PlanMode enter: goal is empty; say what the plan is for: {"action":"enter","goal":"…"}.', 'INVALID_INPUT');
         const p = repo.enter(goal);
         changed();
         return textResult(`Plan mode is on. Goal: ${goal}\nInvestigate, write the plan to a markdown file, then call PlanMode {"action":"exit","plan_file":"/path/plan.md"}.`, planJson(p));
       }
       case 'exit': {
-        if (!current || current.status !== 'active') throw new UserError('PlanMode exit: plan mode is not on. Enter it first with {"action":"enter","goal":"…"}.');
-        if (!args.plan_file?.trim()) throw new UserError('PlanMode exit: plan_file is missing; write the plan to a markdown file and pass its path.');
+        if (!current || current.status !== 'active') throw new UserError('PlanMode exit: plan mode is not on. Enter it first with {"action":"enter","goal":"…"}.', 'CONFLICT');
+        if (!args.plan_file?.trim()) throw new UserError('PlanMode exit: plan_file is missing; write the plan to a markdown file and pass its path.', 'INVALID_INPUT');
         const file = path.isAbsolute(args.plan_file) ? args.plan_file : path.resolve(resolveCwd(ctx.services.settings), args.plan_file);
         let st: fs.Stats;
         try {
           st = fs.statSync(file);
         } catch {
-          throw new UserError(`PlanMode exit: ${file} does not exist. Write the plan there first.`);
+          throw new UserError(`PlanMode exit: ${file} does not exist. Write the plan there first.`, 'NOT_FOUND');
         }
-        if (!st.isFile()) throw new UserError(`PlanMode exit: ${file} is not a file.`);
-        if (st.size > MAX_PLAN_BYTES) throw new UserError(`PlanMode exit: ${file} is ${st.size} bytes; a plan should be under ${MAX_PLAN_BYTES / 1024} KB.`);
+        if (!st.isFile()) throw new UserError(`PlanMode exit: ${file} is not a file.`, 'INVALID_INPUT');
+        if (st.size > MAX_PLAN_BYTES) throw new UserError(`PlanMode exit: ${file} is ${st.size} bytes; a plan should be under ${MAX_PLAN_BYTES / 1024} KB.`, 'TOO_LARGE');
         const text = fs.readFileSync(file, 'utf8');
-        if (text.trim() === '') throw new UserError(`PlanMode exit: ${file} is empty. Write the plan first.`);
+        if (text.trim() === '') throw new UserError(`PlanMode exit: ${file} is empty. Write the plan first.`, 'INVALID_INPUT');
         if (!ctx.services.settings.get('PLAN_APPROVAL')) {
           repo.exit(current.id, file, text, 'submitted');
           changed();
@@ -106,7 +106,7 @@ export const planModeTool = defineTool({
         return textResult(had ? 'Plan mode reset; the plan is dropped.' : 'There was no plan to reset.', planJson(undefined));
       }
       default:
-        throw new UserError(`PlanMode: unknown action "${args.action}". Use one of: enter, exit, status, json, reset.`);
+        throw new UserError(`PlanMode: unknown action "${args.action}". Use one of: enter, exit, status, json, reset.`, 'INVALID_INPUT');
     }
   },
 });

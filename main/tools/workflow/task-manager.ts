@@ -49,9 +49,9 @@ export const taskManagerTool = defineTool({
     const changed = () => ctx.services.events.publish({ type: 'tasks_changed', at: Date.now() });
     const needTask = (id: number | undefined): TaskWithSteps => {
       const taskId = id ?? repo.activeId();
-      if (taskId === undefined) throw new UserError(`TaskManager ${action}: there is no active task. Create one with {"action":"create","text":"…"} or pass task_id.`);
+      if (taskId === undefined) throw new UserError(`TaskManager ${action}: there is no active task. Create one with {"action":"create","text":"…"} or pass task_id.`, 'CONFLICT');
       const t = repo.withSteps(taskId);
-      if (!t) throw new UserError(`TaskManager ${action}: there is no task ${taskId}. {"action":"list"} shows the ids.`);
+      if (!t) throw new UserError(`TaskManager ${action}: there is no task ${taskId}. {"action":"list"} shows the ids.`, 'NOT_FOUND');
       return t;
     };
     const one = (t: TaskWithSteps, lead: string) => {
@@ -61,14 +61,14 @@ export const taskManagerTool = defineTool({
     switch (action) {
       case 'create': {
         const name = args.text?.trim() || args.query?.trim();
-        if (!name) throw new UserError('TaskManager create: text (the task name) is empty; pass {"action":"create","text":"…"}.');
+        if (!name) throw new UserError('TaskManager create: text (the task name) is empty; pass {"action":"create","text":"…"}.', 'INVALID_INPUT');
         const t = repo.create(name);
         changed();
         return one(repo.withSteps(t.id)!, `Created task ${t.id} and made it active.`);
       }
       case 'add': {
         const text = args.text?.trim();
-        if (!text) throw new UserError('TaskManager add: text (the step) is empty; pass {"action":"add","text":"…"}.');
+        if (!text) throw new UserError('TaskManager add: text (the step) is empty; pass {"action":"add","text":"…"}.', 'INVALID_INPUT');
         const t = needTask(args.task_id);
         const step = repo.addStep(t.id, text);
         changed();
@@ -78,13 +78,13 @@ export const taskManagerTool = defineTool({
         if (args.step_id !== undefined) {
           const step = repo.step(args.step_id);
           if (!step || (args.task_id !== undefined && step.task_id !== args.task_id)) {
-            throw new UserError(`TaskManager complete: there is no step ${args.step_id}${args.task_id !== undefined ? ` in task ${args.task_id}` : ''}. {"action":"list"} shows step ids.`);
+            throw new UserError(`TaskManager complete: there is no step ${args.step_id}${args.task_id !== undefined ? ` in task ${args.task_id}` : ''}. {"action":"list"} shows step ids.`, 'NOT_FOUND');
           }
           repo.completeStep(step.id);
           changed();
           return one(repo.withSteps(step.task_id)!, `Completed step ${step.id}.`);
         }
-        if (args.task_id === undefined) throw new UserError('TaskManager complete: pass step_id to complete a step, or task_id alone to complete a whole task.');
+        if (args.task_id === undefined) throw new UserError('TaskManager complete: pass step_id to complete a step, or task_id alone to complete a whole task.', 'INVALID_INPUT');
         const t = needTask(args.task_id);
         repo.completeTask(t.id);
         changed();
@@ -103,14 +103,14 @@ export const taskManagerTool = defineTool({
         return textResult(text, { action, tasks: [data], task: data });
       }
       case 'switch': {
-        if (args.task_id === undefined) throw new UserError('TaskManager switch: pass task_id of the task to make active.');
+        if (args.task_id === undefined) throw new UserError('TaskManager switch: pass task_id of the task to make active.', 'INVALID_INPUT');
         const t = needTask(args.task_id);
         repo.setActive(t.id);
         changed();
         return one(t, `Task ${t.id} is now active.`);
       }
       default:
-        throw new UserError(`TaskManager: unknown action "${args.action}". Use one of: ${ACTIONS.join(', ')}.`);
+        throw new UserError(`TaskManager: unknown action "${args.action}". Use one of: ${ACTIONS.join(', ')}.`, 'INVALID_INPUT');
     }
   },
 });
