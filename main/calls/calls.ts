@@ -9,6 +9,7 @@ import type { ToolRegistry } from './registry.js';
 import type { Settings } from '../core/settings/settings.js';
 import type { SettingsView } from '../core/settings/view.js';
 import { formatZodError } from './registry.js';
+import { toolKey } from '../core/settings/schema.js';
 import type { Caller } from './caller.js';
 import { PAUSED_MESSAGE, type CallError, type CallErrorCode } from './call-errors.js';
 
@@ -116,7 +117,7 @@ export class ToolCalls {
     const storeProblem = this.services.storeProblem();
     if (storeProblem) return refused('STORE_UNAVAILABLE', `${name}: ${storeProblem}`);
     if (!this.registry.isEnabled(name, settings)) {
-      return refused('TOOL_DISABLED', `${name} is turned off in Pincer (TOOL_${name.toUpperCase()}=false). Ask the user to enable it in the dashboard or pincer-env.txt.`);
+      return refused('TOOL_DISABLED', `${name} is turned off in Pincer (${toolKey(name)}=false). Ask the user to enable it in the dashboard or pincer-env.txt.`);
     }
     const parsed = tool.inputSchema.safeParse(req.arguments ?? {});
     if (!parsed.success) {

@@ -11,6 +11,7 @@ export const PLAN_URI = 'pincer://plan';
 export interface Peer {
   toolsChanged(): void;
   promptsChanged(): void;
+  resourcesChanged?(): void;
   resourceUpdated(uri: string): void;
   /** Delivers callback fires as they happen, where the client has a channel for them. */
   callbackFired?(text: string): void;
@@ -38,6 +39,13 @@ export class Notifier {
             this.each((p) => {
               p.toolsChanged();
               p.promptsChanged();
+            });
+            break;
+          case 'plugins_changed':
+            this.each((p) => {
+              if (e.kinds.includes('tools')) p.toolsChanged();
+              if (e.kinds.includes('prompts')) p.promptsChanged();
+              if (e.kinds.includes('resources')) p.resourcesChanged?.();
             });
             break;
           case 'tasks_changed':

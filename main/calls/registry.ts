@@ -3,6 +3,7 @@ import type { Tool } from '@modelcontextprotocol/server';
 import type { AnyTool, Services, ToolGroup } from '../tools/types.js';
 import { toolKey } from '../core/settings/schema.js';
 import type { SettingsView } from '../core/settings/view.js';
+import type { Contributions } from './contributions.js';
 
 /**
  * The tool catalogue as clients see it: which tools are on (TOOLS and
@@ -10,10 +11,35 @@ import type { SettingsView } from '../core/settings/view.js';
  */
 export class ToolRegistry {
   private schemaCache = new Map<string, { input: Tool['inputSchema']; output?: Tool['outputSchema'] }>();
-  readonly byName: Map<string, AnyTool>;
+  private current: { tools: AnyTool[]; byName: Map<string, AnyTool> };
 
-  constructor(readonly tools: AnyTool[], private services: Services) {
-    this.byName = new Map(tools.map((t) => [t.name, t]));
+  /** `contributions`: the user's plugins' tools, after the built-ins (a plugin never replaces a built-in). */
+  constructor(private builtins: AnyTool[], private services: Services, contributions?: Contributions) {
+    this.current = { tools: builtins, byName: new Map(builtins.map((t) => [t.name, t])) };
+    contributions?.onChange((kinds) => {
+      if (!kinds.includes('tools')) return;
+      const tools = [...builtins];
+      const byName = new Map(builtins.map((t) => [t.name, t]));
+      for (const t of contributions.tools()) {
+        if (byName.has(t.name)) continue;
+        tools.push(t);
+        byName.set(t.name, t);
+        this.schemaCache.delete(t.name);
+      }
+      this.current = { tools, byName };
+    });
+  }
+
+  get tools(): readonly AnyTool[] {
+    return this.current.tools;
+  }
+
+  get byName(): ReadonlyMap<string, AnyTool> {
+    return this.current.byName;
+  }
+
+  isBuiltin(name: string): boolean {
+    return this.builtins.some((t) => t.name === name);
   }
 
   /** `settings`: a client's project view when it has one; the process's settings otherwise. */
@@ -31,7 +57,7 @@ export class ToolRegistry {
     let key = this.keys.get(name);
     if (key === undefined) {
       key = toolKey(name);
-      if (this.byName.has(name)) this.keys.set(name, key);
+      if (this.builtins.some((t) => t.name === name)) this.keys.set(name, key);
     }
     return key;
   }
@@ -57,6 +83,11 @@ export class ToolRegistry {
 
   schemas(tool: AnyTool): { input: Tool['inputSchema']; output?: Tool['outputSchema'] } {
     let s = this.schemaCache.get(tool.name);
+    if (!s && tool.jsonSchemas) {
+      // A plugin's tool publishes the JSON Schema its author wrote.
+      s = tool.jsonSchemas;
+      this.schemaCache.set(tool.name, s);
+    }
     if (!s) {
       s = { input: toJsonSchema(tool.inputSchema, 'input') as Tool['inputSchema'] };
       if (tool.outputSchema) s.output = toJsonSchema(tool.outputSchema, 'output') as Tool['outputSchema'];

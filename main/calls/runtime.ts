@@ -21,6 +21,7 @@ import { Activity } from './activity.js';
 import { ToolCalls } from './calls.js';
 import { Notifier } from './notifier.js';
 import { ActivityRepo } from '../store/activity.js';
+import { Contributions } from './contributions.js';
 
 const log = logger('runtime');
 
@@ -50,6 +51,8 @@ export interface Runtime {
   calls: ToolCalls;
   /** The one place client notifications are fanned out from. */
   notifier: Notifier;
+  /** What the user's plugins add (main/plugins/ fills it; empty where none are loaded). */
+  contributions: Contributions;
   events: EventBus;
   warnings: string[];
   close(): void;
@@ -128,7 +131,9 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
     browser,
     search: new SearchService(view),
   };
-  const registry = new ToolRegistry(allTools(), services);
+  const contributions = new Contributions();
+  const registry = new ToolRegistry(allTools(), services, contributions);
+  contributions.onChange((kinds) => events.publish({ type: 'plugins_changed', kinds, at: Date.now() }));
   const calls = new ToolCalls(services, registry, settings);
   const notifier = new Notifier(events, callbacks);
   const activity = new Activity(events, new ActivityRepo(store.db), settings, store.readOnly);
@@ -165,6 +170,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
     registry,
     calls,
     notifier,
+    contributions,
     events,
     warnings,
     close() {

@@ -8,7 +8,8 @@ import { JSONRPC_ERROR } from '../calls/call-errors.js';
 import { fileURLToPath } from 'node:url';
 import { VERSION } from '../core/version.js';
 import { DisposableStore } from '../core/disposables.js';
-import { registerResources, registerPrompts, rejectCursor } from './surfaces.js';
+import { registerResources, registerPrompts, registerCompletion, rejectCursor } from './surfaces.js';
+import type { Contributions } from '../calls/contributions.js';
 import { statelessIdentity, type ClientHandle } from './client-identity.js';
 
 export const SERVER_INSTRUCTIONS =
@@ -21,6 +22,7 @@ export const SERVER_CAPABILITIES = {
   logging: {},
   resources: { subscribe: true, listChanged: true },
   prompts: { listChanged: true },
+  completions: {},
 };
 
 /** What every MCP server instance is built from: the hub core and the process's services. */
@@ -28,6 +30,7 @@ export interface ServerDeps {
   services: Services;
   calls: ToolCalls;
   notifier: Notifier;
+  contributions: Contributions;
 }
 
 export interface ServerOptions {
@@ -75,8 +78,9 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
     return c;
   };
   const subscriptions = new Set<string>();
-  registerResources(mcp, services, subscriptions);
-  registerPrompts(mcp, services);
+  registerResources(mcp, services, deps.contributions, subscriptions);
+  registerPrompts(mcp, services, deps.contributions);
+  registerCompletion(mcp, services, deps.contributions);
 
   server.setRequestHandler('tools/list', async (req) => {
     rejectCursor('tools/list', req.params);
@@ -126,6 +130,7 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
       caller,
       toolsChanged: () => mcp.sendToolListChanged(),
       promptsChanged: () => mcp.sendPromptListChanged(),
+      resourcesChanged: () => mcp.sendResourceListChanged(),
       resourceUpdated: (uri) => {
         if (mcp.isConnected() && subscriptions.has(uri)) void server.sendResourceUpdated({ uri }).catch(() => undefined);
       },

@@ -1,6 +1,9 @@
-import { ProtocolError, ProtocolErrorCode, type McpServer } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import type { Services } from '../tools/types.js';
 import { RESOURCES, isResource, readResource, listPrompts, getPrompt, RESOURCE_NOT_FOUND, PROMPT_NOT_FOUND } from '../calls/surfaces.js';
+import type { Contributions } from '../calls/contributions.js';
+import { complete } from '../calls/completion.js';
+import { errorMessage } from '../core/errors.js';
 
 /** MCP's resource-not-found code (not in the SDK's enum). */
 const RESOURCE_NOT_FOUND_CODE = -32002;
@@ -15,24 +18,39 @@ export function rejectCursor(method: string, params: { cursor?: string } | undef
   throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid cursor for ${method}: Pincer returns the whole list on one page and gave out no cursor. Call ${method} without a cursor.`);
 }
 
-/** Tasks and the current plan as MCP resources (markdown), with subscriptions. */
-export function registerResources(mcp: McpServer, services: Services, subscriptions: Set<string>): void {
+/** A plugin's handler failed: the client gets an internal error naming it; the hub and the other plugins go on. */
+async function pluginAnswer<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ProtocolError) throw err;
+    throw new ProtocolError(ProtocolErrorCode.InternalError, `${what} failed in its plugin: ${errorMessage(err)}`);
+  }
+}
+
+/** Tasks and the current plan as MCP resources (markdown), with subscriptions; then the plugins' resources and templates. */
+export function registerResources(mcp: McpServer, services: Services, contributions: Contributions, subscriptions: Set<string>): void {
   const server = mcp.server;
   server.setRequestHandler('resources/list', (req) => {
     rejectCursor('resources/list', req.params);
-    return { resources: RESOURCES };
+    return { resources: [...RESOURCES, ...contributions.resources().map((r) => r.resource)] };
   });
   server.setRequestHandler('resources/templates/list', (req) => {
     rejectCursor('resources/templates/list', req.params);
-    return { resourceTemplates: [] };
+    return { resourceTemplates: contributions.templates().map((t) => t.template) };
   });
-  server.setRequestHandler('resources/read', (req) => {
-    const r = readResource(services, req.params.uri);
-    if (!r) throw new ProtocolError(RESOURCE_NOT_FOUND_CODE, RESOURCE_NOT_FOUND(req.params.uri));
-    return r;
+  server.setRequestHandler('resources/read', async (req, ctx: ServerContext) => {
+    const uri = req.params.uri;
+    const r = readResource(services, uri);
+    if (r) return r;
+    const plugin = contributions.resource(uri);
+    if (plugin) return pluginAnswer(`Reading ${uri}`, () => plugin.read(uri, ctx.mcpReq.signal));
+    const templated = contributions.templateFor(uri);
+    if (templated) return pluginAnswer(`Reading ${uri}`, () => templated.template.read(uri, templated.variables, ctx.mcpReq.signal));
+    throw new ProtocolError(RESOURCE_NOT_FOUND_CODE, RESOURCE_NOT_FOUND(uri), { uri });
   });
   server.setRequestHandler('resources/subscribe', (req) => {
-    if (!isResource(req.params.uri)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Cannot subscribe to ${req.params.uri}: unknown resource.`);
+    if (!isResource(req.params.uri) && !contributions.resource(req.params.uri)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Cannot subscribe to ${req.params.uri}: unknown resource.`);
     subscriptions.add(req.params.uri);
     return {};
   });
@@ -42,16 +60,32 @@ export function registerResources(mcp: McpServer, services: Services, subscripti
   });
 }
 
-/** Every enabled skill is also a prompt, taking one optional `arguments` argument. */
-export function registerPrompts(mcp: McpServer, services: Services): void {
+/** Every enabled skill is also a prompt, taking one optional `arguments` argument; then the plugins' prompts. */
+export function registerPrompts(mcp: McpServer, services: Services, contributions: Contributions): void {
   const server = mcp.server;
   server.setRequestHandler('prompts/list', (req) => {
     rejectCursor('prompts/list', req.params);
-    return { prompts: listPrompts(services) };
+    const skills = listPrompts(services);
+    const taken = new Set(skills.map((p) => p.name));
+    return { prompts: [...skills, ...contributions.prompts().filter((p) => !taken.has(p.prompt.name)).map((p) => p.prompt)] };
   });
-  server.setRequestHandler('prompts/get', (req) => {
+  server.setRequestHandler('prompts/get', async (req, ctx: ServerContext) => {
     const p = getPrompt(services, req.params.name, req.params.arguments?.arguments);
-    if (!p) throw new ProtocolError(ProtocolErrorCode.InvalidParams, PROMPT_NOT_FOUND(req.params.name));
-    return p;
+    if (p) return p;
+    const plugin = contributions.prompt(req.params.name);
+    if (!plugin) throw new ProtocolError(ProtocolErrorCode.InvalidParams, PROMPT_NOT_FOUND(req.params.name));
+    const args = req.params.arguments ?? {};
+    const missing = (plugin.prompt.arguments ?? []).filter((a) => a.required && args[a.name] === undefined).map((a) => a.name);
+    if (missing.length) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${req.params.name} needs the argument(s) ${missing.join(', ')}.`);
+    return pluginAnswer(`Prompt ${req.params.name}`, () => plugin.get(args, ctx.mcpReq.signal));
+  });
+}
+
+/** `completion/complete` for skills' arguments and the plugins' prompts and resource templates. */
+export function registerCompletion(mcp: McpServer, services: Services, contributions: Contributions): void {
+  mcp.server.setRequestHandler('completion/complete', async (req) => {
+    const outcome = await complete(services, contributions, req.params);
+    if ('unknown' in outcome) throw new ProtocolError(ProtocolErrorCode.InvalidParams, outcome.unknown);
+    return { completion: outcome.completion };
   });
 }

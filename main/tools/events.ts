@@ -19,6 +19,8 @@ export type HubEvent =
   | { type: 'tool_call_finished'; id: string; tool: string; session?: string; client?: string; ms: number; isError: boolean; summary: string; at: number }
   | { type: 'tools_changed'; at: number }
   | { type: 'skills_changed'; at: number }
+  /** A plugin's tools, prompts or resources appeared, changed or went (and which lists). */
+  | { type: 'plugins_changed'; kinds: ('tools' | 'prompts' | 'resources')[]; at: number }
   | { type: 'settings_changed'; keys: string[]; at: number }
   | { type: 'session_opened' | 'session_closed'; session: string; transport: string; client?: string; at: number }
   | { type: 'job_started' | 'job_ended' | 'job_output'; job: JobEventSummary; at: number }

@@ -100,6 +100,11 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   outputSchema?: z.ZodObject;
   annotations: ToolAnnotations;
   handler(args: z.output<S>, ctx: ToolContext): Promise<ToolResult>;
+  /**
+   * A tool defined by the user's plugin: the JSON Schemas its author wrote, published as they are
+   * (its `inputSchema` then only accepts an object; the handler validates against these).
+   */
+  jsonSchemas?: { input: { type: 'object'; [k: string]: unknown }; output?: { type: 'object'; [k: string]: unknown } };
 }
 
 /** Keeps each tool's argument type tied to its own schema. */

@@ -187,9 +187,9 @@ export function isSettingKey(key: string): key is SettingKey {
   return Object.hasOwn(SETTINGS, key);
 }
 
-/** `TOOL_<NAME>`: the tool's name upper-cased. */
+/** `TOOL_<NAME>`: the tool's name upper-cased, anything but letters and digits as _ (a plugin's `util.hash` is TOOL_UTIL_HASH). */
 export function toolKey(toolName: string): string {
-  return `TOOL_${toolName.toUpperCase()}`;
+  return `TOOL_${toolName.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 }
 
 export function skillKey(skillName: string): string {

@@ -17,6 +17,8 @@ export interface Skill {
   body: string;
   /** Which search folder it came from. */
   source: string;
+  /** Values offered when a client completes the skill's `arguments` (front matter `completions:`, a list). */
+  completions?: string[];
 }
 
 export interface SkillProblem {
@@ -52,7 +54,11 @@ export function parseSkillFile(text: string, file: string, fallbackName: string)
   const description = typeof meta.description === 'string' ? meta.description.trim() : '';
   if (!description) return { problem: { file, line: 2, message: 'front matter needs a description: it tells the model when to use the skill.' } };
   const body = normalized.slice(end + 4).replace(/^[^\n]*\n/, '');
-  return { skill: { name, description, body } };
+  const completions = meta.completions;
+  if (completions !== undefined && !(Array.isArray(completions) && completions.every((c) => typeof c === 'string' || typeof c === 'number'))) {
+    return { problem: { file, line: 2, message: 'completions must be a list of values, e.g. completions: [staging, production].' } };
+  }
+  return { skill: { name, description, body, ...(completions ? { completions: completions.map(String) } : {}) } };
 }
 
 /**
