@@ -63,11 +63,22 @@ export function ensurePrivateFile(file: string): void {
   privateMode(file, 0o600);
 }
 
-/** Writes a file atomically (temp file + rename) so readers never see half a file. */
-export function writeFileAtomic(file: string, data: string | Buffer, mode = 0o600): void {
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  fs.writeFileSync(tmp, data, { mode });
+/**
+ * Writes a file atomically (temp file + rename) so readers never see half a file. The temp file
+ * is created new (O_EXCL: never through a link someone left at its name) with `mode`, and reaches
+ * the disk before the rename (unless `durable` is false: a file that only describes a running
+ * process), so a power cut leaves the old file or the new one, not an empty one.
+ */
+export function writeFileAtomic(file: string, data: string | Buffer, mode = 0o600, durable = true): void {
+  const tmp = `${file}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}.tmp`;
   try {
+    const fd = fs.openSync(tmp, 'wx', mode);
+    try {
+      fs.writeFileSync(fd, data);
+      if (durable) fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(tmp, file);
   } catch (err) {
     fs.rmSync(tmp, { force: true });

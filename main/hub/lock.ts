@@ -40,7 +40,7 @@ export function readHubInfo(paths: PincerPaths): HubInfo | undefined {
 }
 
 export function writeHubInfo(paths: PincerPaths, info: HubInfo): void {
-  writeFileAtomic(paths.hubFile, JSON.stringify(info, null, 2) + '\n', 0o600);
+  writeFileAtomic(paths.hubFile, JSON.stringify(info, null, 2) + '\n', 0o600, false);
 }
 
 export interface HubLock {

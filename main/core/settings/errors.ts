@@ -9,7 +9,11 @@ export type SettingsErrorCode =
   /** `forProject` was given something other than an absolute folder path. */
   | 'PROJECT_DIR_INVALID'
   /** The user's file is there but cannot be read (not a regular file, too large, no permission): editing one key would lose it. */
-  | 'SETTINGS_FILE_UNUSABLE';
+  | 'SETTINGS_FILE_UNUSABLE'
+  /** The edit would make the user's file larger than the loader reads: it would be dropped whole. */
+  | 'SETTINGS_FILE_TOO_LARGE'
+  /** The edit holds text that does not survive a round trip through UTF-8. */
+  | 'SETTINGS_ENCODING_INVALID';
 
 export class SettingsError extends Error {
   constructor(

@@ -31,12 +31,27 @@ export interface ProjectView extends SettingsView {
 
 /** Project views kept (and watched) at once; the least recently asked-for one is let go beyond this. */
 export const MAX_PROJECT_VIEWS = 32;
-const USER_FILE_MAX_BYTES = 1024 * 1024;
+/** The loader refuses a user file larger than this (readSettingsFile); every writer refuses to write one. */
+export const USER_FILE_MAX_BYTES = 1024 * 1024;
 
 interface Resolved {
   raw: Map<string, { value: string; source: SettingSource }>;
   values: SettingValues;
   diagnostics: SettingDiagnostic[];
+}
+
+/** What the loader takes from a user file's text: each key's last valid value (checkUserText asks the same question before a write). */
+function userValues(text: string): Map<string, string> {
+  const values = new Map<string, string>();
+  for (const l of new EnvDocument(text).entries()) {
+    if (validateValue(l.key!, l.value!) === undefined) values.set(l.key!, l.value!);
+  }
+  return values;
+}
+
+/** Whether the loader finds a usable AUTH_TOKEN in this text. */
+function fileToken(text: string): boolean {
+  return (userValues(text).get('AUTH_TOKEN') ?? '') !== '';
 }
 
 const TOKEN_REQUIRED =
@@ -191,7 +206,25 @@ export class Settings extends EventEmitter<{ change: [SettingsChange]; diagnosti
     return v !== undefined && v.trim() !== '' && validateValue('AUTH_TOKEN', v) === undefined;
   }
 
+  /**
+   * Refuses a text the loader would not read back as written: past its size limit, not
+   * representable in UTF-8 (a lone surrogate comes back as U+FFFD), or taking away the usable
+   * AUTH_TOKEN the file has now. Any of these, written, would lock everyone out: the loader drops the whole
+   * file, the token becomes empty, and sign-in, `serve` and `token rotate` all fail (issue 23).
+   */
+  private checkUserText(text: string): void {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > USER_FILE_MAX_BYTES) {
+      throw new SettingsError('SETTINGS_FILE_TOO_LARGE', `The settings would be ${bytes} bytes, more than the ${USER_FILE_MAX_BYTES} bytes Pincer reads from ${this.userFile}; remove lines (or long values) and save again.`);
+    }
+    if (Buffer.from(text, 'utf8').toString('utf8') !== text) {
+      throw new SettingsError('SETTINGS_ENCODING_INVALID', `The settings text holds characters that cannot be written as UTF-8 (a lone surrogate), so ${this.userFile} would not read back as written; remove them and save again.`);
+    }
+    if (!this.envToken() && !fileToken(text) && fileToken(this.userFileText())) throw new SettingsError('TOKEN_REQUIRED', TOKEN_REQUIRED);
+  }
+
   private writeUserFile(text: string): void {
+    this.checkUserText(text);
     fs.mkdirSync(path.dirname(this.userFile), { recursive: true, mode: 0o700 });
     writeFileAtomic(this.userFile, text, 0o600);
     this.reload();
@@ -272,9 +305,7 @@ export class Settings extends EventEmitter<{ change: [SettingsChange]; diagnosti
     if (read.kind === 'unusable') diagnostics.push({ file: this.userFile, line: 0, severity: 'error', message: `the settings file ${read.why}; using defaults and the environment` });
     if (read.kind === 'text') {
       diagnostics.push(...lintText(read.text, this.userFile));
-      for (const l of new EnvDocument(read.text).entries()) {
-        if (validateValue(l.key!, l.value!) === undefined) raw.set(l.key!, { value: l.value!, source: 'user' });
-      }
+      for (const [key, value] of userValues(read.text)) raw.set(key, { value, source: 'user' });
     }
     for (const [key, value] of Object.entries(this.env)) {
       if (value === undefined || !isKnownKey(key)) continue;

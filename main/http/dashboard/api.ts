@@ -74,7 +74,12 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard
     if (settings.source('AUTH_TOKEN') === 'env') return fail(res, 409, 'TOKEN_FROM_ENV', 'AUTH_TOKEN comes from an environment variable; change it there.');
     const token = generateToken();
     // Rotation signs every dashboard out (hub.ts listens for the change); the one that asked gets a fresh session.
-    settings.set('AUTH_TOKEN', token);
+    try {
+      settings.set('AUTH_TOKEN', token);
+    } catch (err) {
+      if (err instanceof SettingsError) return fail(res, 409, err.code, err.message);
+      throw err;
+    }
     dashboard.revokeAll();
     const session = dashboard.create();
     res.setHeader('Set-Cookie', dashboard.setCookie(session.id));
