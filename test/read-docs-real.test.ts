@@ -1,6 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import fs from 'node:fs';
 import { parseHTML } from 'linkedom';
 import type { Client } from '@modelcontextprotocol/client';
 import { connectV2, textOf } from './helpers/clients.js';
@@ -21,6 +22,7 @@ function windows1252(s: string): Buffer {
 }
 
 const needs = missing(SOURCES.readability) ?? missing(SOURCES.articleBenchmark);
+const CHROMIUM = '/usr/bin/chromium';
 
 describe('ReadDocs on real pages', () => {
   const h = tempHome();
@@ -30,6 +32,8 @@ describe('ReadDocs on real pages', () => {
   let lemonde: ArticlePage;
   let wikipedia: ArticlePage;
   let boxed: ArticlePage;
+  let based: ArticlePage;
+  let rendering: Client | undefined;
   const routes = new Map<string, { type: string; body: Buffer }>();
 
   before(async () => {
@@ -37,6 +41,7 @@ describe('ReadDocs on real pages', () => {
     const pages = readabilityPages();
     lemonde = pages.find((p) => p.id === 'lemonde-1')!;
     wikipedia = pages.find((p) => p.id === 'wikipedia')!;
+    based = pages.find((p) => p.id === 'base-url-base-element-relative')!;
     // A real article whose page has boxes around it that beat the article at charThreshold 100.
     boxed = articleBenchmarkPages().find((p) => p.id.startsWith('4219d096902d'))!;
     const utf8 = lemonde.html.toString('utf8');
@@ -47,9 +52,12 @@ describe('ReadDocs on real pages', () => {
     routes.set('/lemonde-sniffed', { type: 'text/html', body: windows1252(latin) });
     routes.set('/lemonde-utf8', { type: 'text/html; charset=utf-8', body: lemonde.html });
     routes.set('/wikipedia', { type: 'text/html; charset=utf-8', body: wikipedia.html });
+    // Served where its `<base href="base/">` and the expected article's fakehost URLs line up: /test/….
+    routes.set('/test/base-relative.html', { type: 'text/html; charset=utf-8', body: based.html });
     routes.set('/boxed', { type: 'text/html; charset=utf-8', body: boxed.html });
     routes.set('/blocks', { type: 'text/html; charset=utf-8', body: Buffer.from('<!doctype html><title>Blocks</title><body><article><h1>Heading One</h1><p>Hello <b>bold</b> world, this paragraph is long enough to count as the article body for the extractor.</p><ul><li>First item</li><li>Second item</li></ul><h2>Heading Two</h2><p>Another paragraph.<br>After a line break.</p><pre>  indented\n    code</pre></article></body>') });
     server = http.createServer((req, res) => {
+      if (req.url === '/moved/base') return void res.writeHead(301, { Location: '/test/base-relative.html' }).end();
       const r = routes.get(req.url ?? '');
       if (!r) return void res.writeHead(404).end();
       res.writeHead(200, { 'Content-Type': r.type }).end(r.body);
@@ -57,17 +65,19 @@ describe('ReadDocs on real pages', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     ({ client } = await connectV2({ home: h.home, env: { BROWSER_PATH: 'off', READDOCS_MAX_CHARS: '1000000' } }));
+    if (fs.existsSync(CHROMIUM)) ({ client: rendering } = await connectV2({ home: h.home, env: { BROWSER_PATH: CHROMIUM, READDOCS_MAX_CHARS: '1000000' } }));
   });
   after(async () => {
     await client?.close();
+    await rendering?.close();
     server?.close();
     h.cleanup();
   });
 
-  const read = async (path: string, args: Record<string, unknown> = {}) => {
-    const r = await client.callTool({ name: 'ReadDocs', arguments: { url: `${base}${path}`, ...args } });
+  const read = async (path: string, args: Record<string, unknown> = {}, c: Client = client) => {
+    const r = await c.callTool({ name: 'ReadDocs', arguments: { url: `${base}${path}`, ...args } });
     assert.notEqual(r.isError, true, textOf(r));
-    return { text: textOf(r), sc: r.structuredContent as { charset: string; title: string } };
+    return { text: textOf(r), sc: r.structuredContent as { charset: string; title: string; final_url: string } };
   };
   const truthText = (p: ArticlePage) => parseHTML(`<!doctype html><html><body>${p.truth}</body></html>`).document.body.textContent ?? '';
 
@@ -120,4 +130,36 @@ describe('ReadDocs on real pages', () => {
     assert.equal(bad.isError, true);
     assert.match(textOf(bad), /links must be references, text or inline/);
   });
+
+  /** Every link and image target of a markdown answer: inline `(…)` targets and `[n]: …` references. */
+  const targets = (md: string) => [...md.matchAll(/\]\((\S+?)(?: "[^"]*")?\)/g), ...md.matchAll(/^\[\d+\]: (\S+)$/gm)].map((m) => m[1]!);
+
+  test('every URL shown is absolute, on a real page, in every link style (issue 28)', { skip: needs }, async () => {
+    const origin = base;
+    for (const links of ['references', 'inline'] as const) {
+      const { text } = await read('/wikipedia', { links });
+      const urls = targets(text.split('\n').slice(2).join('\n'));
+      assert.ok(urls.length > 20, `${links}: ${urls.length} URLs`);
+      for (const u of urls) assert.match(u, /^https?:\/\/[^/]/, `${links}: ${u} is not absolute`);
+      // Tables markdown cannot hold stay HTML in inline style: their links are absolute too.
+      for (const m of text.matchAll(/(?:href|src)="([^"]*)"/g)) assert.match(m[1]!, /^https?:\/\/[^/]/, `${links}: ${m[1]} in HTML`);
+      // The page's root-relative links (/wiki/Netscape) resolve against where it was served; protocol-relative ones (//upload…) take its scheme.
+      assert.ok(urls.includes(`${origin}/wiki/Netscape`), `${links}: /wiki/Netscape as ${origin}/wiki/Netscape`);
+    }
+    assert.match((await read('/wikipedia', { links: 'inline' })).text, /!\[[^\]]*\]\(http:\/\/upload\.wikimedia\.org\//);
+  });
+
+  for (const how of ['fetched', 'rendered'] as const) {
+    test(`links resolve against <base href> and the URL after a redirect (${how}, issue 28)`, { skip: needs ?? (how === 'rendered' && !fs.existsSync(CHROMIUM) && `no ${CHROMIUM}`) }, async () => {
+      const c = how === 'rendered' ? rendering! : client;
+      // Readability's own expectation for this page, with its fakehost standing for wherever the page is served.
+      const expected = [...based.truth.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => m[1]!.replace('http://fakehost', base));
+      const inline = await read('/moved/base', { links: 'inline' }, c);
+      assert.equal(inline.sc.final_url, `${base}/test/base-relative.html`);
+      assert.deepEqual(targets(inline.text.split('\n').slice(2).join('\n')), expected);
+      const refs = (await read('/moved/base', {}, c)).text;
+      const listed = [...refs.matchAll(/^\[\d+\]: (\S+)$/gm)].map((m) => m[1]!);
+      assert.deepEqual(listed, [...new Set(expected.filter((u) => !/\.png$/.test(u)))]);
+    });
+  }
 });

@@ -78,7 +78,7 @@ describe('ReadDocs against a local site', () => {
     assert.match(md, /```python\nimport widget\nwidget\.run\(size=42\)\n```/);
     // Links by default: text in place, the URL once in a numbered list at the end (same-site ones as paths).
     assert.match(md, /Read the \[options reference\]\[1\] for the full list/);
-    assert.match(md, /\n\[1\]: \/reference\/options\.html$/);
+    assert.match(md, new RegExp(`\\n\\[1\\]: ${base.replace(/[.]/g, '\\.')}/reference/options\\.html$`));
     const inline = textOf(await read(client, { url: `${base}/docs/guide.html`, links: 'inline' }));
     assert.match(inline, new RegExp(`\\[options reference\\]\\(${base.replace(/[.]/g, '\\.')}/reference/options\\.html\\)`));
     const sc = r.structuredContent as { rendered_with: string; final_url: string };

@@ -11,21 +11,30 @@ export interface Extracted {
   text: string;
 }
 
+/**
+ * The URL relative links of the page resolve against: its `<base href>` (itself relative to the page's final URL),
+ * else the final URL. Browsers do the same; a model can only follow absolute links.
+ */
+export function documentBase(doc: Document, finalUrl: string): string {
+  const declared = doc.querySelector('base[href]')?.getAttribute('href')?.trim();
+  if (declared && URL.canParse(declared, finalUrl)) {
+    const u = new URL(declared, finalUrl);
+    if (u.protocol === 'http:' || u.protocol === 'https:') return u.href;
+  }
+  return finalUrl;
+}
+
 function absolutize(doc: Document, base: string): void {
   for (const [sel, attr] of [['a[href]', 'href'], ['img[src]', 'src'], ['source[src]', 'src'], ['link[href]', 'href']] as const) {
     for (const el of doc.querySelectorAll(sel)) {
-      const v = el.getAttribute(attr);
-      if (!v || v.startsWith('#') || /^(javascript|data|mailto):/i.test(v)) continue;
-      try {
-        el.setAttribute(attr, new URL(v, base).href);
-      } catch {
-        // Leave what cannot be parsed.
-      }
+      const v = el.getAttribute(attr)?.trim();
+      if (!v || /^(javascript|data|mailto|tel):/i.test(v)) continue;
+      if (URL.canParse(v, base)) el.setAttribute(attr, new URL(v, base).href);
     }
   }
 }
 
-function turndown(links: LinkStyle): { td: TurndownService; references: string[] } {
+function turndown(links: LinkStyle, page: string): { td: TurndownService; references: string[] } {
   const td = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_' });
   td.use(gfm);
   /** Link targets by placeholder id (see numberReferences). */
@@ -53,7 +62,7 @@ function turndown(links: LinkStyle): { td: TurndownService; references: string[]
         const href = (node as HTMLElement).getAttribute('href') ?? '';
         const text = content.trim();
         // Anchors within the page and links without text add nothing a model can use.
-        if (links === 'text' || !text || href.startsWith('#') || !/^https?:/i.test(href)) return content;
+        if (links === 'text' || !text || !/^https?:/i.test(href) || samePage(href, page)) return content;
         let id = ids.get(href);
         if (id === undefined) {
           id = references.length;
@@ -75,18 +84,18 @@ function turndown(links: LinkStyle): { td: TurndownService; references: string[]
   return { td, references };
 }
 
-/** A link target as short as it stays unambiguous: same-site links as a path from the page's origin (the output names the page's URL). */
-function shortTarget(href: string, page: URL | undefined): string {
-  try {
-    const u = new URL(href);
-    return page && u.origin === page.origin ? `${u.pathname}${u.search}${u.hash}` : href;
-  } catch {
-    return href;
-  }
+/** Whether a link only moves within the page itself (an anchor). */
+function samePage(href: string, page: string): boolean {
+  if (!URL.canParse(href) || !URL.canParse(page)) return false;
+  const a = new URL(href);
+  const b = new URL(page);
+  a.hash = '';
+  b.hash = '';
+  return a.href === b.href;
 }
 
 /** Numbers link placeholders in reading order and lists each URL once, at the end. */
-function numberReferences(markdown: string, targets: string[], page: URL | undefined): string {
+function numberReferences(markdown: string, targets: string[]): string {
   const numbers = new Map<number, number>();
   const body = markdown.replace(/\u0000(\d+)\u0000/g, (_m, id: string) => {
     const key = Number(id);
@@ -94,7 +103,7 @@ function numberReferences(markdown: string, targets: string[], page: URL | undef
     return String(numbers.get(key));
   });
   if (numbers.size === 0) return body;
-  return `${body}\n\n${[...numbers].map(([id, n]) => `[${n}]: ${shortTarget(targets[id]!, page)}`).join('\n')}`;
+  return `${body}\n\n${[...numbers].map(([id, n]) => `[${n}]: ${targets[id]!}`).join('\n')}`;
 }
 
 /**
@@ -105,7 +114,8 @@ function numberReferences(markdown: string, targets: string[], page: URL | undef
  */
 export function extract(html: string, baseUrl: string, links: LinkStyle = 'references'): Extracted {
   const { document } = parseHTML(html);
-  absolutize(document as unknown as Document, baseUrl);
+  const base = documentBase(document as unknown as Document, baseUrl);
+  absolutize(document as unknown as Document, base);
   const title = (document.querySelector('title')?.textContent ?? '').trim();
   const clone = parseHTML(document.toString()).document;
   let article: { title?: string | null; content?: string | null } | null = null;
@@ -115,11 +125,11 @@ export function extract(html: string, baseUrl: string, links: LinkStyle = 'refer
     article = null;
   }
   const contentHtml = article?.content ?? document.querySelector('body')?.innerHTML ?? html;
-  const { td, references } = turndown(links);
+  const { td, references } = turndown(links, baseUrl);
   let converted = td.turndown(contentHtml);
   // Tables markdown cannot hold (spans, nesting) come back as HTML, URLs and all; lean output shows them as text rows.
   if (links !== 'inline') converted = converted.replace(/<div class="joplin-table-wrapper">([\s\S]*?<\/table>)<\/div>/g, (_m, table: string) => blockText(parseHTML(`<!doctype html><html><body>${table}</body></html>`).document.body));
-  const markdown = numberReferences(converted.replace(/\n{3,}/g, '\n\n').trim(), references, URL.canParse(baseUrl) ? new URL(baseUrl) : undefined);
+  const markdown = numberReferences(converted.replace(/\n{3,}/g, '\n\n').trim(), references);
   const text = blockText(parseHTML(`<!doctype html><html><body>${contentHtml}</body></html>`).document.body);
   return { title: article?.title?.trim() || title, markdown, text };
 }

@@ -42,7 +42,7 @@ export const readDocsTool = defineTool({
   description:
     'Fetch a URL and return its main content as markdown (default), plain text or the rendered HTML. Pages are rendered in a real ' +
     'browser so JavaScript-built docs work; wait_ms waits longer for late content. Markdown keeps link text in place and lists each URL ' +
-    'once at the end, same-site ones as paths (links: "text" drops URLs, "inline" keeps them in place). PDFs come back as text, images as images, JSON and ' +
+    'once at the end as absolute URLs (links: "text" drops URLs, "inline" keeps them in place). PDFs come back as text, images as images, JSON and ' +
     'plain text as is. Long pages are cut; pass offset to read on. Only http and https URLs.',
   inputSchema: z.object({
     url: z.string().describe('The URL to fetch'),
@@ -52,7 +52,7 @@ export const readDocsTool = defineTool({
     links: z
       .enum(LINK_STYLES, { error: 'links must be references, text or inline' })
       .optional()
-      .describe('Markdown links: references (default: link text in place, each URL once in a numbered list at the end, same-site ones as paths), text (no URLs), inline ([text](url) where it stands)'),
+      .describe('Markdown links: references (default: link text in place, each URL once, absolute, in a numbered list at the end), text (no URLs), inline ([text](url) where it stands)'),
   }),
   outputSchema: z.object({
     url: z.string(),
