@@ -13,6 +13,7 @@ import { connectV2, textOf } from './helpers/clients.js';
 import { startHubProcess, stopHubOf, readHubJson, tokenOf } from './helpers/hub.js';
 import { tempHome, pincerEnv, PINCER_BIN, ROOT, waitFor, pidAlive, sleep } from './helpers/env.js';
 import { RawStdio } from './helpers/raw-stdio.js';
+import { skipUnless } from './helpers/prerequisites.js';
 
 const BRIDGE = { args: ['stdio'], env: { HTTP_PORT: 'auto' } };
 /** What "a relay, not a server" must never load (issue 17). */
@@ -102,11 +103,9 @@ test('pincer with no arguments and stdin not a terminal serves stdio', async () 
   }
 });
 
-test('pincer with no arguments at a terminal prints help on stderr only, and starts nothing', (t) => {
-  if (spawnSync('script', ['--version']).error) {
-    t.skip('util-linux "script" (to give pincer a terminal as stdin) is not installed');
-    return;
-  }
+const noScript = spawnSync('script', ['--version']).error ? 'util-linux "script" (to give pincer a terminal as stdin) is not installed' : undefined;
+
+test('pincer with no arguments at a terminal prints help on stderr only, and starts nothing', { skip: skipUnless(noScript) }, () => {
   const h = tempHome();
   try {
     const out = path.join(h.home, 'out.txt');

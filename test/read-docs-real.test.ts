@@ -1,13 +1,14 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import fs from 'node:fs';
 import { parseHTML } from 'linkedom';
 import type { Client } from '@modelcontextprotocol/client';
 import { connectV2, textOf } from './helpers/clients.js';
 import { tempHome } from './helpers/env.js';
-import { articleBenchmarkPages, missing, readabilityPages, SOURCES, type ArticlePage } from './helpers/web-corpora.js';
+import { articleBenchmarkPages, needsCorpora, readabilityPages, SOURCES, type ArticlePage } from './helpers/web-corpora.js';
 import { wordF1 } from '../bench/readdocs-quality.js';
+import { chromiumProblem, findChromium } from './helpers/browser.js';
+import { skipUnless } from './helpers/prerequisites.js';
 
 /*
  * ReadDocs on real article pages (see test/fixtures/web/README.md), served
@@ -21,8 +22,8 @@ function windows1252(s: string): Buffer {
   return Buffer.from([...s].map((c) => extra[c] ?? (c.codePointAt(0)! <= 0xff ? c.codePointAt(0)! : 0x3f)));
 }
 
-const needs = missing(SOURCES.readability) ?? missing(SOURCES.articleBenchmark);
-const CHROMIUM = '/usr/bin/chromium';
+const needs = needsCorpora(SOURCES.readability, SOURCES.articleBenchmark);
+const CHROMIUM = findChromium();
 
 describe('ReadDocs on real pages', () => {
   const h = tempHome();
@@ -65,7 +66,7 @@ describe('ReadDocs on real pages', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     ({ client } = await connectV2({ home: h.home, env: { BROWSER_PATH: 'off', READDOCS_MAX_CHARS: '1000000' } }));
-    if (fs.existsSync(CHROMIUM)) ({ client: rendering } = await connectV2({ home: h.home, env: { BROWSER_PATH: CHROMIUM, READDOCS_MAX_CHARS: '1000000' } }));
+    if (CHROMIUM) ({ client: rendering } = await connectV2({ home: h.home, env: { BROWSER_PATH: CHROMIUM, READDOCS_MAX_CHARS: '1000000' } }));
   });
   after(async () => {
     await client?.close();
@@ -150,7 +151,7 @@ describe('ReadDocs on real pages', () => {
   });
 
   for (const how of ['fetched', 'rendered'] as const) {
-    test(`links resolve against <base href> and the URL after a redirect (${how}, issue 28)`, { skip: needs ?? (how === 'rendered' && !fs.existsSync(CHROMIUM) && `no ${CHROMIUM}`) }, async () => {
+    test(`links resolve against <base href> and the URL after a redirect (${how}, issue 28)`, { skip: needs || (how === 'rendered' && skipUnless(chromiumProblem())) }, async () => {
       const c = how === 'rendered' ? rendering! : client;
       // Readability's own expectation for this page, with its fakehost standing for wherever the page is served.
       const expected = [...based.truth.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => m[1]!.replace('http://fakehost', base));

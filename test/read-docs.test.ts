@@ -1,12 +1,13 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import fs from 'node:fs';
 import sharp from 'sharp';
 import type { Client } from '@modelcontextprotocol/client';
 import { connectV2, textOf } from './helpers/clients.js';
 import { tempHome } from './helpers/env.js';
 import { makePdf } from './helpers/pdf.js';
+import { chromiumProblem, findChromium } from './helpers/browser.js';
+import { skipUnless } from './helpers/prerequisites.js';
 
 const JS_PAGE = `<!doctype html><html><head><title>Widget Guide</title></head><body>
 <nav><a href="/">Home</a> · <a href="/about">About</a></nav>
@@ -55,7 +56,7 @@ describe('ReadDocs against a local site', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-    ({ client } = await connectV2({ home: h.home, env: { READDOCS_TIMEOUT_MS: '2500', READDOCS_MAX_BYTES: '10485760', READDOCS_MAX_CHARS: '2000' } }));
+    ({ client } = await connectV2({ home: h.home, env: { BROWSER_PATH: findChromium() ?? '', READDOCS_TIMEOUT_MS: '2500', READDOCS_MAX_BYTES: '10485760', READDOCS_MAX_CHARS: '2000' } }));
     ({ client: plain } = await connectV2({ home: h.home, env: { BROWSER_PATH: 'off' } }));
   });
   after(async () => {
@@ -67,7 +68,7 @@ describe('ReadDocs against a local site', () => {
 
   const read = (c: Client, args: Record<string, unknown>) => c.callTool({ name: 'ReadDocs', arguments: args });
 
-  test('with Chromium: content inserted by JavaScript after 300 ms comes out as markdown; table, code and links right', { skip: !fs.existsSync('/usr/bin/chromium') && 'no /usr/bin/chromium' }, async () => {
+  test('with Chromium: content inserted by JavaScript after 300 ms comes out as markdown; table, code and links right', { skip: skipUnless(chromiumProblem()) }, async () => {
     const r = await read(client, { url: `${base}/moved` });
     assert.notEqual(r.isError, true, textOf(r));
     const md = textOf(r);

@@ -4,7 +4,7 @@ import { startFakeEngines, type FakeHit } from './helpers/fake-engines.js';
 import { startHubProcess } from './helpers/hub.js';
 import { tempHome, waitFor } from './helpers/env.js';
 import { textOf } from './helpers/clients.js';
-import { missing, SOURCES } from './helpers/web-corpora.js';
+import { hasCorpus, SOURCES } from './helpers/web-corpora.js';
 
 const QUERY = 'recaptcha v3 react';
 
@@ -24,7 +24,7 @@ interface Health {
 
 test('WebSearch in the real hub: a "captcha" query gets results; each failure rests as long as its kind says; tokens and cookies carried', async () => {
   const names = ['wikipedia', 'duckduckgo', 'duckduckgo_lite', 'startpage', 'brave', 'mojeek', 'yahoo', 'qwant', 'bing', 'yandex', 'baidu', 'google'];
-  const fake = await startFakeEngines(hits, { google: 'slow', yandex: 'captcha', baidu: 'garbage', mojeek: 'rate-limited', bing: 'server-error' }, { realDuckDuckGo: !missing(SOURCES.einoExt) });
+  const fake = await startFakeEngines(hits, { google: 'slow', yandex: 'captcha', baidu: 'garbage', mojeek: 'rate-limited', bing: 'server-error' }, { realDuckDuckGo: hasCorpus(SOURCES.einoExt) });
   const h = tempHome();
   const env: Record<string, string> = { SEARCH_ENGINES: names.join(','), SEARCH_ENGINE_TIMEOUT_MS: '1500', SEARCH_DEADLINE_MS: '3000', SEARCH_REST_ERROR_S: '2' };
   for (const n of names) env[`SEARCH_URL_${n.toUpperCase()}`] = `${fake.base}/${n}`;
@@ -51,9 +51,9 @@ test('WebSearch in the real hub: a "captcha" query gets results; each failure re
     // The page every engine found, under three spellings of its URL, is one result, first.
     assert.equal(first.sc.results[0]!.url.replace(/^https?:\/\/(www\.)?/i, '').toLowerCase().replace(/[/#?].*$/, ''), 'example.org');
     // Wikipedia links to its own articles, and the real DuckDuckGo page has its own results.
-    const agreeing = ok.filter((n) => n !== 'wikipedia' && !(n === 'duckduckgo' && !missing(SOURCES.einoExt)));
+    const agreeing = ok.filter((n) => n !== 'wikipedia' && !(n === 'duckduckgo' && hasCorpus(SOURCES.einoExt)));
     assert.deepEqual([...first.sc.results[0]!.engines].sort(), agreeing.sort());
-    if (!missing(SOURCES.einoExt)) assert.ok(first.sc.results.some((r) => r.url === 'https://github.com/cloudwego/eino'), 'results of the real DuckDuckGo page');
+    if (hasCorpus(SOURCES.einoExt)) assert.ok(first.sc.results.some((r) => r.url === 'https://github.com/cloudwego/eino'), 'results of the real DuckDuckGo page');
     assert.match(first.text, /Not used: .*yandex \(captcha: answered with its CAPTCHA/);
 
     // Rest periods by kind: CAPTCHA an hour, 429 and unreadable 180 s, timeout and 5xx SEARCH_REST_ERROR_S (2 s).

@@ -4,7 +4,7 @@ import { startFakeEngines, type FakeHit } from './helpers/fake-engines.js';
 import { startHubProcess } from './helpers/hub.js';
 import { tempHome } from './helpers/env.js';
 import { textOf } from './helpers/clients.js';
-import { missing, SOURCES } from './helpers/web-corpora.js';
+import { needsCorpora, SOURCES } from './helpers/web-corpora.js';
 
 /*
  * The built pincer hub searching engines that answer with real 2026 pages
@@ -14,7 +14,7 @@ import { missing, SOURCES } from './helpers/web-corpora.js';
 
 const QUERY = 'recaptcha v3 react captcha';
 const noHits = (): FakeHit[] => [];
-const skip = missing(SOURCES.webSearchMcp) ?? missing(SOURCES.celina);
+const skip = needsCorpora(SOURCES.webSearchMcp, SOURCES.celina);
 
 test('WebSearch over real engine pages: results from each, the real challenge and refusal recognised, agreement on real results ranked first', { skip }, async () => {
   const withResults = ['wikipedia', 'duckduckgo', 'startpage', 'brave', 'mojeek', 'yahoo', 'bing'];

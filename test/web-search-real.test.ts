@@ -4,7 +4,7 @@ import JSON5 from 'json5';
 import { ENGINES } from '../main/tools/search/engines/index.js';
 import { EngineFailure, type EngineContext, type EngineResponse, type FailureKind, type SearchResult } from '../main/tools/search/types.js';
 import { dom } from '../main/tools/search/blocking.js';
-import { missing, SERP_PAGES, serpPage, withQueryEcho, type SerpPageSource } from './helpers/web-corpora.js';
+import { hasCorpus, needsCorpora, SERP_PAGES, serpPage, withQueryEcho, type SerpPageSource } from './helpers/web-corpora.js';
 
 /*
  * Engines' real answers, as other projects saved them in 2026 (see
@@ -61,7 +61,7 @@ const pages = (kind: SerpPageSource['kind']) => SERP_PAGES.filter((p) => p.kind 
 
 describe('real result pages: every organic result, decoded, nothing of the engine itself', () => {
   for (const src of pages('results')) {
-    test(`${src.engine}: ${src.what} (${src.repo})`, { skip: missing(src.repo) }, () => {
+    test(`${src.engine}: ${src.what} (${src.repo})`, { skip: needsCorpora(src.repo) }, () => {
       const page = serpPage(src);
       const out = parse(src, page, src.query!);
       assert.ok(out.length >= 1, 'no results');
@@ -76,7 +76,7 @@ describe('real result pages: every organic result, decoded, nothing of the engin
       assert.ok(out.some((r) => r.snippet.length > 20), 'no snippets read');
     });
 
-    test(`${src.engine}: the same page echoing a query full of "captcha" words is read the same (${src.repo})`, { skip: missing(src.repo) }, () => {
+    test(`${src.engine}: the same page echoing a query full of "captcha" words is read the same (${src.repo})`, { skip: needsCorpora(src.repo) }, () => {
       const page = serpPage(src);
       if (src.engine === 'searxng') {
         // SearXNG echoes the query in the answer's "query" field.
@@ -105,7 +105,7 @@ describe('real result pages: every organic result, decoded, nothing of the engin
 describe('real result pages, engine by engine', () => {
   const find = (engineName: string, file: string) => SERP_PAGES.find((p) => p.engine === engineName && p.file === file)!;
 
-  test('Bing: click-tracking links (ck/a?…u=a1<base64>) come back as the sites they lead to; one result per li.b_algo', { skip: missing(find('bing', 'tests/fixtures/http-bing.html').repo) }, () => {
+  test('Bing: click-tracking links (ck/a?…u=a1<base64>) come back as the sites they lead to; one result per li.b_algo', { skip: needsCorpora(find('bing', 'tests/fixtures/http-bing.html').repo) }, () => {
     for (const src of SERP_PAGES.filter((p) => p.engine === 'bing' && p.kind === 'results')) {
       const page = serpPage(src);
       const d = dom(page);
@@ -120,7 +120,7 @@ describe('real result pages, engine by engine', () => {
     assert.equal(out[0]!.url, 'https://www.w3schools.com/Js/');
   });
 
-  test('Brave: every web result of the page, by its link', { skip: missing(find('brave', 'tests/fixtures/brave.html').repo) }, () => {
+  test('Brave: every web result of the page, by its link', { skip: needsCorpora(find('brave', 'tests/fixtures/brave.html').repo) }, () => {
     const src = find('brave', 'tests/fixtures/brave.html');
     const page = serpPage(src);
     const web = [...dom(page).querySelectorAll('div.snippet[data-type="web"]')].map((s) => s.querySelector('a')!.getAttribute('href')!);
@@ -134,7 +134,7 @@ describe('real result pages, engine by engine', () => {
     for (const u of deep) assert.ok((out.find((r) => r.url === u)?.snippet.length ?? 0) > 20, `no description for deep link ${u}`);
   });
 
-  test('Yahoo: one result per div.algo-sr, with the link of its title', { skip: missing(find('yahoo', 'tests/fixtures/yahoo.html').repo) }, () => {
+  test('Yahoo: one result per div.algo-sr, with the link of its title', { skip: needsCorpora(find('yahoo', 'tests/fixtures/yahoo.html').repo) }, () => {
     const src = find('yahoo', 'tests/fixtures/yahoo.html');
     const page = serpPage(src);
     const out = parse(src, page, src.query!);
@@ -142,13 +142,13 @@ describe('real result pages, engine by engine', () => {
     assert.ok(out.some((r) => r.url === 'https://developer.mozilla.org/en-US/docs/Web/JavaScript'));
   });
 
-  test('Mojeek: one result per ul.results-standard item', { skip: missing(find('mojeek', 'tests/fixtures/mojeek.html').repo) }, () => {
+  test('Mojeek: one result per ul.results-standard item', { skip: needsCorpora(find('mojeek', 'tests/fixtures/mojeek.html').repo) }, () => {
     const src = find('mojeek', 'tests/fixtures/mojeek.html');
     const page = serpPage(src);
     assert.equal(parse(src, page, src.query!).length, dom(page).querySelectorAll('ul.results-standard > li').length);
   });
 
-  test('Startpage: the results data of the page (UIStartpage.AppSerpWeb) and its rendered list agree, ads left out', { skip: missing(find('startpage', 'tests/fixtures/http-startpage.html').repo) }, () => {
+  test('Startpage: the results data of the page (UIStartpage.AppSerpWeb) and its rendered list agree, ads left out', { skip: needsCorpora(find('startpage', 'tests/fixtures/http-startpage.html').repo) }, () => {
     for (const src of SERP_PAGES.filter((p) => p.engine === 'startpage')) {
       const page = serpPage(src);
       // These copies were reformatted by Prettier, which turned the JSON Startpage sends into a JS
@@ -170,21 +170,21 @@ describe('real result pages, engine by engine', () => {
     }
   });
 
-  test('DuckDuckGo (2026-07): every web result, no ads', { skip: missing(find('duckduckgo', 'tests/fixtures/ddg_html.html').repo) }, () => {
+  test('DuckDuckGo (2026-07): every web result, no ads', { skip: needsCorpora(find('duckduckgo', 'tests/fixtures/ddg_html.html').repo) }, () => {
     const src = find('duckduckgo', 'tests/fixtures/ddg_html.html');
     const page = serpPage(src);
     const d = dom(page);
     assert.equal(parse(src, page, src.query!).length, d.querySelectorAll('div#links div.web-result').length - d.querySelectorAll('div#links div.result--ad').length);
   });
 
-  test('SearXNG: every result of the JSON answer, in its order', { skip: missing(find('searxng', 'tests/fixtures/searxng_search.json').repo) }, () => {
+  test('SearXNG: every result of the JSON answer, in its order', { skip: needsCorpora(find('searxng', 'tests/fixtures/searxng_search.json').repo) }, () => {
     const src = find('searxng', 'tests/fixtures/searxng_search.json');
     const body = serpPage(src);
     const data = JSON.parse(body) as { results: { url: string }[] };
     assert.deepEqual(parse(src, body, src.query!).map((r) => r.url), data.results.map((r) => r.url));
   });
 
-  test('Wikipedia: each hit links to its article by title, snippet without search-match markup', { skip: missing(find('wikipedia', 'tests/fixtures/wiki_search.json').repo) }, () => {
+  test('Wikipedia: each hit links to its article by title, snippet without search-match markup', { skip: needsCorpora(find('wikipedia', 'tests/fixtures/wiki_search.json').repo) }, () => {
     const src = find('wikipedia', 'tests/fixtures/wiki_search.json');
     const body = serpPage(src);
     const data = JSON.parse(body) as { query: { search: { title: string; snippet: string }[] } };
@@ -196,7 +196,7 @@ describe('real result pages, engine by engine', () => {
 
 describe("real challenge and refusal pages are recognised as such, whatever the status they came with", () => {
   for (const src of pages('challenge')) {
-    test(`${src.engine}: ${src.what} is a CAPTCHA (${src.repo})`, { skip: missing(src.repo) }, () => {
+    test(`${src.engine}: ${src.what} is a CAPTCHA (${src.repo})`, { skip: needsCorpora(src.repo) }, () => {
       const page = serpPage(src);
       for (const status of [200, 202, 403]) {
         const kind: FailureKind | undefined = failureOf(() => engine(src.engine).parse(answer(page, status), ctx('x')))?.kind;
@@ -206,13 +206,13 @@ describe("real challenge and refusal pages are recognised as such, whatever the 
   }
 
   for (const src of pages('javascript-only')) {
-    test(`${src.engine}: ${src.what} means "needs a browser" (${src.repo})`, { skip: missing(src.repo) }, () => {
+    test(`${src.engine}: ${src.what} means "needs a browser" (${src.repo})`, { skip: needsCorpora(src.repo) }, () => {
       const f = failureOf(() => engine(src.engine).parse(answer(serpPage(src)), ctx('x')));
       assert.equal(f?.kind, 'needs-browser');
     });
   }
 
-  test('Qwant: its DataDome "Service unavailable" page in place of the JSON answer is a refusal, not an unreadable answer', { skip: missing(pages('refusal')[0]!.repo) }, () => {
+  test('Qwant: its DataDome "Service unavailable" page in place of the JSON answer is a refusal, not an unreadable answer', { skip: needsCorpora(pages('refusal')[0]!.repo) }, () => {
     const page = serpPage(SERP_PAGES.find((p) => p.engine === 'qwant' && p.kind === 'refusal')!);
     for (const status of [200, 403]) {
       const f = failureOf(() => engine('qwant').parse(answer(page, status), ctx('x')));
@@ -223,15 +223,15 @@ describe("real challenge and refusal pages are recognised as such, whatever the 
     assert.equal(failureOf(() => engine('qwant').parse(answer('<html><body><h1>Hello</h1></body></html>'), ctx('x')))?.kind, 'unreadable');
   });
 
-  test('SearXNG: a public instance that checks for a browser gets a message saying what to do', { skip: missing(pages('refusal')[0]!.repo) }, () => {
+  test('SearXNG: a public instance that checks for a browser gets a message saying what to do', { skip: needsCorpora(pages('refusal')[0]!.repo) }, () => {
     const page = serpPage(SERP_PAGES.find((p) => p.engine === 'searxng' && p.kind === 'refusal')!);
     const f = failureOf(() => engine('searxng').parse(answer(page), ctx('x')));
     assert.equal(f?.kind, 'misconfigured');
     assert.match(f!.message, /SEARXNG_URL answered an HTML page \("searx\.be \| Verifying your request"\).*settings\.yml/);
   });
 
-  test('a real result page is never taken for a challenge, even with a CAPTCHA word in every title', { skip: missing(pages('results')[0]!.repo) }, () => {
-    for (const src of pages('results').filter((p) => !p.file.endsWith('.json') && !missing(p.repo))) {
+  test('a real result page is never taken for a challenge, even with a CAPTCHA word in every title', { skip: needsCorpora(pages('results')[0]!.repo) }, () => {
+    for (const src of pages('results').filter((p) => !p.file.endsWith('.json') && hasCorpus(p.repo))) {
       const page = serpPage(src).replace(/<h2([^>]*)>/g, '<h2$1>reCAPTCHA ');
       assert.equal(failureOf(() => parse(src, page, src.query!)), undefined, src.file);
     }

@@ -10,7 +10,7 @@ import { nodeTransport } from '../main/tools/search/transport.js';
 import { FetchError } from '../main/tools/web/http-fetch.js';
 import http from 'node:http';
 import zlib from 'node:zlib';
-import { duckDuckGoPages, missing, SOURCES } from './helpers/web-corpora.js';
+import { duckDuckGoPages, needsCorpora, SOURCES } from './helpers/web-corpora.js';
 
 /** The words the old scanner took for a block, in the query and in the results. */
 const TRAP_QUERY = 'recaptcha v3 react captcha unusual traffic are you a robot';
@@ -82,7 +82,7 @@ describe('engine modules read pages in their 2026 shape', () => {
 });
 
 describe('real DuckDuckGo pages (cloudwego/eino-ext test fixtures)', () => {
-  const skip = missing(SOURCES.einoExt);
+  const skip = needsCorpora(SOURCES.einoExt);
   test('a real result page: every organic result, links and snippets as shown', { skip }, () => {
     const { results } = duckDuckGoPages();
     const out = engine('duckduckgo').parse(response(200, results), ctx('eino'));

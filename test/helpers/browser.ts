@@ -3,23 +3,42 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { ROOT } from './env.js';
+import { onPath } from './prerequisites.js';
+import { browserCandidates } from '../../main/tools/web/browser.js';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 
 /**
- * Browser tests never skip silently: without Chromium they fail, saying how to
- * install it (`.ci/run` installs Debian's package and fails when it cannot).
+ * The installed Chromium (or Chrome, Edge) the browser tests drive — never a downloaded one:
+ * CHROMIUM_PATH, else the first on PATH, else where ReadDocs itself looks on this OS.
  */
-export function requireChromium(): void {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium is needed for the browser tests and is not at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH.`);
+export function findChromium(): string | undefined {
+  const configured = process.env.CHROMIUM_PATH;
+  if (configured) return fs.existsSync(configured) ? configured : undefined;
+  return onPath(['chromium', 'chromium-browser', 'google-chrome-stable', 'google-chrome', 'chrome', 'msedge']) ?? browserCandidates().find((c) => fs.existsSync(c));
 }
 
-/** Debian's Chromium, headless, never a downloaded browser. playwright-core gives it a fresh temporary profile. */
+/** Why no browser test can run here, or undefined when one can. */
+export function chromiumProblem(): string | undefined {
+  if (findChromium()) return undefined;
+  const where = process.env.CHROMIUM_PATH ? `CHROMIUM_PATH (${process.env.CHROMIUM_PATH}) does not exist` : 'none on PATH or in the usual places';
+  return `Chromium is needed for the browser tests: ${where}. Install it (Debian: apt-get install chromium) or set CHROMIUM_PATH.`;
+}
+
+/**
+ * The dashboard's browser tests need Chromium wherever they run: without it they fail, saying
+ * how to install it (`.ci/run` installs Debian's package and fails when it cannot).
+ */
+export function requireChromium(): string {
+  const found = findChromium();
+  if (!found) throw new Error(chromiumProblem());
+  return found;
+}
+
+/** Installed Chromium, headless. playwright-core gives it a fresh temporary profile. */
 export async function launchChromium(): Promise<{ browser: Browser; close(): Promise<void> }> {
-  requireChromium();
   const browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: requireChromium(),
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { missing, SOURCES, duckDuckGoPages, SERP_PAGES, serpPage, withQueryEcho, type SerpPageSource } from './web-corpora.js';
+import { hasCorpus, SOURCES, duckDuckGoPages, SERP_PAGES, serpPage, withQueryEcho, type SerpPageSource } from './web-corpora.js';
 
 export interface FakeHit {
   title: string;
@@ -84,14 +84,14 @@ export interface FakeRequest {
 
 /** Real DuckDuckGo result page, with its query echo set to the query asked (the page echoes it in its title and two inputs). */
 function realDuckDuckGo(q: string): string | undefined {
-  if (missing(SOURCES.einoExt)) return undefined;
+  if (!hasCorpus(SOURCES.einoExt)) return undefined;
   const page = duckDuckGoPages().results;
   return page.replace(/<title>eino at DuckDuckGo<\/title>/, `<title>${esc(q)} at DuckDuckGo</title>`).replace(/value="eino"/g, `value="${esc(q)}"`);
 }
 
 /** The first real answer of this kind for the engine whose corpus is here. */
 export function realSource(engine: string, kind: SerpPageSource['kind']): SerpPageSource | undefined {
-  return SERP_PAGES.find((p) => p.engine === engine && p.kind === kind && !missing(p.repo));
+  return SERP_PAGES.find((p) => p.engine === engine && p.kind === kind && hasCorpus(p.repo));
 }
 
 /** A real result page of the engine, echoing the query asked. */

@@ -2,20 +2,36 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { ROOT } from './env.js';
+import { optional, skipUnless } from './prerequisites.js';
 
 /*
- * Real web material for WebSearch and ReadDocs tests and the ReadDocs
- * quality benchmark, read straight from git snapshots of the public
- * repositories that publish it (nothing of it is copied into Pincer's tree):
- * see test/fixtures/web/README.md for the sources and their licences.
+ * Real web material for WebSearch and ReadDocs tests and the ReadDocs quality benchmark: files
+ * other public repositories publish, kept outside Pincer's tree (test/fixtures/web/README.md
+ * lists them with their licences). The folder holds one `<owner>+<name>/files/` per repository
+ * with the files under the repository's own paths, as they stood at the commit that
+ * test/fixtures/web/corpora.json names (with each file's SHA-256).
  *
- * PINCER_WEB_CORPORA names the folder holding them (default /work/.mirror),
- * one `<owner>+<name>/` each: either a git directory `repo` (a snapshot,
- * read at HEAD) or a plain copy of the files used, under `files/` with the
- * repository's paths.
+ * Where: PINCER_WEB_CORPORA, else `../shared/web-corpora` beside the repository (CI puts a copy of
+ * shared/ there), else beside the main checkout of a git worktree. `npm run corpora` fetches it.
  */
 
-export const CORPORA_ROOT = process.env.PINCER_WEB_CORPORA ?? '/work/.mirror';
+const WORKTREE_MAIN = (() => {
+  // A git worktree's .git is a file; its common dir is the main checkout's .git.
+  try {
+    const common = execFileSync('git', ['-C', ROOT, 'rev-parse', '--path-format=absolute', '--git-common-dir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return path.dirname(common);
+  } catch {
+    return undefined; // not a git checkout (an unpacked source archive): only ROOT counts
+  }
+})();
+
+/** The folders looked in, in order; the first that exists is used. */
+export const CORPORA_CANDIDATES: string[] = process.env.PINCER_WEB_CORPORA
+  ? [path.resolve(process.env.PINCER_WEB_CORPORA)]
+  : [...new Set([ROOT, WORKTREE_MAIN].filter((d): d is string => Boolean(d)).map((d) => path.resolve(d, '..', 'shared', 'web-corpora')))];
+
+export const CORPORA_ROOT = CORPORA_CANDIDATES.find((d) => fs.existsSync(d)) ?? CORPORA_CANDIDATES[0]!;
 
 export const SOURCES = {
   readability: 'mozilla/readability',
@@ -27,32 +43,33 @@ export const SOURCES = {
   unlimProxy: 'Mishmix/unlim-proxy-engine',
 } as const;
 
-function gitDir(repo: string): string {
-  return path.join(CORPORA_ROOT, repo.replace('/', '+'), 'repo');
+export function corpusDir(repo: string, root = CORPORA_ROOT): string {
+  return path.join(root, repo.replace('/', '+'), 'files');
 }
-
-function filesDir(repo: string): string {
-  return path.join(CORPORA_ROOT, repo.replace('/', '+'), 'files');
-}
-
-const isGit = (repo: string) => fs.existsSync(path.join(gitDir(repo), 'HEAD'));
 
 /** Why a corpus cannot be read here, or undefined when it can. */
 export function missing(repo: string): string | undefined {
-  return isGit(repo) || fs.existsSync(filesDir(repo)) ? undefined : `real-web corpus ${repo} not found at ${gitDir(repo)} or ${filesDir(repo)} (set PINCER_WEB_CORPORA; see test/fixtures/web/README.md)`;
+  if (fs.existsSync(corpusDir(repo))) return undefined;
+  const looked = CORPORA_CANDIDATES.map((d) => corpusDir(repo, d)).join(' or ');
+  return `real-web corpus ${repo} not found at ${looked}: run "npm run corpora" (or set PINCER_WEB_CORPORA to the folder holding <owner>+<name>/files/)`;
+}
+
+/** The `skip` option of a test that reads these corpora (see prerequisites.ts: under CI their absence fails). */
+export function needsCorpora(...repos: string[]): string | false {
+  return skipUnless(...repos.map(missing));
+}
+
+/** True when the corpus is here; a test that falls back to made-up pages without it (under CI its absence fails). */
+export function hasCorpus(repo: string): boolean {
+  return optional(missing(repo));
 }
 
 function show(repo: string, file: string): Buffer {
-  if (!isGit(repo)) return fs.readFileSync(path.join(filesDir(repo), file));
-  return execFileSync('git', ['--git-dir', gitDir(repo), 'show', `HEAD:${file}`], { maxBuffer: 64 * 1024 * 1024 });
+  return fs.readFileSync(path.join(corpusDir(repo), file));
 }
 
 function list(repo: string, dir: string): string[] {
-  if (!isGit(repo)) return fs.readdirSync(path.join(filesDir(repo), dir)).sort();
-  return execFileSync('git', ['--git-dir', gitDir(repo), 'ls-tree', '--name-only', 'HEAD', `${dir}/`], { encoding: 'utf8' })
-    .split('\n')
-    .filter(Boolean)
-    .map((p) => path.posix.basename(p));
+  return fs.readdirSync(path.join(corpusDir(repo), dir)).sort();
 }
 
 export interface ArticlePage {

@@ -26,7 +26,8 @@ export interface PageRenderer {
   close(): Promise<void>;
 }
 
-function candidates(): string[] {
+/** Where Chrome, Chromium, Edge or Brave usually is on this OS (tests look there too). */
+export function browserCandidates(): string[] {
   const env = process.env;
   if (process.platform === 'win32') {
     const roots = [env.PROGRAMFILES, env['PROGRAMFILES(X86)'], env.LOCALAPPDATA].filter((r): r is string => Boolean(r));
@@ -54,7 +55,7 @@ export function findBrowser(settings: SettingsView): string | undefined {
   const configured = settings.get('BROWSER_PATH').trim();
   if (configured.toLowerCase() === 'off') return undefined;
   if (configured) return fs.existsSync(configured) ? configured : undefined;
-  return candidates().find((c) => fs.existsSync(c));
+  return browserCandidates().find((c) => fs.existsSync(c));
 }
 
 /**
