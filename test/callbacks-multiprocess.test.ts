@@ -13,6 +13,7 @@ test('with a hub and a standalone pincer on one database, each fire happens once
   try {
     const logs: string[] = [];
     client.setNotificationHandler('notifications/message', (n) => void logs.push(String(n.params.data)));
+    await client.setLoggingLevel('info');
     await client.callTool({ name: 'SetCallback', arguments: { message: 'both processes race for this', delay_seconds: 1, repeat_count: 4 } });
     await waitFor(() => logs.length >= 4, 'four notifications', 20_000);
     await sleep(2000);

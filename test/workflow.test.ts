@@ -113,6 +113,8 @@ describe('SetCallback through pincer stdio', () => {
       client.setNotificationHandler('notifications/message', (n) => {
         logs.push(String(n.params.data));
       });
+      // Log messages are sent only to a client that asked for them.
+      await client.setLoggingLevel('info');
       const set = await client.callTool({ name: 'SetCallback', arguments: { action: 'set', message: 'check the build', delay_seconds: 1, repeat_count: 3 } });
       assert.match(textOf(set), /Callback 0 set: "check the build" fires in 1 s, every 1 s, 3 times/);
       await waitFor(() => logs.length >= 3, 'three callback notifications', 15_000);
@@ -122,6 +124,7 @@ describe('SetCallback through pincer stdio', () => {
       const next = await client.callTool({ name: 'ListBgTasks', arguments: {} });
       const content = next.content as { type: string; text: string }[];
       assert.equal(content[0]!.text, Array(3).fill('[Callback] Timer fired: check the build').join('\n'));
+      assert.deepEqual((next.structuredContent as { pincer_notices?: string[] }).pincer_notices, Array(3).fill('[Callback] Timer fired: check the build'));
       assert.match(content[1]!.text, /No background tasks/);
       const after = await client.callTool({ name: 'ListBgTasks', arguments: {} });
       assert.equal((after.content as unknown[]).length, 1, 'fires are delivered once');

@@ -1,5 +1,5 @@
 import type { CallToolResult, Tool, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/server';
-import type { RoundTrip, Services, ToolContext, ToolGroup } from '../tools/types.js';
+import { ASK_IN_CLIENT, type RoundTrip, type Services, type ToolContext, type ToolGroup } from '../tools/types.js';
 import { UserError, errorMessage } from '../core/errors.js';
 import { timeOrderedId } from '../core/ids.js';
 import { preview, previewOfFresh } from '../core/format.js';
@@ -8,7 +8,7 @@ import { fireText } from '../tools/workflow/scheduler.js';
 import type { ToolRegistry } from './registry.js';
 import type { Settings } from '../core/settings/settings.js';
 import type { SettingsView } from '../core/settings/view.js';
-import { formatZodError } from './registry.js';
+import { formatZodError, NOTICES_KEY } from './registry.js';
 import { toolKey } from '../core/settings/schema.js';
 import type { Caller } from './caller.js';
 import { PAUSED_MESSAGE, type CallError, type CallErrorCode } from './call-errors.js';
@@ -147,11 +147,24 @@ export class ToolCalls {
     return { result, ...(error ? { error } : {}), ...(!result.isError ? { outputSchema: this.registry.schemas(tool).output } : {}) };
   }
 
-  /** Fires waiting for this caller go in front of the result the model reads next. */
+  /**
+   * Fires waiting for this caller go into the result the model reads next: in
+   * front of its text, and into its structured content when it has some (a
+   * client that reads only structuredContent sees them there). A result
+   * without structured content gets none: clients then read the content
+   * blocks, and ReadImage's image must not be hidden behind an object. A
+   * question to be asked in the client's form is not a result the model
+   * reads, so fires wait for the next one.
+   */
   private prependFires(caller: Caller, result: CallToolResult): CallToolResult {
+    if (result._meta?.[ASK_IN_CLIENT]) return result;
     const fires = this.services.callbacks.claimUndelivered(caller.id);
     if (fires.length === 0) return result;
-    return { ...result, content: [{ type: 'text', text: fires.map(fireText).join('\n') }, ...result.content] };
+    const notices = fires.map(fireText);
+    const shaped: CallToolResult = { ...result, content: [{ type: 'text', text: notices.join('\n') }, ...result.content] };
+    const structured = result.structuredContent;
+    if (structured && typeof structured === 'object' && !Array.isArray(structured)) shaped.structuredContent = { ...structured, [NOTICES_KEY]: notices };
+    return shaped;
   }
 
   private context(caller: Caller, channel: CallChannel, settings: SettingsView): ToolContext {

@@ -15,6 +15,11 @@ export interface Peer {
   resourceUpdated(uri: string): void;
   /** Delivers callback fires as they happen, where the client has a channel for them. */
   callbackFired?(text: string): void;
+  /**
+   * Whether the client asked for such notifications now (a log level it set):
+   * a fire is claimed as notified only when it is sent to a client that wants it.
+   */
+  wantsFires?(): boolean;
   /** The client these notifications belong to, when it has one. */
   caller?: Caller;
 }
@@ -77,6 +82,7 @@ export class Notifier {
     for (const p of this.peers) {
       if (!p.callbackFired || !p.caller?.hasCallbacks) continue;
       try {
+        if (p.wantsFires && !p.wantsFires()) continue;
         for (const f of this.callbacks.claimNotifications(p.caller.id)) p.callbackFired(fireText(f));
       } catch {
         // A read-only or closing database: the fire stays for the caller's next result.

@@ -6,6 +6,17 @@ import type { SettingsView } from '../core/settings/view.js';
 import type { Contributions } from './contributions.js';
 
 /**
+ * Where a structured result carries the notices waiting for its client (fired
+ * callbacks): clients that hand the model only `structuredContent` (Claude
+ * Code, Codex, Mastra) would otherwise never show them. ARCHITECTURE §1.
+ */
+export const NOTICES_KEY = 'pincer_notices';
+const NOTICES_SCHEMA = z
+  .array(z.string())
+  .optional()
+  .describe('Messages waiting for you, such as fired SetCallback reminders; the same text opens the result\'s content.');
+
+/**
  * The tool catalogue as clients see it: which tools are on (TOOLS and
  * TOOL_<NAME>), and their published JSON Schemas, generated once from zod.
  */
@@ -90,7 +101,9 @@ export class ToolRegistry {
     }
     if (!s) {
       s = { input: toJsonSchema(tool.inputSchema, 'input') as Tool['inputSchema'] };
-      if (tool.outputSchema) s.output = toJsonSchema(tool.outputSchema, 'output') as Tool['outputSchema'];
+      // Every structured result may carry the notices (fired callbacks) waiting for the client, so the
+      // schema says so: clients validate structuredContent against it, and some read nothing else.
+      if (tool.outputSchema) s.output = toJsonSchema(tool.outputSchema.extend({ [NOTICES_KEY]: NOTICES_SCHEMA }), 'output') as Tool['outputSchema'];
       this.schemaCache.set(tool.name, s);
     }
     return s;

@@ -5,6 +5,7 @@ import { frameLines, type Framed } from './bridge/line-framer.js';
 import { errorLine, isRetryElsewhere, refusalMessage, requestIds, routingOf, type RpcId } from './bridge/messages.js';
 import { configureLogging, logger } from '../core/log.js';
 import { pincerPaths } from '../core/paths.js';
+import { discoverResult } from '../mcp/server-info.js';
 import { errorMessage } from '../core/errors.js';
 
 const log = logger('bridge');
@@ -88,6 +89,9 @@ class Bridge {
   private fromClient(m: Framed): void {
     const v = m.value;
     const r = routingOf(v);
+    // The AI SDK gives its 2026-07-28 probe 1 s, often less than reaching (or starting) the hub takes:
+    // until the hub is connected, the bridge answers it from the same static description the hub uses.
+    if (r.isRequest && r.method === 'server/discover' && !this.pipe?.open) return this.write(JSON.stringify({ jsonrpc: '2.0', id: r.id, result: discoverResult() }));
     const ids = requestIds(v);
     for (const id of ids) this.pending.set(id, { line: Array.isArray(v) ? '' : m.text, method: r.method ?? '' });
     if (r.isRequest && r.method === 'initialize') {
@@ -232,7 +236,8 @@ class Bridge {
     if (this.pipe !== pipe) return;
     this.pipe = undefined;
     this.draining = false;
-    if (!this.closing) log.warn(`lost the hub: ${why}`);
+    // Routine (a handover, a restart): the bridge moves to the next hub; failing to is logged as an error.
+    if (!this.closing) log.info(`lost the hub: ${why}`);
     for (const [id, p] of this.pending) {
       if (p.sentOn !== pipe) continue;
       if (typeof id === 'string' && id.startsWith(REPLAY_PREFIX)) {
@@ -301,6 +306,6 @@ export async function runBridge(home: string): Promise<void> {
     const v8 = process.getBuiltinModule('node:v8');
     for (const flag of BRIDGE_V8_FLAGS) v8.setFlagsFromString(flag);
   }
-  configureLogging({ logsDir: pincerPaths(home).logsDir, fileName: 'bridge.log', stderr: true, sync: true });
+  configureLogging({ logsDir: pincerPaths(home).logsDir, fileName: 'bridge.log', stderr: true, quietStderr: true, sync: true });
   new Bridge(home).start();
 }

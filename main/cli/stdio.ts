@@ -1,27 +1,39 @@
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { createRuntime } from '../calls/runtime.js';
-import { createPincerServer } from '../mcp/server.js';
 import { configureLogging, logger } from '../core/log.js';
 import { pincerPaths } from '../core/paths.js';
-import { GuardedStdioTransport } from '../transports/stdio-transport.js';
 import { isFilesystemRoot } from '../mcp/client-identity.js';
+import { EarlyDiscover } from './early-discover.js';
 
 const log = logger('stdio');
+/** How long start-up waits for the client's first message before loading the server anyway. */
+const FIRST_INPUT_WAIT_MS = 100;
 
 /**
  * `pincer stdio --standalone`: the whole server in this process. stdout carries
  * protocol messages only; everything else goes to stderr and the log file.
+ * The server's modules load after stdin is being read, so a 2026-07-28
+ * `server/discover` is answered while they load (early-discover.ts).
  */
 export async function runStandaloneStdio(home: string): Promise<void> {
-  configureLogging({ logsDir: pincerPaths(home).logsDir, fileName: 'stdio.log', stderr: true });
+  configureLogging({ logsDir: pincerPaths(home).logsDir, fileName: 'stdio.log', stderr: true, quietStderr: true });
+  const early = new EarlyDiscover(process.stdin, (line) => process.stdout.write(line + '\n'));
+  // Loading the server parses megabytes of code without yielding to the event loop: read what the
+  // client sent first (clients write as soon as they spawn us), so a probe is answered before that.
+  await Promise.race([early.firstInput, new Promise((r) => setTimeout(r, FIRST_INPUT_WAIT_MS))]);
+  const [{ serveStdio }, { createRuntime }, { createPincerServer }, { GuardedStdioTransport }] = await Promise.all([
+    import('@modelcontextprotocol/server/stdio'),
+    import('../calls/runtime.js'),
+    import('../mcp/server.js'),
+    import('../transports/stdio-transport.js'),
+  ]);
   // One client, so its project folder (where the client started us) narrows what its calls see.
   // A process started in a filesystem root (Claude Desktop starts servers in `/`) has no project folder.
   const folder = isFilesystemRoot(process.cwd()) ? undefined : process.cwd();
   const runtime = createRuntime({ home, projectDir: folder, leanHeap: false });
+  const input = early.handOver();
   const handle = serveStdio(
     // The client started this process in its working folder: that is where its commands run.
     () => createPincerServer(runtime, { transport: 'stdio', client: { cwd: folder } }),
-    { transport: new GuardedStdioTransport(), onerror: (err) => log.debug(`protocol: ${err.message.slice(0, 300)}`) },
+    { transport: new GuardedStdioTransport(input, process.stdout), onerror: (err) => log.debug(`protocol: ${err.message.slice(0, 300)}`) },
   );
   let closing = false;
   const shutdown = async (why: string) => {
@@ -33,8 +45,8 @@ export async function runStandaloneStdio(home: string): Promise<void> {
     // Background jobs are detached; they keep running.
     process.exit(0);
   };
-  process.stdin.on('end', () => void shutdown('stdin closed'));
-  process.stdin.on('close', () => void shutdown('stdin closed'));
+  // The input ends when the client's stdin does, after what it sent was read (EarlyDiscover passes the end on).
+  input.once('end', () => void shutdown('stdin closed'));
   process.stdin.resume();
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -22,18 +22,24 @@ interface LogFile {
 interface Sink {
   level: LogLevel;
   stderr: boolean;
+  /** The lowest level that also goes to stderr (the file gets everything from `level` up). */
+  stderrLevel?: LogLevel;
   file?: LogFile;
 }
 
-const sink: Sink = { level: (process.env.PINCER_LOG_LEVEL as LogLevel) in ORDER ? (process.env.PINCER_LOG_LEVEL as LogLevel) : 'info', stderr: true };
+const envLevel = (process.env.PINCER_LOG_LEVEL as LogLevel) in ORDER ? (process.env.PINCER_LOG_LEVEL as LogLevel) : undefined;
+const sink: Sink = { level: envLevel ?? 'info', stderr: true };
 
 /**
  * Logs go to stderr and to a file in the data directory — never stdout, which
  * belongs to the protocol when Pincer speaks stdio.
  */
-export function configureLogging(opts: { logsDir?: string; fileName?: string; stderr?: boolean; level?: LogLevel; sync?: boolean }): void {
+export function configureLogging(opts: { logsDir?: string; fileName?: string; stderr?: boolean; level?: LogLevel; sync?: boolean; quietStderr?: boolean }): void {
   if (opts.level) sink.level = opts.level;
   if (opts.stderr !== undefined) sink.stderr = opts.stderr;
+  // A process a client started (`pincer stdio`): clients show its stderr to their users, so it
+  // carries only warnings and errors unless PINCER_LOG_LEVEL asks for more; the log file has the rest.
+  if (opts.quietStderr) sink.stderrLevel = envLevel ?? 'warn';
   if (opts.logsDir) {
     fs.mkdirSync(opts.logsDir, { recursive: true, mode: 0o700 });
     sink.file?.end();
@@ -78,7 +84,7 @@ function appendSync(file: string): LogFile | undefined {
 function write(level: LogLevel, scope: string, msg: string, extra?: Record<string, unknown>): void {
   if (ORDER[level] < ORDER[sink.level]) return;
   const line = `${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} [${scope}] ${msg}${extra ? ' ' + safeJson(extra) : ''}\n`;
-  if (sink.stderr) process.stderr.write(line);
+  if (sink.stderr && (sink.stderrLevel === undefined || ORDER[level] >= ORDER[sink.stderrLevel])) process.stderr.write(line);
   sink.file?.write(line);
 }
 

@@ -1,4 +1,4 @@
-import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, McpServer, ProtocolError, ProtocolErrorCode, createRequestStateCodec, inputRequired, inputResponse, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, McpServer, ProtocolError, ProtocolErrorCode, createRequestStateCodec, inputRequired, inputResponse, type CallToolResult, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
 import { randomBytes } from 'node:crypto';
 import { ASK_IN_CLIENT, type AskInClient, type RoundTrip, type Services, type ToolGroup } from '../tools/types.js';
 import type { ToolCalls, CallChannel } from '../calls/calls.js';
@@ -6,24 +6,16 @@ import type { Notifier } from '../calls/notifier.js';
 import { Caller } from '../calls/caller.js';
 import { JSONRPC_ERROR } from '../calls/call-errors.js';
 import { fileURLToPath } from 'node:url';
-import { VERSION } from '../core/version.js';
+import { SERVER_CAPABILITIES, SERVER_INFO, SERVER_INSTRUCTIONS } from './server-info.js';
 import { DisposableStore } from '../core/disposables.js';
 import { registerResources, registerPrompts, registerCompletion, rejectCursor } from './surfaces.js';
 import type { Contributions } from '../calls/contributions.js';
 import { statelessIdentity, type ClientHandle } from './client-identity.js';
 
-export const SERVER_INSTRUCTIONS =
-  'Pincer gives you local tools: Bash for quick shell commands; BackgroundBash, ReadBgOutput, ListBgTasks and KillBgTask for ' +
-  'long-running jobs that survive restarts (prefer ReadBgOutput with wait_ms over polling); TaskManager and PlanMode to keep a ' +
-  'checklist and a plan; SetCallback to be reminded later; InvokeSkill for reusable skills; AskUserQuestion to ask the person.';
+export { SERVER_INSTRUCTIONS, SERVER_CAPABILITIES } from './server-info.js';
 
-export const SERVER_CAPABILITIES = {
-  tools: { listChanged: true },
-  logging: {},
-  resources: { subscribe: true, listChanged: true },
-  prompts: { listChanged: true },
-  completions: {},
-};
+/** MCP's log levels, least severe first (RFC 5424 order). */
+const LOG_SEVERITY: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
 /** What every MCP server instance is built from: the hub core and the process's services. */
 export interface ServerDeps {
@@ -60,7 +52,7 @@ const askState = createRequestStateCodec<{ questionId: number }>({ key: randomBy
 export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpServer {
   const { services, calls } = deps;
   const mcp = new McpServer(
-    { name: 'pincer', title: 'Pincer', version: VERSION },
+    SERVER_INFO,
     { capabilities: SERVER_CAPABILITIES, instructions: SERVER_INSTRUCTIONS, requestState: { verify: (state, ctx) => askState.verify(state, ctx) } },
   );
   const server = mcp.server;
@@ -78,6 +70,15 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
     return c;
   };
   const subscriptions = new Set<string>();
+  // Log messages (callback fires) go only to a 2025-era client that asked for them with
+  // logging/setLevel; a 2026-07-28 client opts in per request, for that request's stream only.
+  let logLevel: LoggingLevel | undefined;
+  server.setRequestHandler('logging/setLevel', (req) => {
+    logLevel = req.params.level;
+    return {};
+  });
+  const wantsFires = (): boolean =>
+    mcp.isConnected() && logLevel !== undefined && LOG_SEVERITY.indexOf(logLevel) <= LOG_SEVERITY.indexOf('info') && (server.getNegotiatedProtocolVersion() ?? '') < '2026-07-28';
   registerResources(mcp, services, deps.contributions, subscriptions);
   registerPrompts(mcp, services, deps.contributions);
   registerCompletion(mcp, services, deps.contributions);
@@ -134,8 +135,9 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
       resourceUpdated: (uri) => {
         if (mcp.isConnected() && subscriptions.has(uri)) void server.sendResourceUpdated({ uri }).catch(() => undefined);
       },
+      wantsFires,
       callbackFired: (text) => {
-        if (mcp.isConnected()) void server.sendLoggingMessage({ level: 'info', logger: 'pincer.callback', data: text }).catch(() => undefined);
+        void server.sendLoggingMessage({ level: 'info', logger: 'pincer.callback', data: text }).catch(() => undefined);
       },
     }),
   );

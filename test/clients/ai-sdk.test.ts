@@ -15,12 +15,8 @@ import { contentText, runScenario, type DrivenClient } from '../helpers/clients.
  * it speaks 2026-07-28; off, it does the 2025 initialize handshake.
  */
 // The AI SDK waits only 1 s for its server/discover probe, then falls back to initialize (2025-11-25).
-// pincer stdio answers its first message in 0.3-0.7 s when idle (standalone), later when the machine is
-// busy or the bridge is still reaching or starting the hub: then this client runs on 2025-11-25.
-// The bridge answers the AI SDK's server/discover probe within its 1 s window; a standalone server
-// (SDK, zod, SQLite, tools) often cannot while two test files share two cores, and the client then
-// falls back to 2025-11-25 by its own choice. Tracked, not hidden: the scenario still runs.
-const SLOW_DISCOVERY = "pincer stdio --standalone can miss the AI SDK's 1 s server/discover probe on a loaded machine";
+// Both `pincer stdio` forms answer the probe before anything slow: the bridge before it has reached
+// the hub, a standalone one before it has loaded the server (main/cli/early-discover.ts).
 const ENV = { ASK_REPLY_S: '2' };
 
 type ToolSet = Awaited<ReturnType<MCPClient['tools']>>;
@@ -77,7 +73,7 @@ describe('Vercel AI SDK MCP client', { concurrency: 4 }, () => {
       const client = await createMCPClient({ transport: c.transport(), protocolVersionDiscovery: c.modern, clientName: 'matrix-ai-sdk' });
       try {
         const want = c.negotiates ?? c.label.slice(0, 10);
-        await t.test(`ai-sdk ${c.label}: negotiates ${want}`, { todo: c.modern && c.label.includes('--standalone') ? SLOW_DISCOVERY : undefined }, () => {
+        await t.test(`ai-sdk ${c.label}: negotiates ${want}`, () => {
           assert.equal(client.initializeResult.protocolVersion, want);
         });
         await runScenario(t, drivenAiSdk(`ai-sdk ${c.label}`, client), m.opts);

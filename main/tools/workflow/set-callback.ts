@@ -34,7 +34,7 @@ export const setCallbackTool = defineTool({
   description:
     'Schedule a message to come back to you later: set (message fires after delay_seconds 1-3600, then again every delay_seconds, ' +
     'repeat_count times in all; default 20, -1 until cancelled; callback_id picks a free slot), list (active callbacks with time to next ' +
-    'fire and fires left), cancel (callback_id, or all: true to cancel every callback). Fired messages arrive as log notifications and at the start of your next tool result. Use it to check on ' +
+    'fire and fires left), cancel (callback_id, or all: true to cancel every callback). Fired messages arrive at the start of your next tool result (and in its pincer_notices field). Use it to check on ' +
     'background jobs or to pace long work. At most 8 callbacks at once (ids 0-7).',
   inputSchema: z.object({
     action: z.enum(['set', 'list', 'cancel'], { error: 'action must be set, list or cancel' }).optional().describe('Action: set, list, cancel (default set)'),
