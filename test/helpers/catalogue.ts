@@ -32,6 +32,12 @@ export function checkCatalogue(tools: unknown[]): void {
     assert.equal(typeof t.annotations?.readOnlyHint, 'boolean', `${t.name} annotations`);
     // ReadImage alone has none: clients that prefer structuredContent would drop its image.
     if (t.name === 'ReadImage') assert.equal(t.outputSchema, undefined, 'ReadImage has no outputSchema');
-    else assert.ok(t.outputSchema, `${t.name} has an outputSchema`);
+    else {
+      const out = t.outputSchema as { properties?: Record<string, { type?: string }>; required?: string[] } | undefined;
+      assert.ok(out, `${t.name} has an outputSchema`);
+      // Fired callbacks ride in structured results: clients validate structuredContent against this.
+      assert.equal(out.properties?.pincer_notices?.type, 'array', `${t.name} declares pincer_notices`);
+      assert.ok(!(out.required ?? []).includes('pincer_notices'), `${t.name}: pincer_notices is optional`);
+    }
   }
 }
