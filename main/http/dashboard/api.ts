@@ -1,5 +1,6 @@
 import express, { type Request, type Response } from 'express';
-import fs from 'node:fs';
+import { readLogWindow } from '../../tools/shell/job-log.js';
+import { isActive } from '../../tools/shell/jobs.js';
 import { z } from 'zod';
 import type { Runtime } from '../../calls/runtime.js';
 import { objectBody } from '../express-body.js';
@@ -150,19 +151,8 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard
     const max = 64 * 1024;
     const asked = Number(req.query.from);
     const from = req.query.from !== undefined && Number.isFinite(asked) ? Math.max(0, Math.min(size, asked)) : Math.max(0, size - max);
-    const len = Math.min(max, size - from);
-    let text = '';
-    if (len > 0) {
-      const fd = fs.openSync(job.log_path, 'r');
-      try {
-        const buf = Buffer.alloc(len);
-        fs.readSync(fd, buf, 0, len, from);
-        text = buf.toString('utf8');
-      } finally {
-        fs.closeSync(fd);
-      }
-    }
-    res.json({ id: job.id, from, to: from + len, size, text });
+    const w = readLogWindow(job.log_path, from, Math.min(max, size - from), !isActive(job));
+    res.json({ id: job.id, from: w.from, to: w.to, size, text: w.text });
   });
 
   r.post('/api/jobs/:id/kill', async (req, res) => {

@@ -111,14 +111,19 @@ export const killBgTaskTool = defineTool({
   name: 'KillBgTask',
   title: 'Kill a background task',
   group: 'shell',
-  description: 'Kill a running background task by id: its whole process group gets SIGTERM, then SIGKILL after a grace period.',
+  description: 'Kill a running background task by id: it and every process it started are asked to stop (SIGTERM, on Windows taskkill /T), and killed after 3 s if they have not. The result says which.',
   inputSchema: z.object({ task_id: taskId('The task ID to kill') }),
   outputSchema: jobShape.extend({ forced: z.boolean() }),
   annotations: { title: 'Kill a background task', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async handler(args, ctx) {
     const r = await ctx.services.jobs.kill(args.task_id);
-    const how = r.forced ? 'it ignored SIGTERM and was killed with SIGKILL' : 'it stopped on SIGTERM';
-    return textResult(`Killed task ${r.job.id} (${oneLine(r.job.command)}): ${how} after ${formatDuration(r.waitedMs)}.`, { ...jobData(r.job), forced: r.forced });
+    const cmd = oneLine(r.job.command);
+    if (r.job.status !== 'killed') {
+      const how = r.job.status === 'exited' ? `it exited with code ${r.job.exit_code} before it could be stopped` : `it is lost: ${r.job.note ?? 'its process is gone'}`;
+      return textResult(`Task ${r.job.id} (${cmd}) was not killed: ${how}.`, { ...jobData(r.job), forced: r.forced });
+    }
+    const how = r.forced ? `killed after ${formatDuration(r.waitedMs)}: it did not stop when asked` : `terminated (stopped within ${formatDuration(r.waitedMs)})`;
+    return textResult(`Killed task ${r.job.id} (${cmd}) and every process it started: ${how}.`, { ...jobData(r.job), forced: r.forced });
   },
 });
 

@@ -1,36 +1,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { EventEmitter } from 'node:events';
 import { JobsRepo, type JobRow } from '../../store/jobs.js';
 import type { Db } from '../../store/db.js';
 import type { SettingsView } from '../../core/settings/view.js';
 import { UserError } from '../../core/errors.js';
+import { formatBytes, formatDuration } from '../../core/format.js';
+import { sameProcess } from '../../core/process-identity.js';
 import { resolveShell, resolveCwd, killTree, groupAlive, commandEnv } from './process.js';
-import { spawn } from 'node:child_process';
+import { type JobSpec, type ExitRecord, type RunRecord, readExitRecord, readRunRecord, writeJsonAtomic, jobFile } from './job-files.js';
+import { logSize, readRange, completeUtf8Length } from './job-log.js';
 import { guarded, logger } from '../../core/log.js';
 
 const log = logger('jobs');
 
-/**
- * The wrapper every job runs in. It is the process-group leader, detached from
- * Pincer, so the job and the recording of its exit code survive Pincer being
- * killed. Output past the cap is read and dropped (never left to SIGPIPE the
- * command) by an unbuffered perl loop, so the log stays live; perl ships with
- * Debian (perl-base), macOS and Git for Windows. The exit file is written after
- * the pipeline, so all output is on disk before the exit code is.
- */
-const CAP = 'perl -e \'binmode STDIN; binmode STDOUT; my ($max, $n) = (shift, 0); while (my $r = sysread(STDIN, my $buf, 65536)) { syswrite(STDOUT, $buf, $max - $n < $r ? $max - $n : $r) if $n < $max; $n += $r; }\' "$3"';
-const WRAPPER = [
-  'if command -v perl >/dev/null 2>&1; then',
-  `  bash -c "$1" 2>&1 < /dev/null | ${CAP}`,
-  '  code=${PIPESTATUS[0]}',
-  'else',
-  '  bash -c "$1" 2>&1 < /dev/null',
-  '  code=$?',
-  'fi',
-  // The exit file lives in the private data folder: 0600 whatever the user's umask (the command keeps that umask).
-  '(umask 077; printf "%s" "$code" > "$2.tmp") && mv -f "$2.tmp" "$2"',
-].join('\n');
+/** The supervisor entry, beside this module in dist (inside app.asar in the packaged app, which Electron's Node reads). */
+const SUPERVISOR = fileURLToPath(new URL('./job-supervisor.js', import.meta.url));
+/** How long a job is given to stop on its own after KillBgTask before its process tree is killed. */
+export const KILL_GRACE_MS = 3000;
 
 export interface JobEvent {
   type: 'job_started' | 'job_ended' | 'job_output';
@@ -45,11 +34,21 @@ export interface ReadResult {
   dropped: boolean;
 }
 
+/**
+ * Background jobs (ARCHITECTURE §1). Each runs under its own supervisor, a detached process of
+ * the Node that runs Pincer: it owns the shell, the log, the cap and the stop, and writes how the
+ * job ended to the exit file. This class starts supervisors, asks them to stop, and brings the
+ * jobs table up to date from their files — the same way for jobs it started and jobs an earlier
+ * hub started (adoption is reading the files).
+ */
 export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
   readonly repo: JobsRepo;
   private timer?: NodeJS.Timeout;
   /** Jobs this process is stopping right now: the reconcile timer leaves their ending to kill(). */
   private killing = new Set<number>();
+  /** Supervisors whose start time this process has checked, where checking costs a spawn (not Linux). */
+  private verified = new Map<number, number>();
+  private sizes = new Map<number, number>();
 
   constructor(db: Db, private settings: SettingsView, private jobsDir: string, private readOnly = false) {
     super();
@@ -78,7 +77,6 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
       throw new UserError(`BackgroundBash: ${max} jobs are already running (JOB_MAX_CONCURRENT). Wait for one to end or stop one with KillBgTask.`, 'LIMIT_REACHED');
     }
     const shell = resolveShell(this.settings);
-    if (shell.kind !== 'bash') throw new UserError('BackgroundBash needs bash; it is not available with BASH_SHELL=powershell. Use Bash for PowerShell commands.', 'UNAVAILABLE');
     const cwd = dir ?? resolveCwd(this.settings);
     fs.mkdirSync(this.jobsDir, { recursive: true, mode: 0o700 });
     const job = this.repo.insert({
@@ -88,20 +86,37 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
       logPath: (id) => path.join(this.jobsDir, `${id}.log`),
       exitPath: (id) => path.join(this.jobsDir, `${id}.exit`),
     });
+    const env = commandEnv();
+    const spec: JobSpec = {
+      id: job.id,
+      file: shell.file,
+      args: shell.args(command),
+      cwd,
+      env: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)),
+      log: job.log_path,
+      exit: job.exit_path,
+      run: jobFile(job.exit_path, 'run'),
+      stop: jobFile(job.exit_path, 'stop'),
+      cap: this.settings.get('JOB_LOG_MAX_BYTES'),
+      graceMs: KILL_GRACE_MS,
+    };
+    const specFile = jobFile(job.exit_path, 'spec');
+    writeJsonAtomic(specFile, spec);
+    // The supervisor's own complaints (it could not read its spec) land in the job's log.
     const fd = fs.openSync(job.log_path, 'a', 0o600);
     try {
-      const child = spawn(shell.file, ['-c', WRAPPER, 'pincer-job', command, job.exit_path, String(this.settings.get('JOB_LOG_MAX_BYTES'))], {
+      const child = spawn(process.execPath, [SUPERVISOR, specFile], {
         cwd,
         detached: true,
-        stdio: ['ignore', fd, fd],
+        stdio: ['ignore', 'ignore', fd],
         windowsHide: true,
-        env: commandEnv(),
+        env: process.versions.electron ? { ...env, ELECTRON_RUN_AS_NODE: '1' } : env,
       });
       child.on('error', (err) => {
-        this.repo.finish(job.id, 'lost', null, Date.now(), `could not start: ${err.message}`);
+        this.repo.finish(job.id, 'lost', null, Date.now(), `could not start the job supervisor: ${err.message}`);
       });
       child.unref();
-      if (child.pid === undefined) throw new UserError(`BackgroundBash: could not start ${shell.file}.`, 'UNAVAILABLE');
+      if (child.pid === undefined) throw new UserError(`BackgroundBash: could not start the job supervisor (${process.execPath}).`, 'UNAVAILABLE');
       this.repo.markRunning(job.id, child.pid);
     } finally {
       fs.closeSync(fd);
@@ -125,8 +140,6 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     return this.repo.list().map((job) => (isActive(job) ? this.refresh(job) : job));
   }
 
-  private sizes = new Map<number, number>();
-
   reconcileAll(): void {
     if (this.readOnly) return;
     for (const job of this.repo.running()) this.refresh(job);
@@ -136,7 +149,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
   private refresh(job: JobRow): JobRow {
     if (this.readOnly) return job;
     // Growing logs are announced so that the dashboard can show output live.
-    const size = fileSize(job.log_path);
+    const size = logSize(job.log_path);
     if (size !== (this.sizes.get(job.id) ?? 0)) {
       this.sizes.set(job.id, size);
       this.emit('event', { type: 'job_output', job });
@@ -146,45 +159,89 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     return fresh;
   }
 
-  /** Brings one row up to date with the exit file and the process table. */
+  /** Brings one row up to date with the job's files and the process table. */
   reconcile(job: JobRow): JobRow {
-    if (this.readOnly || (job.status !== 'running' && job.status !== 'starting')) return job;
-    const code = readExitCode(job.exit_path);
+    if (this.readOnly || !isActive(job)) return job;
+    const rec = readExitRecord(job.exit_path);
     let ended = false;
-    if (code !== undefined) {
-      ended = this.repo.finish(job.id, 'exited', code, mtime(job.exit_path) ?? Date.now(), this.droppedNote(job));
-    } else if (job.pid !== null && !this.killing.has(job.id) && !groupAlive(job.pid)) {
-      // (A job being killed here ends as `killed`, recorded by kill(), not as `lost`.)
-      // Look again: the wrapper may have written the file between the two checks.
-      const late = readExitCode(job.exit_path);
-      ended = late !== undefined
-        ? this.repo.finish(job.id, 'exited', late, mtime(job.exit_path) ?? Date.now(), this.droppedNote(job))
-        : this.repo.finish(job.id, 'lost', null, Date.now(), 'the process ended without recording an exit code');
+    if (rec) {
+      ended = this.record(job, rec);
+    } else if (job.pid !== null && !this.killing.has(job.id) && !this.alive(job)) {
+      // (A job being killed here is ended by kill(), not as `lost`.)
+      // Look again: the supervisor may have written the file between the two checks.
+      const late = readExitRecord(job.exit_path);
+      ended = late ? this.record(job, late) : this.lose(job);
     } else if (job.status === 'starting' && Date.now() - job.started_at > 30_000) {
       ended = this.repo.finish(job.id, 'lost', null, Date.now(), 'the job never started');
     }
     const fresh = this.repo.get(job.id)!;
-    if (ended) this.emit('event', { type: 'job_ended', job: fresh });
+    if (ended) {
+      this.verified.delete(job.id);
+      this.emit('event', { type: 'job_ended', job: fresh });
+    }
     return fresh;
   }
 
-  private droppedNote(job: JobRow): string | undefined {
-    const size = fileSize(job.log_path);
+  /**
+   * Whether the job's supervisor still runs: its pid alive with the start time it recorded (a
+   * pid reused by another program is "gone"). Jobs of an older Pincer (no run record): their group.
+   */
+  private alive(job: JobRow): boolean {
+    const run = readRunRecord(jobFile(job.exit_path, 'run'));
+    if (!run) return groupAlive(job.pid!);
+    if (process.platform !== 'linux' && this.verified.get(job.id) === run.supervisorPid) return sameProcess(run.supervisorPid, undefined);
+    const same = sameProcess(run.supervisorPid, run.supervisorStart);
+    if (same) this.verified.set(job.id, run.supervisorPid);
+    return same;
+  }
+
+  /** Records the end the supervisor wrote. */
+  private record(job: JobRow, rec: ExitRecord): boolean {
+    const dropped = this.droppedNote(job, rec);
+    const join = (...notes: (string | undefined)[]) => notes.filter(Boolean).join('; ') || undefined;
+    if (rec.error !== undefined) return this.repo.finish(job.id, 'lost', null, rec.endedAt, `could not start the shell: ${rec.error}`);
+    if (rec.stopped) {
+      const how = rec.stopped === 'killed'
+        ? `killed by KillBgTask after ${formatDuration(rec.stopMs ?? KILL_GRACE_MS)}: it did not stop when asked`
+        : 'terminated by KillBgTask';
+      return this.repo.finish(job.id, 'killed', null, rec.endedAt, join(how, dropped));
+    }
+    if (rec.code !== null) return this.repo.finish(job.id, 'exited', rec.code, rec.endedAt, dropped);
+    return this.repo.finish(job.id, 'killed', null, rec.endedAt, join(`ended by ${rec.signal ?? 'a signal'} from outside Pincer`, dropped));
+  }
+
+  /**
+   * The supervisor is gone without an exit record. What it started may still run, orphaned:
+   * stopped when its recorded start time proves it is that process — never a pid alone.
+   */
+  private lose(job: JobRow): boolean {
+    const run = readRunRecord(jobFile(job.exit_path, 'run'));
+    let note = 'the process ended without recording an exit code';
+    if (run && orphanAlive(run)) {
+      // Its group keeps the supervisor's pid as id while the verified shell is in it: no other process can hold that id.
+      killTree(run.supervisorPid, 'SIGKILL').catch(() => undefined);
+      note += '; the commands it left running were stopped';
+    }
+    return this.repo.finish(job.id, 'lost', null, Date.now(), note);
+  }
+
+  private droppedNote(job: JobRow, rec?: ExitRecord): string | undefined {
     const cap = this.settings.get('JOB_LOG_MAX_BYTES');
-    return size >= cap ? `output beyond ${cap} bytes was dropped (JOB_LOG_MAX_BYTES)` : undefined;
+    if (rec && rec.dropped > 0) return `output beyond ${cap} bytes was dropped (JOB_LOG_MAX_BYTES): ${formatBytes(rec.dropped)} not kept`;
+    return logSize(job.log_path) >= cap ? `output beyond ${cap} bytes was dropped (JOB_LOG_MAX_BYTES)` : undefined;
   }
 
   /** Output added since the last read, waiting up to waitMs for some to arrive or the job to end. */
   async read(id: number, opts: { waitMs: number; maxBytes: number; signal?: AbortSignal }): Promise<ReadResult> {
     let job = this.get(id, 'ReadBgOutput');
     const deadline = Date.now() + opts.waitMs;
-    while (fileSize(job.log_path) <= job.read_offset && isActive(job) && Date.now() < deadline && !opts.signal?.aborted) {
+    while (logSize(job.log_path) <= job.read_offset && isActive(job) && Date.now() < deadline && !opts.signal?.aborted) {
       await sleep(Math.min(100, deadline - Date.now()));
       job = this.reconcile(this.repo.get(id)!);
     }
     for (let attempt = 0; ; attempt++) {
       const from = job.read_offset;
-      const size = fileSize(job.log_path);
+      const size = logSize(job.log_path);
       const want = Math.max(0, Math.min(size - from, opts.maxBytes));
       // Read into the one shared buffer and decode straight from it, with no await in between:
       // a megabyte read leaves one string behind, not a buffer, a copy and a string.
@@ -199,33 +256,62 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     }
   }
 
-  /** Stops a job's whole process group: TERM, then KILL after a grace period. */
-  async kill(id: number, graceMs = 3000): Promise<{ job: JobRow; forced: boolean; waitedMs: number }> {
+  /**
+   * Stops a job's whole process tree through its supervisor: a stop request, answered with
+   * TERM (POSIX process group; Windows `taskkill /T`), then KILL after KILL_GRACE_MS. A job whose
+   * supervisor is gone is reported lost; nothing is signalled by a pid that was not verified.
+   */
+  async kill(id: number): Promise<{ job: JobRow; forced: boolean; waitedMs: number }> {
     const job = this.get(id, 'KillBgTask');
     if (!isActive(job)) {
-      const how = job.status === 'exited' ? `already exited with code ${job.exit_code}` : `already ${job.status}`;
+      const how = job.status === 'exited' ? `already exited with code ${job.exit_code}` : `already ${job.status}${job.note ? ` (${job.note})` : ''}`;
       throw new UserError(`KillBgTask: task ${id} ${how}; there is nothing to kill. ReadBgOutput ${id} shows its output.`, 'CONFLICT');
     }
     if (job.pid === null) throw new UserError(`KillBgTask: task ${id} has no process yet; try again in a moment.`, 'CONFLICT');
     const t0 = Date.now();
     this.killing.add(id);
     try {
-      return await this.stop(job.id, job.pid, t0, graceMs);
+      const run = readRunRecord(jobFile(job.exit_path, 'run'));
+      if (!run) return await this.stopLegacy(job.id, job.pid, t0);
+      writeJsonAtomic(jobFile(job.exit_path, 'stop'), { at: t0 });
+      let rec = readExitRecord(job.exit_path);
+      while (!rec && Date.now() - t0 < KILL_GRACE_MS + 5000 && this.alive(job)) {
+        await sleep(50);
+        rec = readExitRecord(job.exit_path);
+      }
+      rec ??= readExitRecord(job.exit_path);
+      let forced = rec?.stopped === 'killed';
+      if (rec) this.record(job, rec);
+      else if (!this.alive(job)) this.lose(job);
+      else {
+        // A supervisor that does not answer (stopped, or hung): its tree is stopped from here, verified.
+        if (run.supervisorStart === undefined) {
+          this.repo.finish(id, 'lost', null, Date.now(), `its supervisor (pid ${run.supervisorPid}) did not answer the stop request; nothing was signalled, as that pid cannot be proven to be it`);
+        } else {
+          await killTree(run.supervisorPid, 'SIGKILL');
+          forced = true;
+          this.repo.finish(id, 'killed', null, Date.now(), 'killed by KillBgTask: its supervisor did not answer');
+        }
+      }
+      const fresh = this.repo.get(id)!;
+      this.emit('event', { type: 'job_ended', job: fresh });
+      return { job: fresh, forced, waitedMs: rec?.stopMs ?? Date.now() - t0 };
     } finally {
       this.killing.delete(id);
     }
   }
 
-  private async stop(id: number, pid: number, t0: number, graceMs: number): Promise<{ job: JobRow; forced: boolean; waitedMs: number }> {
+  /** A job of an older Pincer (bash wrapper, no supervisor): its process group, TERM then KILL. */
+  private async stopLegacy(id: number, pid: number, t0: number): Promise<{ job: JobRow; forced: boolean; waitedMs: number }> {
     await killTree(pid, 'SIGTERM');
     let forced = false;
-    while (groupAlive(pid) && Date.now() - t0 < graceMs) await sleep(50);
+    while (groupAlive(pid) && Date.now() - t0 < KILL_GRACE_MS) await sleep(50);
     if (groupAlive(pid)) {
       forced = true;
       await killTree(pid, 'SIGKILL');
-      while (groupAlive(pid) && Date.now() - t0 < graceMs + 2000) await sleep(50);
+      while (groupAlive(pid) && Date.now() - t0 < KILL_GRACE_MS + 2000) await sleep(50);
     }
-    const note = forced ? `killed with SIGKILL after ignoring SIGTERM for ${graceMs} ms` : 'stopped by SIGTERM';
+    const note = forced ? `killed by KillBgTask after ${formatDuration(KILL_GRACE_MS)}: it did not stop when asked` : 'terminated by KillBgTask';
     if (!this.repo.finish(id, 'killed', null, Date.now(), note)) log.info(`job ${id} ended on its own while being killed`);
     const fresh = this.repo.get(id)!;
     this.emit('event', { type: 'job_ended', job: fresh });
@@ -233,71 +319,17 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
   }
 
   logSize(job: JobRow): number {
-    return fileSize(job.log_path);
+    return logSize(job.log_path);
   }
+}
+
+/** The shell a supervisor started, still running and proven to be that process by its start time (POSIX only). */
+function orphanAlive(run: RunRecord): boolean {
+  return process.platform !== 'win32' && run.shellStart !== undefined && sameProcess(run.shellPid, run.shellStart);
 }
 
 export function isActive(job: JobRow): boolean {
   return job.status === 'running' || job.status === 'starting';
-}
-
-function readExitCode(file: string): number | undefined {
-  try {
-    const text = fs.readFileSync(file, 'utf8').trim();
-    return /^\d+$/.test(text) ? Number(text) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function mtime(file: string): number | undefined {
-  try {
-    return fs.statSync(file).mtimeMs;
-  } catch {
-    return undefined;
-  }
-}
-
-function fileSize(file: string): number {
-  try {
-    return fs.statSync(file).size;
-  } catch {
-    return 0;
-  }
-}
-
-/**
- * Reused by every read: reads are bounded (1 MB) and synchronous, and callers decode
- * before they await, so one buffer serves them all instead of a fresh megabyte per call.
- */
-let shared = Buffer.alloc(0);
-
-/**
- * Reads a byte range without loading the rest of a (possibly huge) log. The result is a
- * view of the shared buffer: valid only until the next read, so decode it before awaiting.
- */
-function readRange(file: string, from: number, length: number): Buffer {
-  if (length <= 0) return Buffer.alloc(0);
-  if (shared.length < length) shared = Buffer.allocUnsafe(Math.max(length, 64 * 1024));
-  const fd = fs.openSync(file, 'r');
-  try {
-    const n = fs.readSync(fd, shared, 0, length, from);
-    return shared.subarray(0, n);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** Length of the longest prefix that does not end inside a UTF-8 sequence. */
-export function completeUtf8Length(buf: Buffer): number {
-  const n = buf.length;
-  for (let back = 1; back <= Math.min(3, n); back++) {
-    const b = buf[n - back]!;
-    if ((b & 0xc0) === 0x80) continue; // continuation byte: look further back
-    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
-    return need > back ? n - back : n;
-  }
-  return n;
 }
 
 function sleep(ms: number): Promise<void> {

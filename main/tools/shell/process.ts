@@ -58,7 +58,11 @@ let inherited: NodeJS.ProcessEnv | undefined;
  * changes its own environment after it starts.
  */
 export function commandEnv(): NodeJS.ProcessEnv {
-  return (inherited ??= { ...process.env });
+  if (inherited) return inherited;
+  inherited = { ...process.env };
+  // The packaged app runs its hub as Node through this switch; an Electron app a command starts (VS Code's `code`) must not inherit it.
+  if (process.versions.electron) delete inherited.ELECTRON_RUN_AS_NODE;
+  return inherited;
 }
 
 export function spawnShell(shell: ShellSpec, command: string, opts: { cwd: string; stdio: StdioOptions; detached: boolean; env?: NodeJS.ProcessEnv }): ChildProcess {

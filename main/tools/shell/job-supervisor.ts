@@ -1,0 +1,122 @@
+/**
+ * A background job's supervisor: a small detached Node process (the Node that runs Pincer) that
+ * starts the shell, writes its output to the job's log up to the cap (the rest is read and
+ * counted), answers a stop request by stopping the whole process tree, and records how the job
+ * ended. It outlives the hub; a restarted hub reads the same files (ARCHITECTURE §1).
+ *
+ *   <node> job-supervisor.js <spec file>
+ *
+ * Built-ins only (and two small modules that use only built-ins): it must start fast.
+ */
+import fs from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { processStartTime } from '../../core/process-identity.js';
+import { type JobSpec, type ExitRecord, writeJsonAtomic } from './job-files.js';
+
+const POLL_MS = 200;
+
+function main(specFile: string): void {
+  const spec = JSON.parse(fs.readFileSync(specFile, 'utf8')) as JobSpec;
+  fs.rmSync(specFile, { force: true });
+  const log = fs.openSync(spec.log, 'a', 0o600);
+  let kept = fs.fstatSync(log).size;
+  let dropped = 0;
+  const write = (chunk: Buffer) => {
+    const room = Math.max(0, spec.cap - kept);
+    const n = Math.min(room, chunk.length);
+    if (n > 0) {
+      fs.writeSync(log, chunk, 0, n);
+      kept += n;
+    }
+    dropped += chunk.length - n;
+  };
+
+  let recorded = false;
+  const record = (rec: Omit<ExitRecord, 'endedAt' | 'dropped'>) => {
+    if (recorded) return;
+    recorded = true;
+    try {
+      fs.closeSync(log);
+    } catch {
+      // Nothing more to write.
+    }
+    writeJsonAtomic(spec.exit, { ...rec, endedAt: Date.now(), dropped } satisfies ExitRecord);
+    fs.rmSync(spec.stop, { force: true });
+  };
+  const finish = (rec: Omit<ExitRecord, 'endedAt' | 'dropped'>) => {
+    record(rec);
+    process.exit(0);
+  };
+
+  const posix = process.platform !== 'win32';
+  // POSIX: the shell stays in this process's group (this process leads it, started detached), so
+  // whoever stops the group from outside stops the job and its supervisor alike.
+  const child = spawn(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+  child.stdout!.on('data', write);
+  child.stderr!.on('data', write);
+  child.once('error', (err) => finish({ code: null, signal: null, error: err.message }));
+  if (child.pid === undefined) return;
+  const shellPid = child.pid;
+  writeJsonAtomic(spec.run, {
+    supervisorPid: process.pid,
+    supervisorStart: processStartTime(process.pid),
+    shellPid,
+    shellStart: processStartTime(shellPid),
+    startedAt: Date.now(),
+  });
+
+  const signalTree = (force: boolean) => {
+    if (posix) {
+      // The whole group, this process too: it ignores TERM while stopping, and is done when KILL comes.
+      try {
+        process.kill(-process.pid, force ? 'SIGKILL' : 'SIGTERM');
+      } catch {
+        // Not a group leader (started by hand): the shell alone.
+        child.kill(force ? 'SIGKILL' : 'SIGTERM');
+      }
+      return;
+    }
+    // Windows: taskkill /T walks the tree from the shell (whose pid cannot be reused while this process holds its handle).
+    spawnSync('taskkill', ['/PID', String(shellPid), '/T', ...(force ? ['/F'] : [])], { stdio: 'ignore', windowsHide: true, timeout: 10_000 });
+    if (force && child.exitCode === null) child.kill('SIGKILL');
+  };
+
+  /** A stop in progress: when it was asked for. */
+  let stopping: { at: number; timer: NodeJS.Timeout } | undefined;
+  const stop = () => {
+    if (stopping) return;
+    stopping = {
+      at: Date.now(),
+      // Still running after the grace period: record that, then kill the rest of the tree.
+      timer: setTimeout(() => {
+        record({ code: null, signal: 'SIGKILL', stopped: 'killed', stopMs: Date.now() - stopping!.at });
+        signalTree(true);
+        process.exit(0);
+      }, spec.graceMs),
+    };
+    signalTree(false);
+  };
+  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, stop);
+  const poll = setInterval(() => {
+    if (fs.existsSync(spec.stop)) stop();
+  }, POLL_MS);
+
+  // 'close', not 'exit': the log holds every byte the command wrote before its end is recorded
+  // (and a stopped job counts as terminated only when nothing it started holds its output open).
+  child.once('close', (code, signal) => {
+    clearInterval(poll);
+    if (!stopping) return finish({ code, signal });
+    clearTimeout(stopping.timer);
+    record({ code, signal, stopped: 'terminated', stopMs: Date.now() - stopping.at });
+    // Whatever is left of the tree (it closed its output but ignored TERM) goes with this process.
+    signalTree(true);
+    process.exit(0);
+  });
+}
+
+try {
+  main(process.argv[2] ?? '');
+} catch (err) {
+  process.stderr.write(`pincer job supervisor: ${(err as Error).message}\n`);
+  process.exit(1);
+}
