@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { startHubProcess, tokenOf } from './helpers/hub.js';
-import { tempHome, pincerEnv, PINCER_BIN } from './helpers/env.js';
+import { tempHome, pincerEnv, PINCER_BIN, waitFor } from './helpers/env.js';
+import { launchChromium, signIn } from './helpers/browser.js';
 
 function pincer(home: string, args: string[]): { status: number | null; out: string; err: string } {
   const r = spawnSync(process.execPath, [PINCER_BIN, ...args], { env: pincerEnv(home), cwd: home, encoding: 'utf8', timeout: 30_000 });
@@ -83,6 +84,116 @@ test('no settings edit through the dashboard API can lock the user out: too larg
       await again.stop();
     }
   } finally {
+    await hub.stop();
+    h.cleanup();
+  }
+});
+
+test('secrets never leave in clear: the settings API masks them, activity previews mask secret-looking values, commands do not inherit them', async () => {
+  const h = tempHome();
+  const file = path.join(h.home, 'pincer-env.txt');
+  const token = 'Tk7-user-token-QxR4vN8pL2mZ9wB3cD6fG1hJ';
+  const brave = 'BSA-brave-key-Zq8Wm3Xr5Ty7Uv9';
+  const tavily = 'tvly-tavily-key-Hj2Kl4Mn6Pq8';
+  fs.writeFileSync(file, `AUTH_TOKEN=${token}\nBRAVE_API_KEY=${brave}\n`);
+  // TAVILY_API_KEY and the token also reach the hub through its environment, as a user's shell may set them.
+  const hub = await startHubProcess(h.home, { AUTH_TOKEN: token, TAVILY_API_KEY: tavily });
+  try {
+    const get = async (route: string, headers: Record<string, string> = hub.headers()) => {
+      const res = await fetch(`${hub.url}${route}`, { headers });
+      return { status: res.status, text: await res.text() };
+    };
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const res = await fetch(`${hub.url}/api/mcp/tools/call`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ name, arguments: args }) });
+      assert.equal(res.status, 200);
+      return JSON.stringify(await res.json());
+    };
+
+    // 1. GET /api/settings: no secret value anywhere in the answer; each says whether it is set.
+    const settings = await get('/api/settings');
+    assert.equal(settings.status, 200);
+    for (const secret of [token, brave, tavily]) assert.ok(!settings.text.includes(secret), `GET /api/settings holds ${secret.slice(0, 12)}…`);
+    const keys = (JSON.parse(settings.text) as { keys: { key: string; value: string; secret?: { isSet: boolean } }[] }).keys;
+    const key = (k: string) => keys.find((x) => x.key === k)!;
+    assert.deepEqual([key('AUTH_TOKEN').value, key('AUTH_TOKEN').secret], ['', { isSet: true }]);
+    assert.deepEqual([key('BRAVE_API_KEY').value, key('BRAVE_API_KEY').secret], ['', { isSet: true }]);
+    assert.deepEqual([key('MARGINALIA_API_KEY').value, key('MARGINALIA_API_KEY').secret], ['', { isSet: false }]);
+    assert.equal(key('HTTP_HOST').value, '127.0.0.1', 'other values are still shown');
+
+    // Revealed one key at a time, only to a holder of the token (or a dashboard session), never cached.
+    const reveal = await fetch(`${hub.url}/api/settings/secret/BRAVE_API_KEY`, { headers: hub.headers() });
+    assert.equal(reveal.status, 200);
+    assert.equal(reveal.headers.get('cache-control'), 'no-store');
+    assert.deepEqual(await reveal.json(), { key: 'BRAVE_API_KEY', value: brave, source: 'user' });
+    assert.equal((await get('/api/settings/secret/BRAVE_API_KEY', {})).status, 401);
+    assert.equal((await get('/api/settings/secret/BRAVE_API_KEY', { Authorization: 'Bearer wrong' })).status, 401);
+    assert.equal((await get('/api/settings/secret/HTTP_HOST')).status, 404, 'not a secret: not served here');
+    const set = await fetch(`${hub.url}/api/settings/key`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ key: 'MARGINALIA_API_KEY', value: 'marg-new-key-123456' }) });
+    assert.deepEqual(await set.json(), { success: true, value: '' }, 'a saved secret is not echoed back');
+
+    // 2. Commands run by Bash and BackgroundBash: none of Pincer's secrets in their environment.
+    const env = await call('Bash', { command: 'env' });
+    assert.match(env, /PINCER_HOME=/, 'the command saw its environment');
+    for (const secret of [token, tavily]) assert.ok(!env.includes(secret), `Bash's environment holds ${secret.slice(0, 12)}…`);
+    assert.doesNotMatch(env, /AUTH_TOKEN|TAVILY_API_KEY/);
+    const started = JSON.parse(await call('BackgroundBash', { command: 'echo "token=[${AUTH_TOKEN:-none}] tavily=[${TAVILY_API_KEY:-none}]"' })) as { structuredContent: { task_id: number } };
+    const out = await call('ReadBgOutput', { task_id: started.structuredContent.task_id, wait_ms: 5000 });
+    assert.match(out, /token=\[none\] tavily=\[none\]/);
+
+    // 3. Activity previews: what the dashboard keeps of each call's arguments and result is masked.
+    const leaks = [
+      `curl -H "Authorization: Bearer aZ3kQ9mW7xP2vL5nR8tY" https://example.invalid`,
+      `export GITHUB_TOKEN=ghp_aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5 && git push`,
+      `mysql --password=hunter2-of-the-user -u root`,
+      `echo OPENAI_API_KEY=sk-proj-Xy7kP2mQ9vL4nR8sT1wZ5bC3`,
+      `echo ${token}`,
+    ];
+    for (const command of leaks) await call('Bash', { command });
+    const activity = await get('/api/activity?limit=50');
+    assert.equal(activity.status, 200);
+    for (const secret of ['aZ3kQ9mW7xP2vL5nR8tY', 'ghp_aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5', 'hunter2-of-the-user', 'sk-proj-Xy7kP2mQ9vL4nR8sT1wZ5bC3', token, tavily]) {
+      assert.ok(!activity.text.includes(secret), `the activity log holds ${secret.slice(0, 12)}…`);
+    }
+    assert.match(activity.text, /Authorization: Bearer \*\*\*/);
+    assert.match(activity.text, /--password=\*\*\*/);
+    assert.match(activity.text, /git push/, 'the rest of the command stays readable');
+  } finally {
+    await hub.stop();
+    h.cleanup();
+  }
+});
+
+test('the dashboard shows an API key only when Show is pressed for it, and an untouched field keeps it', async () => {
+  const h = tempHome();
+  const file = path.join(h.home, 'pincer-env.txt');
+  const brave = 'BSA-dashboard-key-Qw4Er6Ty8';
+  fs.writeFileSync(file, `AUTH_TOKEN=dashboard-secret-test-token-0123456789\nBRAVE_API_KEY=${brave}\n`);
+  const hub = await startHubProcess(h.home);
+  const chromium = await launchChromium();
+  try {
+    const page = await chromium.browser.newPage();
+    const bodies: string[] = [];
+    page.on('response', (r) => {
+      if (r.url().includes('/api/') && !r.url().includes('/api/settings/secret/')) void r.text().then((t) => bodies.push(t), () => undefined);
+    });
+    await signIn(page, hub.url, hub.token);
+    await page.goto(`${hub.url}/#/settings`);
+    const field = page.locator('#setting-BRAVE_API_KEY');
+    await field.waitFor();
+    assert.equal(await field.inputValue(), '', 'the page never received the key');
+    assert.equal(await field.getAttribute('type'), 'password');
+    // Set with the field untouched changes nothing.
+    await page.locator('[data-setting="BRAVE_API_KEY"]').getByRole('button', { name: 'Set' }).click();
+    await page.locator('[data-setting="BRAVE_API_KEY"]').getByRole('button', { name: 'Show' }).click();
+    await waitFor(async () => (await field.inputValue()) === brave, 'the key to be shown');
+    assert.equal(await field.getAttribute('type'), 'text');
+    await page.locator('[data-setting="BRAVE_API_KEY"]').getByRole('button', { name: 'Hide' }).click();
+    await waitFor(async () => (await field.inputValue()) === '', 'the key to be hidden again');
+    assert.match(fs.readFileSync(file, 'utf8'), new RegExp(`^BRAVE_API_KEY=${brave}$`, 'm'));
+    assert.ok(bodies.length > 0);
+    for (const b of bodies) assert.ok(!b.includes(brave) && !b.includes(hub.token), 'no other answer carried a secret');
+  } finally {
+    await chromium.close();
     await hub.stop();
     h.cleanup();
   }

@@ -109,7 +109,9 @@ test('a hostile project folder cannot take over the hub that `pincer stdio` star
       assert.equal(mcp.status, 401);
       const settings = (await (await fetch(`${hub.url}/api/settings`, { headers: { Authorization: `Bearer ${USER_TOKEN}` } })).json()) as { keys: { key: string; value: string; source: string }[] };
       const key = (k: string) => settings.keys.find((x) => x.key === k)!;
-      assert.deepEqual(key('AUTH_TOKEN'), { ...key('AUTH_TOKEN'), value: USER_TOKEN, source: 'user' });
+      assert.deepEqual(key('AUTH_TOKEN'), { ...key('AUTH_TOKEN'), value: '', source: 'user', secret: { isSet: true } }, 'the token is the user\'s (its value is never in this answer)');
+      const shown = (await (await fetch(`${hub.url}/api/settings/secret/AUTH_TOKEN`, { headers: { Authorization: `Bearer ${USER_TOKEN}` } })).json()) as { value: string };
+      assert.equal(shown.value, USER_TOKEN);
       assert.deepEqual([key('BROWSER_PATH').value, key('BROWSER_PATH').source], ['off', 'user']);
       assert.deepEqual([key('HTTP_HOST').value, key('HTTP_HOST').source], ['127.0.0.1', 'default']);
       assert.equal(key('HTTP_ALLOW_REMOTE').value, 'false');

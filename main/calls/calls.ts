@@ -2,7 +2,8 @@ import type { CallToolResult, Tool, ElicitRequestFormParams, ElicitResult } from
 import { ASK_IN_CLIENT, type RoundTrip, type Services, type ToolContext, type ToolGroup } from '../tools/types.js';
 import { UserError, errorMessage } from '../core/errors.js';
 import { timeOrderedId } from '../core/ids.js';
-import { preview, previewOfFresh } from '../core/format.js';
+import { secretPreview } from '../core/redact.js';
+import { SECRET_KEYS } from '../core/settings/secrets.js';
 import { logger } from '../core/log.js';
 import { fireText } from '../tools/workflow/scheduler.js';
 import type { ToolRegistry } from './registry.js';
@@ -124,10 +125,12 @@ export class ToolCalls {
       return refused('INVALID_ARGUMENTS', `${name}: invalid arguments: ${formatZodError(parsed.error)}. The input schema in tools/list shows what ${name} takes.`);
     }
     const events = this.services.events;
+    // What the dashboard keeps of the call (arguments, start of the result) never holds a secret in clear.
+    const known = SECRET_KEYS.map((k) => settings.raw(k) ?? '');
     const started = Date.now();
     const callId = timeOrderedId(started);
     const client = caller.clientName;
-    events.publish({ type: 'tool_call_started', id: callId, tool: name, session: caller.id, client, args: previewOfFresh(JSON.stringify(parsed.data) ?? ''), at: started });
+    events.publish({ type: 'tool_call_started', id: callId, tool: name, session: caller.id, client, args: secretPreview(JSON.stringify(parsed.data) ?? '', known), at: started });
     if (name === 'SetCallback') caller.hasCallbacks = true;
     let result: CallToolResult;
     let error: CallError | undefined;
@@ -142,7 +145,7 @@ export class ToolCalls {
       result = failure(message);
       error = { code: unavailable ? 'STORE_UNAVAILABLE' : 'TOOL_FAILED', message, ...(err instanceof UserError ? { reason: err.code } : {}) };
     }
-    events.publish({ type: 'tool_call_finished', id: callId, tool: name, session: caller.id, client, ms: Date.now() - started, isError: Boolean(result.isError), summary: preview(firstText(result)), at: Date.now() });
+    events.publish({ type: 'tool_call_finished', id: callId, tool: name, session: caller.id, client, ms: Date.now() - started, isError: Boolean(result.isError), summary: secretPreview(firstText(result), known), at: Date.now() });
     if (caller.hasCallbacks) result = this.prependFires(caller, result);
     return { result, ...(error ? { error } : {}), ...(!result.isError ? { outputSchema: this.registry.schemas(tool).output } : {}) };
   }

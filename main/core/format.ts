@@ -29,7 +29,7 @@ export function cutMiddle(text: string, limit: number): { text: string; dropped:
   return { text: `${text.slice(0, half)}\n\n[... ${dropped} characters dropped from the middle ...]\n\n${text.slice(text.length - half)}`, dropped };
 }
 
-const PREVIEW_MAX = 200;
+export const PREVIEW_MAX = 200;
 
 /**
  * A short preview that does not keep the long text alive: V8 slices share the
@@ -39,12 +39,4 @@ const PREVIEW_MAX = 200;
 export function preview(text: string, max = PREVIEW_MAX): string {
   const short = text.length > max ? text.slice(0, max - 3) + '...' : text;
   return Buffer.from(short, 'utf8').toString('utf8');
-}
-
-/**
- * `preview` of a string made just now that nothing else holds (JSON.stringify's result): it is
- * nobody's slice, so only a cut one needs the copy (a tool call previews its arguments every time).
- */
-export function previewOfFresh(text: string, max = PREVIEW_MAX): string {
-  return text.length > max ? preview(text, max) : text;
 }

@@ -9,6 +9,7 @@ import type { DashboardSessions } from './sessions.js';
 import { toolKey, skillKey } from '../../core/settings/schema.js';
 import { generateToken } from '../../access/security.js';
 import { SettingsError } from '../../core/settings/errors.js';
+import { SECRET_KEYS } from '../../core/settings/secrets.js';
 import { diagnosticViews, unmaskSecrets } from './settings.js';
 import { overviewView, toolsView, settingsView, tasksView, jobsView, callbacksView, skillsView, activityView, type MinutesView } from './views.js';
 
@@ -110,12 +111,20 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard
     res.json(settingsView(runtime));
   });
 
+  /** One secret's value, on an explicit request for that key (the Show button): GET /api/settings never carries it. */
+  r.get('/api/settings/secret/:key', (req, res) => {
+    const key = String(req.params.key);
+    if (!SECRET_KEYS.includes(key)) return fail(res, 404, 'NOT_SECRET', `${key.slice(0, 80)} is not a secret setting; its value is in GET /api/settings. Secrets: ${SECRET_KEYS.join(', ')}.`);
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ key, value: settings.raw(key) ?? '', source: settings.source(key) });
+  });
+
   r.post('/api/settings/key', (req, res) => {
     const b = body(req, res, KeyValue, '{"key": "...", "value": "..."}');
     if (!b) return;
     try {
       settings.set(b.key, b.value);
-      res.json({ success: true, value: settings.raw(b.key) });
+      res.json({ success: true, value: SECRET_KEYS.includes(b.key) ? '' : settings.raw(b.key) });
     } catch (err) {
       if (err instanceof SettingsError) return fail(res, 400, err.code, err.message, { key: b.key });
       throw err;

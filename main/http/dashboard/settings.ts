@@ -3,6 +3,7 @@ import { closest, distance } from 'fastest-levenshtein';
 import { SETTINGS, PATTERN_SETTINGS, type Trust } from '../../core/settings/schema.js';
 import type { Settings, SettingDiagnostic } from '../../core/settings/settings.js';
 import { EnvDocument } from '../../core/settings/envfile.js';
+import { SECRET_KEYS } from '../../core/settings/secrets.js';
 
 /** Which control the dashboard draws for a setting. */
 export type SettingControl =
@@ -23,6 +24,8 @@ export interface SettingView {
   control: SettingControl;
   /** Who may set it: a project file only narrows (ARCHITECTURE §5). */
   trust: Trust['level'];
+  /** A secret's value is never in this view (`value` is empty): `isSet` says whether it has one, GET /api/settings/secret/:key reveals it. */
+  secret?: { isSet: boolean };
 }
 
 export interface DiagnosticView extends SettingDiagnostic {
@@ -59,16 +62,21 @@ export function controlFor(key: string, spec: { schema: z.ZodType<unknown, strin
 }
 
 export function settingViews(settings: Settings): SettingView[] {
-  return Object.entries(SETTINGS).map(([key, spec]) => ({
-    key,
-    description: spec.description,
-    default: spec.default,
-    group: spec.group,
-    value: settings.raw(key) ?? spec.default,
-    source: settings.source(key),
-    control: controlFor(key, spec as { schema: z.ZodType<unknown, string>; default: string; secret?: boolean }),
-    trust: spec.trust.level,
-  }));
+  return Object.entries(SETTINGS).map(([key, spec]) => {
+    const value = settings.raw(key) ?? spec.default;
+    const secret = (spec as { secret?: boolean }).secret === true;
+    return {
+      key,
+      description: spec.description,
+      default: spec.default,
+      group: spec.group,
+      value: secret ? '' : value,
+      source: settings.source(key),
+      control: controlFor(key, spec as { schema: z.ZodType<unknown, string>; default: string; secret?: boolean }),
+      trust: spec.trust.level,
+      ...(secret ? { secret: { isSet: value !== '' } } : {}),
+    };
+  });
 }
 
 /** "Did you mean": the nearest known key within a third of the key's length. */
@@ -91,15 +99,12 @@ export function diagnosticViews(diagnostics: SettingDiagnostic[]): DiagnosticVie
 /** What the text editor shows in place of a secret value; saving it back keeps the value that is in the file. */
 export const MASKED = '(hidden: use Show beside the key)';
 
-function secretKeys(): string[] {
-  return Object.entries(SETTINGS).filter(([, spec]) => (spec as { secret?: boolean }).secret).map(([k]) => k);
-}
 
 /** The settings file for the editor, with secrets (the token, API keys) masked. */
 export function maskSecrets(text: string): string {
   const doc = new EnvDocument(text);
   let changed = false;
-  for (const key of secretKeys()) {
+  for (const key of SECRET_KEYS) {
     const v = doc.get(key);
     if (v !== undefined && v !== '') {
       doc.set(key, MASKED);
@@ -114,7 +119,7 @@ export function unmaskSecrets(edited: string, current: string): string {
   const doc = new EnvDocument(edited);
   const before = new EnvDocument(current);
   let changed = false;
-  for (const key of secretKeys()) {
+  for (const key of SECRET_KEYS) {
     if (doc.get(key) === MASKED) {
       doc.set(key, before.get(key) ?? '');
       changed = true;

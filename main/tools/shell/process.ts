@@ -5,6 +5,7 @@ import path from 'node:path';
 import treeKill from 'tree-kill';
 import { UserError } from '../../core/errors.js';
 import type { SettingsView } from '../../core/settings/view.js';
+import { withoutPincerSecrets } from '../../core/settings/secrets.js';
 
 export interface ShellSpec {
   file: string;
@@ -52,14 +53,15 @@ export function resolveCwd(settings: SettingsView): string {
 let inherited: NodeJS.ProcessEnv | undefined;
 
 /**
- * The environment commands run with: Pincer's own, copied once. Node reads `process.env` through
+ * The environment commands run with: Pincer's own without its secrets (AUTH_TOKEN, API keys: see
+ * withoutPincerSecrets), copied once. Node reads `process.env` through
  * a getenv interceptor, one native call per variable, on every spawn (~30 µs for 40 variables, a
  * tenth of a cheap tool call; issue 17); a plain object costs under a microsecond. Pincer never
  * changes its own environment after it starts.
  */
 export function commandEnv(): NodeJS.ProcessEnv {
   if (inherited) return inherited;
-  inherited = { ...process.env };
+  inherited = withoutPincerSecrets(process.env);
   // The packaged app runs its hub as Node through this switch; an Electron app a command starts (VS Code's `code`) must not inherit it.
   if (process.versions.electron) delete inherited.ELECTRON_RUN_AS_NODE;
   return inherited;

@@ -25,6 +25,77 @@ const TRUST: Record<SettingView['trust'], string> = {
   project: '',
 };
 
+/**
+ * A secret (an API key): the settings page never receives its value. The field starts empty; Show
+ * asks the hub for this one key, Set saves what was typed (leaving it untouched keeps the value).
+ */
+function SecretField(props: { k: SettingView; id: string; invalid: boolean; describedBy?: string; save(v: string): Promise<boolean> }) {
+  const { k, id } = props;
+  const [draft, setDraft] = useState<string>();
+  const [revealed, setRevealed] = useState<string>();
+  const [problem, setProblem] = useState<string>();
+  const isSet = k.secret?.isSet ?? false;
+  const hide = () => {
+    if (draft === revealed) setDraft(undefined);
+    setRevealed(undefined);
+  };
+  return (
+    <div>
+      <form
+        class="row nowrap"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const field = (e.currentTarget as HTMLFormElement).elements.namedItem(id);
+          const v = field instanceof HTMLInputElement ? field.value : (draft ?? '');
+          if (draft === undefined && v === '') return announce(`${k.key} unchanged`);
+          if (await props.save(v)) {
+            setDraft(undefined);
+            setRevealed(undefined);
+          }
+        }}
+      >
+        {(() => {
+          const common = {
+            id,
+            name: id,
+            'data-key': k.key,
+            class: 'mono grow',
+            autocomplete: 'off',
+            spellcheck: false,
+            value: draft ?? '',
+            placeholder: isSet ? '•••••••• set (Show reveals it)' : 'not set',
+            'aria-invalid': props.invalid,
+            'aria-describedby': props.describedBy,
+            onInput: (e: Event) => setDraft((e.currentTarget as HTMLInputElement).value),
+          };
+          return revealed !== undefined ? <input type="text" {...common} /> : <input type="password" {...common} />;
+        })()}
+        {isSet ? (
+          <button
+            type="button"
+            aria-pressed={revealed !== undefined}
+            onClick={async () => {
+              if (revealed !== undefined) return hide();
+              try {
+                const r = await api<{ value: string }>(`/api/settings/secret/${encodeURIComponent(k.key)}`);
+                setRevealed(r.value);
+                setDraft(r.value);
+                setProblem(undefined);
+              } catch (err) {
+                setProblem(describeError(err));
+              }
+            }}
+          >
+            {revealed !== undefined ? 'Hide' : 'Show'}
+          </button>
+        ) : null}
+        <button type="submit">Set</button>
+      </form>
+      <Problem text={problem} />
+    </div>
+  );
+}
+
 /** One setting with the control its type calls for; its error stays beside it until fixed. */
 function Field(props: { k: SettingView; onSignedOut(): void }) {
   const { k } = props;
@@ -33,19 +104,22 @@ function Field(props: { k: SettingView; onSignedOut(): void }) {
   const value = draft ?? k.value;
   const id = `setting-${k.key}`;
   const errId = `${id}-error`;
-  const save = async (v: string) => {
+  const save = async (v: string): Promise<boolean> => {
     try {
       await api('/api/settings/key', { body: { key: k.key, value: v } });
       setError(undefined);
       setDraft(undefined);
       announce(`${k.key} saved`);
+      return true;
     } catch (err) {
       setError(err instanceof ApiError ? err.message : describeError(err));
+      return false;
     }
   };
   const c = k.control;
   let control;
   if (c.kind === 'secret' && k.key === 'AUTH_TOKEN') control = <TokenField id={id} onSignedOut={props.onSignedOut} />;
+  else if (c.kind === 'secret') control = <SecretField k={k} id={id} invalid={Boolean(error)} describedBy={error ? errId : undefined} save={save} />;
   else if (c.kind === 'switch') control = <Switch id={id} checked={/^(true|1|yes|on)$/i.test(value)} label={k.key} onChange={(on) => void save(on ? 'true' : 'false')} />;
   else if (c.kind === 'choice')
     control = (
@@ -81,7 +155,6 @@ function Field(props: { k: SettingView; onSignedOut(): void }) {
             onInput: (e: Event) => setDraft((e.currentTarget as HTMLInputElement).value),
           };
           if (c.kind === 'number') return <input type="number" inputMode="numeric" {...common} />;
-          if (c.kind === 'secret') return <input type="password" {...common} />;
           return <input type="text" {...common} />;
         })()}
         {c.kind === 'number' && c.unit ? <span class="unit">{c.unit}</span> : null}

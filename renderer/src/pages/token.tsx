@@ -8,7 +8,7 @@ export function TokenField(props: { onSignedOut(): void; id?: string }) {
   const [shown, setShown] = useState(false);
   const [problem, setProblem] = useState<string>();
   const fetchToken = async () => {
-    const t = token ?? (await api<{ token: string }>('/api/token')).token;
+    const t = token ?? (await api<{ value: string }>('/api/settings/secret/AUTH_TOKEN')).value;
     setToken(t);
     return t;
   };
