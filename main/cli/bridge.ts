@@ -7,6 +7,7 @@ import { configureLogging, logger } from '../core/log.js';
 import { pincerPaths } from '../core/paths.js';
 import { discoverResult } from '../mcp/server-info.js';
 import { errorMessage } from '../core/errors.js';
+import { installLastResort } from '../core/last-resort.js';
 
 const log = logger('bridge');
 
@@ -306,6 +307,7 @@ export async function runBridge(home: string): Promise<void> {
     const v8 = process.getBuiltinModule('node:v8');
     for (const flag of BRIDGE_V8_FLAGS) v8.setFlagsFromString(flag);
   }
-  configureLogging({ logsDir: pincerPaths(home).logsDir, fileName: 'bridge.log', stderr: true, quietStderr: true, sync: true });
+  configureLogging({ logsDir: pincerPaths(home).logsDir, fileName: 'bridge.log', stderr: true, quietStderr: true });
+  installLastResort(log, { keepServing: false });
   new Bridge(home).start();
 }

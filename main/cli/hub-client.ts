@@ -91,8 +91,9 @@ export async function ensureHub(home: string, opts: EnsureHubOptions = {}): Prom
   if (existing && (await hubHealthy(existing, 2000, opts.headers))) return existing;
   const cli = opts.cliPath ?? process.argv[1]!;
   const logFile = path.join(paths.logsDir, 'hub-start.log');
-  const out = fs.openSync(logFile, 'a', 0o600);
-  const logStart = fs.fstatSync(out).size;
+  // The hub's early words (before its own log is open) go here; a log folder that cannot be written costs them, not the start.
+  const out = openStartLog(logFile);
+  const logStart = out === 'ignore' ? 0 : fs.fstatSync(out).size;
   const { spawn } = process.getBuiltinModule('node:child_process');
   const child = spawn(process.execPath, [...HUB_NODE_FLAGS, cli, 'serve', '--quiet', '--if-none'], {
     detached: true,
@@ -103,7 +104,7 @@ export async function ensureHub(home: string, opts: EnsureHubOptions = {}): Prom
     windowsHide: true,
   });
   child.unref();
-  fs.closeSync(out);
+  if (out !== 'ignore') fs.closeSync(out);
   let failedAt: number | undefined;
   let exitCode: number | null = null;
   child.once('exit', (code) => {
@@ -125,6 +126,14 @@ export async function ensureHub(home: string, opts: EnsureHubOptions = {}): Prom
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new HubStartError(`the Pincer hub did not start within ${Math.round(timeoutMs / 1000)} s; see ${logFile} and ${path.join(paths.logsDir, 'hub.log')}`, logFile);
+}
+
+function openStartLog(file: string): number | 'ignore' {
+  try {
+    return fs.openSync(file, 'a', 0o600);
+  } catch {
+    return 'ignore'; // a read-only or full log folder: the hub starts without its start log (startFailure then says less)
+  }
 }
 
 /** What the failed hub wrote to hub-start.log in this attempt, without the "pincer serve:" prefix. */

@@ -1,6 +1,7 @@
 import { startHub, HubAlreadyRunning } from '../hub/hub.js';
 import { configureLogging, logger } from '../core/log.js';
 import { pincerPaths } from '../core/paths.js';
+import { installLastResort } from '../core/last-resort.js';
 
 const log = logger('serve');
 
@@ -20,6 +21,7 @@ export interface ServeOptions {
 export async function runServe(home: string, opts: ServeOptions): Promise<number> {
   const paths = pincerPaths(home);
   configureLogging({ logsDir: paths.logsDir, fileName: 'hub.log', stderr: !opts.quiet });
+  installLastResort(log, { keepServing: true, ignoreStdoutErrors: true });
   let hub;
   try {
     hub = await startHub({ home, role: 'headless', takeover: opts.ifNone ? 'never' : opts.takeover ? 'any' : 'headless' });

@@ -1,5 +1,6 @@
 import { configureLogging, logger } from '../core/log.js';
 import { pincerPaths } from '../core/paths.js';
+import { installLastResort } from '../core/last-resort.js';
 import { isFilesystemRoot } from '../mcp/client-identity.js';
 import { EarlyDiscover } from './early-discover.js';
 
@@ -15,6 +16,8 @@ const FIRST_INPUT_WAIT_MS = 100;
  */
 export async function runStandaloneStdio(home: string): Promise<void> {
   configureLogging({ logsDir: pincerPaths(home).logsDir, fileName: 'stdio.log', stderr: true, quietStderr: true });
+  // The whole server, for one client: an unexpected error costs a call, not the session.
+  installLastResort(log, { keepServing: true });
   const early = new EarlyDiscover(process.stdin, (line) => process.stdout.write(line + '\n'));
   // Loading the server parses megabytes of code without yielding to the event loop: read what the
   // client sent first (clients write as soon as they spawn us), so a probe is answered before that.

@@ -14,9 +14,93 @@ export interface Logger {
   child(scope: string): Logger;
 }
 
-interface LogFile {
-  write(line: string): void;
-  end(): void;
+/** A log line past this is cut (its message and a note of the original size are kept). */
+export const MAX_LINE_BYTES = 16 * 1024;
+/** An error's stack is kept up to this many characters; causes up to this depth. */
+const MAX_STACK_CHARS = 8 * 1024;
+const MAX_CAUSE_DEPTH = 3;
+/** A log file is rotated past this size (PINCER_LOG_MAX_BYTES overrides it), keeping this many old ones (.1 … .3). */
+const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
+const KEEP_ROTATED = 3;
+/** After the log file failed (full disk, read-only folder), it is tried again at most this often. */
+const REOPEN_AFTER_MS = 60_000;
+
+/**
+ * One log file, appended with synchronous writes and rotated by size. Synchronous: a hub logs a
+ * few lines a second at most, a write to a local file costs microseconds, rotation stays simple
+ * (close, rename, reopen), and the bridge never starts libuv's thread pool (~3 MB of RSS) for it.
+ * A failing write (ENOSPC, EROFS, EBADF) closes the file; logging goes on without it and tries
+ * again a minute later.
+ */
+class LogFile {
+  private fd: number | undefined;
+  private size = 0;
+  private failedAt = 0;
+  /** Why the file cannot be written now (for the one warning on stderr), or undefined. */
+  problem: string | undefined;
+
+  constructor(
+    readonly file: string,
+    private readonly maxBytes: number,
+  ) {
+    this.open();
+  }
+
+  private open(): boolean {
+    try {
+      fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+      this.fd = fs.openSync(this.file, 'a', 0o600);
+      this.size = fs.fstatSync(this.fd).size;
+      this.problem = undefined;
+      return true;
+    } catch (err) {
+      this.fail(err);
+      return false;
+    }
+  }
+
+  private fail(err: unknown): void {
+    this.close();
+    this.failedAt = Date.now();
+    this.problem = `${this.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
+  }
+
+  write(line: string): void {
+    if (this.fd === undefined && (Date.now() - this.failedAt < REOPEN_AFTER_MS || !this.open())) return;
+    const bytes = Buffer.byteLength(line);
+    if (this.size > 0 && this.size + bytes > this.maxBytes) this.rotate();
+    try {
+      fs.writeSync(this.fd!, line);
+      this.size += bytes;
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  /** pincer.log → pincer.log.1 → … → .3 (the oldest is dropped). Closed first: Windows renames no open file. */
+  private rotate(): void {
+    this.close();
+    try {
+      for (let i = KEEP_ROTATED - 1; i >= 1; i--) {
+        const from = `${this.file}.${i}`;
+        if (fs.existsSync(from)) fs.renameSync(from, `${this.file}.${i + 1}`);
+      }
+      fs.renameSync(this.file, `${this.file}.1`);
+    } catch {
+      // Another process (a hub handing over) rotated it a moment ago, or the folder turned read-only: open() decides.
+    }
+    this.open();
+  }
+
+  close(): void {
+    if (this.fd === undefined) return;
+    try {
+      fs.closeSync(this.fd);
+    } catch {
+      // Already closed by a failing disk: nothing is left to release.
+    }
+    this.fd = undefined;
+  }
 }
 
 interface Sink {
@@ -25,74 +109,135 @@ interface Sink {
   /** The lowest level that also goes to stderr (the file gets everything from `level` up). */
   stderrLevel?: LogLevel;
   file?: LogFile;
+  /** The file's problem already reported on stderr. */
+  reported?: string;
 }
 
 const envLevel = (process.env.PINCER_LOG_LEVEL as LogLevel) in ORDER ? (process.env.PINCER_LOG_LEVEL as LogLevel) : undefined;
 const sink: Sink = { level: envLevel ?? 'info', stderr: true };
 
+let stdioGuarded = false;
 /**
- * Logs go to stderr and to a file in the data directory — never stdout, which
- * belongs to the protocol when Pincer speaks stdio.
+ * A stderr that fails (a full disk, a closed pipe: ENOSPC, EPIPE) stops being written; logging
+ * goes on to the file and the process goes on serving. Without a listener such an error would be
+ * an uncaught exception.
  */
-export function configureLogging(opts: { logsDir?: string; fileName?: string; stderr?: boolean; level?: LogLevel; sync?: boolean; quietStderr?: boolean }): void {
+function guardStderr(): void {
+  if (stdioGuarded) return;
+  stdioGuarded = true;
+  process.stderr.on('error', () => {
+    sink.stderr = false;
+  });
+}
+
+/**
+ * Logs go to a file in the data directory, one JSON object a line, and (unless `stderr: false`)
+ * to stderr as readable text — never stdout, which belongs to the protocol when Pincer speaks
+ * stdio. A log folder that cannot be written costs the file, not the process.
+ */
+export function configureLogging(opts: { logsDir?: string; fileName?: string; stderr?: boolean; level?: LogLevel; maxFileBytes?: number; quietStderr?: boolean }): void {
   if (opts.level) sink.level = opts.level;
   if (opts.stderr !== undefined) sink.stderr = opts.stderr;
   // A process a client started (`pincer stdio`): clients show its stderr to their users, so it
   // carries only warnings and errors unless PINCER_LOG_LEVEL asks for more; the log file has the rest.
   if (opts.quietStderr) sink.stderrLevel = envLevel ?? 'warn';
   if (opts.logsDir) {
-    fs.mkdirSync(opts.logsDir, { recursive: true, mode: 0o700 });
-    sink.file?.end();
-    const file = path.join(opts.logsDir, opts.fileName ?? 'pincer.log');
-    sink.file = opts.sync ? appendSync(file) : stream(file);
+    sink.file?.close();
+    const max = opts.maxFileBytes ?? (Number(process.env.PINCER_LOG_MAX_BYTES) || DEFAULT_MAX_FILE_BYTES);
+    sink.file = new LogFile(path.join(opts.logsDir, opts.fileName ?? 'pincer.log'), Math.max(4096, max));
+    sink.reported = undefined;
   }
 }
 
-function stream(file: string): LogFile {
-  const s = fs.createWriteStream(file, { flags: 'a', mode: 0o600 });
-  s.on('error', () => { sink.file = undefined; });
-  return s;
+/** Where this process logs, and why not when its file cannot be written (for `pincer status` and tests). */
+export function logState(): { file?: string; problem?: string; stderr: boolean } {
+  return { file: sink.file?.file, problem: sink.file?.problem, stderr: sink.stderr };
 }
 
-/**
- * Appends with synchronous writes: for a process that logs a few lines in its
- * life (the bridge), where a write stream's first write would start libuv's
- * thread pool, ~3 MB of RSS in every client's `pincer stdio`.
- */
-function appendSync(file: string): LogFile | undefined {
-  let fd: number | undefined;
+export interface SerializedError {
+  name: string;
+  message: string;
+  code?: string | number;
+  stack?: string;
+  cause?: SerializedError | string;
+}
+
+/** An error as a log line carries it: its name, message, code and stack (cut at 8 KB), and its causes. */
+export function serializeError(err: unknown, depth = 0): SerializedError | string {
+  if (!(err instanceof Error)) return typeof err === 'string' ? err : safeString(err);
+  const e = err as Error & { code?: unknown; cause?: unknown };
+  const out: SerializedError = { name: e.name, message: e.message };
+  if (typeof e.code === 'string' || typeof e.code === 'number') out.code = e.code;
+  if (e.stack) out.stack = e.stack.length > MAX_STACK_CHARS ? `${e.stack.slice(0, MAX_STACK_CHARS)}…` : e.stack;
+  if (e.cause !== undefined && depth < MAX_CAUSE_DEPTH) out.cause = serializeError(e.cause, depth + 1);
+  return out;
+}
+
+function safeString(v: unknown): string {
   try {
-    fd = fs.openSync(file, 'a', 0o600);
+    return JSON.stringify(v) ?? String(v);
   } catch {
-    return undefined;
+    return String(v);
   }
-  return {
-    write: (line) => {
-      try {
-        if (fd !== undefined) fs.writeSync(fd, line);
-      } catch {
-        // A full disk or a removed folder costs the log line, never the process.
-      }
-    },
-    end: () => {
-      if (fd !== undefined) fs.closeSync(fd);
-      fd = undefined;
-    },
-  };
+}
+
+function jsonLine(record: Record<string, unknown>): string {
+  let line: string;
+  try {
+    line = JSON.stringify(record, (_k, val: unknown) => (val instanceof Error ? serializeError(val) : typeof val === 'bigint' ? String(val) : val));
+  } catch (err) {
+    // A cycle or a throwing getter in `extra`: keep the line, say what was lost.
+    line = JSON.stringify({ time: record.time, level: record.level, scope: record.scope, msg: record.msg, pid: record.pid, unserializable: String(err) });
+  }
+  if (Buffer.byteLength(line) > MAX_LINE_BYTES) {
+    line = JSON.stringify({ time: record.time, level: record.level, scope: record.scope, msg: String(record.msg).slice(0, 2048), pid: record.pid, truncated: Buffer.byteLength(line) });
+  }
+  return `${line}\n`;
+}
+
+/** The stderr form: one readable line, then the stack of each error in `extra`, indented. */
+function textLine(time: string, level: LogLevel, scope: string, msg: string, extra?: Record<string, unknown>): string {
+  const stacks: string[] = [];
+  const rest = extra && safeJsonText(extra, stacks);
+  const head = `${time} ${level.toUpperCase().padEnd(5)} [${scope}] ${msg}${rest ? ` ${rest}` : ''}\n`;
+  return head + stacks.map((s) => `  ${s.split('\n').join('\n  ')}\n`).join('');
+}
+
+function safeJsonText(v: Record<string, unknown>, stacks: string[]): string {
+  try {
+    return JSON.stringify(v, (_k, val: unknown) => {
+      if (!(val instanceof Error)) return typeof val === 'bigint' ? String(val) : val;
+      if (val.stack) stacks.push(val.stack.slice(0, MAX_STACK_CHARS));
+      return val.message;
+    });
+  } catch {
+    return String(v);
+  }
 }
 
 function write(level: LogLevel, scope: string, msg: string, extra?: Record<string, unknown>): void {
   if (ORDER[level] < ORDER[sink.level]) return;
-  const line = `${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} [${scope}] ${msg}${extra ? ' ' + safeJson(extra) : ''}\n`;
-  if (sink.stderr && (sink.stderrLevel === undefined || ORDER[level] >= ORDER[sink.stderrLevel])) process.stderr.write(line);
-  sink.file?.write(line);
+  const time = new Date().toISOString();
+  if (sink.file) {
+    sink.file.write(jsonLine({ time, level, scope, msg, pid: process.pid, ...extra }));
+    const problem = sink.file.problem;
+    if (problem && sink.reported !== problem) {
+      sink.reported = problem;
+      writeStderr(`${time} WARN  [log] the log file cannot be written (${problem}); logging to stderr only until it can\n`);
+    }
+  }
+  if (sink.stderr && (sink.stderrLevel === undefined || ORDER[level] >= ORDER[sink.stderrLevel])) writeStderr(textLine(time, level, scope, msg, extra));
 }
 
-function safeJson(v: unknown): string {
+function writeStderr(text: string): void {
+  if (!sink.stderr) return;
+  // On first use, not at start: process.stderr is created lazily (a pipe's loads net), and the bridge logs rarely.
+  guardStderr();
   try {
-    return JSON.stringify(v, (_k, val) => (val instanceof Error ? val.message : val));
+    process.stderr.write(text);
   } catch {
-    return String(v);
+    // A synchronous stderr (a file) on a full disk throws here in some Node versions: stop writing it.
+    sink.stderr = false;
   }
 }
 

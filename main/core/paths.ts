@@ -40,9 +40,15 @@ export function pincerPaths(home: string): PincerPaths {
  * already limits it to the user.
  */
 export function ensureHome(paths: PincerPaths): void {
-  for (const dir of [paths.home, paths.jobsDir, paths.skillsDir, paths.logsDir]) {
+  for (const dir of [paths.home, paths.jobsDir, paths.skillsDir]) {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     privateMode(dir, 0o700);
+  }
+  try {
+    fs.mkdirSync(paths.logsDir, { recursive: true, mode: 0o700 });
+    privateMode(paths.logsDir, 0o700);
+  } catch {
+    // A log folder that cannot be made costs the log files (core/log.ts says so on stderr), never the hub.
   }
 }
 
