@@ -66,6 +66,8 @@ function copyTree(from, to, keep = () => true) {
 async function manifest(version) {
   const { allTools } = await import(pathToFileURL(path.join(ROOT, 'dist', 'main', 'tools', 'catalogue.js')).href);
   const { SETTINGS } = await import(pathToFileURL(path.join(ROOT, 'dist', 'main', 'core', 'settings', 'schema.js')).href);
+  // The Node Pincer needs (better-sqlite3's Node-API 10): Claude Desktop checks it before it runs the bundle.
+  const { NODE_RANGE } = await import(pathToFileURL(path.join(ROOT, 'dist', 'main', 'core', 'node-version.js')).href);
   const tools = allTools().map((t) => ({ name: t.name, description: String(t.description ?? '').split(/(?<=\.)\s/)[0] }));
   const env = {
     PINCER_HOME: '${user_config.data_folder}',
@@ -102,7 +104,7 @@ async function manifest(version) {
     tools,
     keywords: ['shell', 'jobs', 'search', 'tasks', 'local'],
     license: 'MIT',
-    compatibility: { platforms: [], runtimes: { node: '>=20.0.0' } },
+    compatibility: { platforms: [], runtimes: { node: NODE_RANGE } },
     user_config,
   };
 }

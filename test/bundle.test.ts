@@ -9,6 +9,7 @@ import { ROOT, tempHome, waitFor } from './helpers/env.js';
 import { EXPECTED } from './helpers/catalogue.js';
 import { textOf } from './helpers/clients.js';
 import { stopHubOf } from './helpers/hub.js';
+import { NODE_RANGE } from '../main/core/node-version.js';
 
 const MCPB = path.join(ROOT, 'node_modules', '@anthropic-ai', 'mcpb', 'dist', 'cli', 'cli.js');
 
@@ -16,7 +17,7 @@ type Manifest = {
   server: { type: string; entry_point: string; mcp_config: { command: string; args: string[]; env: Record<string, string> } };
   tools: { name: string }[];
   user_config: Record<string, { type: string; default?: string | boolean }>;
-  compatibility: { platforms: string[] };
+  compatibility: { platforms: string[]; runtimes: { node: string } };
 };
 
 /** What Claude Desktop does with `${…}` in mcp_config: __dirname, HOME and the user's settings (here the form's defaults). */
@@ -52,6 +53,7 @@ test('npm run bundle makes a valid linux-x64 .mcpb whose server, run as Claude D
     assert.equal(manifest.server.type, 'node');
     assert.equal(manifest.server.mcp_config.command, 'node', "Claude Desktop's built-in Node runs it");
     assert.deepEqual(manifest.compatibility.platforms, ['linux']);
+    assert.equal(manifest.compatibility.runtimes.node, NODE_RANGE, 'the Node Pincer needs, as package.json says');
     for (const key of ['working_folder', 'shell_tools', 'web_tools', 'search_engines', 'data_folder']) assert.ok(manifest.user_config[key], `settings form has ${key}`);
     // Only this platform's native binaries travel.
     const prebuilds = fs.readdirSync(path.join(dir, 'server', 'node_modules', 'better-sqlite3', 'prebuilds'));

@@ -56,6 +56,7 @@ class Bridge {
   private pipe?: HubPipe;
   private connecting?: Promise<void>;
   private startFailure?: { error: Error; at: number };
+  private reported?: Error;
   private session?: Session;
   private readonly pending = new Map<RpcId, Pending>();
   /** Client lines waiting for a connection (none yet, or the hub is handing over), with the request ids they carry. */
@@ -256,7 +257,9 @@ class Bridge {
 
   /** No hub could be reached or started: what waited for one is answered with the reason. */
   private unavailable(err: Error): void {
-    log.error(`could not start or reach the hub: ${errorMessage(err)}`);
+    // A failed start is reported again for a moment without a new attempt (START_RETRY_MS): logged once.
+    if (err !== this.reported) log.error(`could not start or reach the hub: ${errorMessage(err)}`);
+    this.reported = err;
     const held = this.held;
     this.held = [];
     for (const h of held) for (const id of h.ids) if (this.pending.delete(id)) this.write(errorLine(id, HUB_UNAVAILABLE, `Pincer: ${errorMessage(err)}`));

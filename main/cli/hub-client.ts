@@ -5,6 +5,10 @@ import { pidAlive } from '../core/pid.js';
 import { EnvDocument } from '../core/settings/envfile.js';
 import type { HubInfo } from '../hub/lock.js';
 import { HUB_NODE_FLAGS, hubLaunchEnv } from '../core/node-flags.js';
+import { describeExit, hubNode, HubStartError, startFailure } from './hub-start.js';
+import { logger } from '../core/log.js';
+
+const log = logger('bridge');
 
 // Builtins through getBuiltinModule: an ESM `import http from 'node:http'` reads
 // every export of the builtin, and its lazy WebSocket getters load undici (~15 MB
@@ -59,17 +63,6 @@ export function hubHealthy(info: Pick<HubInfo, 'url'>, timeoutMs = 2000, headers
   });
 }
 
-/** Why the hub could not start: its own words, as `pincer serve` wrote them to hub-start.log. */
-export class HubStartError extends Error {
-  readonly code = 'HUB_START_FAILED';
-  constructor(
-    message: string,
-    readonly logFile: string,
-  ) {
-    super(message);
-  }
-}
-
 export interface EnsureHubOptions {
   timeoutMs?: number;
   cliPath?: string;
@@ -91,11 +84,13 @@ export async function ensureHub(home: string, opts: EnsureHubOptions = {}): Prom
   if (existing && (await hubHealthy(existing, 2000, opts.headers))) return existing;
   const cli = opts.cliPath ?? process.argv[1]!;
   const logFile = path.join(paths.logsDir, 'hub-start.log');
+  const { node, note } = await hubNode(logFile);
+  if (note) log.warn(note);
   // The hub's early words (before its own log is open) go here; a log folder that cannot be written costs them, not the start.
   const out = openStartLog(logFile);
   const logStart = out === 'ignore' ? 0 : fs.fstatSync(out).size;
   const { spawn } = process.getBuiltinModule('node:child_process');
-  const child = spawn(process.execPath, [...HUB_NODE_FLAGS, cli, 'serve', '--quiet', '--if-none'], {
+  const child = spawn(node.path, [...HUB_NODE_FLAGS, cli, 'serve', '--quiet', '--if-none'], {
     detached: true,
     // Never the bridge's folder: the hub serves every client and must not run in (or read) one project.
     cwd: paths.home,
@@ -106,13 +101,16 @@ export async function ensureHub(home: string, opts: EnsureHubOptions = {}): Prom
   child.unref();
   if (out !== 'ignore') fs.closeSync(out);
   let failedAt: number | undefined;
-  let exitCode: number | null = null;
-  child.once('exit', (code) => {
-    exitCode = code;
+  let ended = '';
+  child.once('exit', (code, signal) => {
+    ended = describeExit(code, signal);
     // 3: another hub holds the lock (it is starting or handing over); wait for it.
     if (code !== 0 && code !== 3) failedAt = Date.now();
   });
-  child.once('error', () => (failedAt = Date.now()));
+  child.once('error', (err) => {
+    ended = `could not be started with ${node.path} (${err.message})`;
+    failedAt = Date.now();
+  });
   const timeoutMs = opts.timeoutMs ?? 20_000;
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -121,7 +119,7 @@ export async function ensureHub(home: string, opts: EnsureHubOptions = {}): Prom
     if (info && (await hubHealthy(info, 1000, opts.headers))) return info;
     // A short grace after our hub failed, in case another one is coming up.
     if (failedAt !== undefined && Date.now() - failedAt > 500) {
-      throw new HubStartError(`the Pincer hub could not start: ${startFailure(logFile, logStart, exitCode)}`, logFile);
+      throw new HubStartError(`the Pincer hub could not start: ${startFailure(logFile, logStart, ended)}`, logFile);
     }
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -134,28 +132,4 @@ function openStartLog(file: string): number | 'ignore' {
   } catch {
     return 'ignore'; // a read-only or full log folder: the hub starts without its start log (startFailure then says less)
   }
-}
-
-/** What the failed hub wrote to hub-start.log in this attempt, without the "pincer serve:" prefix. */
-function startFailure(logFile: string, from: number, exitCode: number | null): string {
-  let text = '';
-  try {
-    const fd = fs.openSync(logFile, 'r');
-    try {
-      const size = Math.min(fs.fstatSync(fd).size - from, 8192);
-      const buf = Buffer.alloc(Math.max(0, size));
-      fs.readSync(fd, buf, 0, buf.length, from);
-      text = buf.toString('utf8');
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    // Unreadable log: fall back to the exit code below.
-  }
-  const lines = text
-    .split(/\r?\n/)
-    .map((l) => l.replace(/^pincer serve:\s*/, '').trim())
-    .filter((l) => l !== '');
-  const reason = lines.length > 0 ? lines.slice(-3).join(' ') : `it exited with code ${exitCode ?? 'unknown'}`;
-  return `${reason} (from ${logFile})`;
 }

@@ -1,11 +1,8 @@
 #!/usr/bin/env node
-import { resolveHome, pincerPaths, ensureHome } from '../core/paths.js';
-import { VERSION } from '../core/version.js';
+// The only static import: it runs on any Node, so a too-old one is named before anything needing a newer one loads.
+import { describeNode, MIN_NODE, nodeSupported, runningNode, supportedNodeAtHand, tooOldMessage } from '../core/node-version.js';
 
-// Builtins through getBuiltinModule: an ESM import of node:util reads all its exports (~3 MB of RSS for every client's bridge).
-const { parseArgs } = process.getBuiltinModule('node:util');
-
-const HELP = `pincer ${VERSION} — local tools for AI clients over MCP
+const help = (version: string) => `pincer ${version} — local tools for AI clients over MCP
 
 Usage:
   pincer                      with stdin not a terminal (a client spawned it): the same as pincer stdio
@@ -28,18 +25,67 @@ Usage:
 
 Data directory: $PINCER_HOME (default ~/.pincer)`;
 
+/** The bridge (`pincer stdio`) is a relay: it loads nothing native, and starts the hub with a supported Node (hub-node.ts). */
+function isBridge(argv: string[]): boolean {
+  const [command, ...rest] = argv.length === 0 && !process.stdin.isTTY ? ['stdio'] : argv;
+  return command === 'stdio' && !rest.includes('--standalone');
+}
+
+/**
+ * Every command checks the Node it runs on first. On one too old, a command runs again with the
+ * checkout's pinned Node when there is one (so `npm link`ed or `node …/pincer.js` commands work on a
+ * machine whose `node` is older), saying so in one line; otherwise it says which Node it found, which
+ * it needs and what to do, and exits 1. Returns the exit code, or undefined to go on here.
+ */
+async function checkNode(argv: string[]): Promise<number | undefined> {
+  const rerun = process.env.PINCER_NODE_RERUN;
+  delete process.env.PINCER_NODE_RERUN;
+  if (nodeSupported()) return undefined;
+  // Node 22.3+ and 20.16+ have getBuiltinModule, all the bridge's own code needs.
+  if (isBridge(argv) && typeof process.getBuiltinModule === 'function') return undefined;
+  const found = runningNode();
+  const other = rerun === undefined ? await supportedNodeAtHand() : undefined;
+  if (!other) {
+    process.stderr.write(`pincer: ${tooOldMessage(found, 'Pincer')}\n`);
+    return 1;
+  }
+  process.stderr.write(`pincer: ${describeNode(found)} is older than Pincer needs (${MIN_NODE}); running with ${describeNode(other)}, which this checkout installed.\n`);
+  return runWith(other.path);
+}
+
+/** This very command under another Node; signals reach it, its exit code is ours. */
+async function runWith(node: string): Promise<number> {
+  const { spawn } = await import('node:child_process');
+  const { constants } = await import('node:os');
+  const child = spawn(node, [...process.execArgv, process.argv[1]!, ...process.argv.slice(2)], { stdio: 'inherit', env: { ...process.env, PINCER_NODE_RERUN: '1' } });
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => child.kill(sig));
+  return new Promise((resolve) => {
+    child.once('error', (err) => {
+      process.stderr.write(`pincer: could not start ${node}: ${err.message}\n`);
+      resolve(1);
+    });
+    child.once('exit', (code, signal) => resolve(code ?? 128 + (signal ? constants.signals[signal] : 0)));
+  });
+}
+
 async function main(argv: string[]): Promise<number> {
+  const refused = await checkNode(argv);
+  if (refused !== undefined) return refused;
+  const { VERSION } = await import('../core/version.js');
+  const { resolveHome, pincerPaths, ensureHome } = await import('../core/paths.js');
+  // Builtins through getBuiltinModule: an ESM import of node:util reads all its exports (~3 MB of RSS for every client's bridge).
+  const { parseArgs } = process.getBuiltinModule('node:util');
   // No arguments: a client spawning `pincer` (stdin a pipe) gets stdio; a person at a terminal gets help, on stderr.
   if (argv.length === 0) {
     if (!process.stdin.isTTY) argv = ['stdio'];
     else {
-      process.stderr.write(HELP + '\n');
+      process.stderr.write(help(VERSION) + '\n');
       return 0;
     }
   }
   const [command, ...rest] = argv;
   if (command === 'help' || command === '--help' || command === '-h') {
-    process.stdout.write(HELP + '\n');
+    process.stdout.write(help(VERSION) + '\n');
     return 0;
   }
   if (command === '--version' || command === '-v' || command === 'version') {
