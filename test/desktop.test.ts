@@ -94,6 +94,13 @@ describe('the desktop app against a fake electron module', () => {
     assert.equal(win.navigate('https://evil.example/'), true, 'navigation away is stopped');
     assert.equal(win.navigate(`${desk.hub!.url}/#/jobs`), false, "the hub's own pages are fine");
     assert.ok(fake.calls.includes('permissions:function'));
+    // ReadDocs' session loads what builds a page's text, not images, media or fonts; stylesheets come back empty (issue 28).
+    const decide = (resourceType: string) => {
+      let answer: unknown;
+      fake.beforeRequest!({ resourceType, url: 'https://example.com/x' }, (r: unknown) => (answer = r));
+      return answer;
+    };
+    assert.deepEqual(['mainFrame', 'script', 'xhr', 'image', 'media', 'font', 'stylesheet'].map(decide), [{}, {}, {}, { cancel: true }, { cancel: true }, { cancel: true }, { redirectURL: 'data:text/css,' }]);
   });
 
   test('IPC answers only the dashboard: the sender frame is checked', async () => {

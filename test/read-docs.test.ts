@@ -29,17 +29,38 @@ widget.run(size=42)</code></pre>
 }, 300);
 </script></body></html>`;
 
+const ARTICLE = Array.from({ length: 12 }, (_, i) => `<p>Paragraph ${i + 1} of the article explains how widgets are configured, which options matter, and why the defaults are what they are.</p>`).join('\n');
+
+/** A page whose images, media, fonts and stylesheet never answer, with content its script adds. */
+const HEAVY_PAGE = `<!doctype html><html><head><title>Heavy</title><link rel="stylesheet" href="/hang/style.css">
+<style>@font-face { font-family: W; src: url(/hang/font.woff2); } body { font-family: W; }</style></head><body>
+<article><h1>Heavy page</h1>${ARTICLE}<img src="/hang/photo.jpg" alt="photo"><video src="/hang/clip.mp4" autoplay></video><div id="late"></div></article>
+<script>document.getElementById('late').textContent = 'Script-built marker: added by the page itself.';</script></body></html>`;
+
+/** A page whose script replaces the article with a consent wall: rendering would make it worse. */
+const WALLED_PAGE = `<!doctype html><html><head><title>Walled</title></head><body><article><h1>Walled article</h1>${ARTICLE}</article>
+<script>document.body.innerHTML = '<div class="consent"><p>We value your privacy. Accept all cookies to continue reading this site.</p><button>Accept</button></div>';</script></body></html>`;
+
+/** A page that never finishes: a script at the end whose server never answers keeps DOMContentLoaded from firing. */
+const ENDLESS_PAGE = `<!doctype html><html><head><title>Endless</title></head><body><article><h1>Endless page</h1>${ARTICLE}</article><script src="/hang/app.js"></script></body></html>`;
+
 describe('ReadDocs against a local site', () => {
   const h = tempHome();
   let server: http.Server;
   let base = '';
   let client: Client;
   let plain: Client;
+  /** Paths the server was asked for under /hang/ (it never answers them). */
+  const hung: string[] = [];
   before(async () => {
     const png = await sharp({ create: { width: 3000, height: 1000, channels: 3, background: '#123456' } }).png().toBuffer();
     server = http.createServer((req, res) => {
       const u = req.url ?? '/';
       if (u === '/docs/guide.html') res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(JS_PAGE);
+      else if (u === '/heavy.html') res.writeHead(200, { 'Content-Type': 'text/html' }).end(HEAVY_PAGE);
+      else if (u === '/walled.html') res.writeHead(200, { 'Content-Type': 'text/html' }).end(WALLED_PAGE);
+      else if (u === '/endless.html') res.writeHead(200, { 'Content-Type': 'text/html' }).end(ENDLESS_PAGE);
+      else if (u.startsWith('/hang/')) hung.push(u);
       else if (u === '/moved') res.writeHead(302, { Location: '/docs/guide.html' }).end();
       else if (u === '/missing') res.writeHead(404, { 'Content-Type': 'text/html' }).end('<h1>nope</h1>');
       else if (u === '/slow') setTimeout(() => res.writeHead(200).end('late'), 5000);
@@ -62,6 +83,7 @@ describe('ReadDocs against a local site', () => {
   after(async () => {
     await client.close();
     await plain.close();
+    server.closeAllConnections();
     server.close();
     h.cleanup();
   });
@@ -82,8 +104,9 @@ describe('ReadDocs against a local site', () => {
     assert.match(md, new RegExp(`\\n\\[1\\]: ${base.replace(/[.]/g, '\\.')}/reference/options\\.html$`));
     const inline = textOf(await read(client, { url: `${base}/docs/guide.html`, links: 'inline' }));
     assert.match(inline, new RegExp(`\\[options reference\\]\\(${base.replace(/[.]/g, '\\.')}/reference/options\\.html\\)`));
-    const sc = r.structuredContent as { rendered_with: string; final_url: string };
+    const sc = r.structuredContent as { rendered_with: string; final_url: string; extracted_from: string };
     assert.equal(sc.rendered_with, 'chromium');
+    assert.equal(sc.extracted_from, 'rendered');
     assert.equal(sc.final_url, `${base}/docs/guide.html`);
     const text = await read(client, { url: `${base}/docs/guide.html`, format: 'text' });
     assert.match(textOf(text), /Rendered-by-javascript marker/);
@@ -92,11 +115,40 @@ describe('ReadDocs against a local site', () => {
     assert.match(textOf(html), /<table>/);
   });
 
+  const chromium = skipUnless(chromiumProblem());
+
+  test('rendering waits for the document, not its subresources: images, media, fonts and stylesheets are not fetched (issue 28)', { skip: chromium }, async () => {
+    hung.length = 0;
+    const r = await read(client, { url: `${base}/heavy.html`, format: 'text' });
+    assert.notEqual(r.isError, true, textOf(r));
+    const sc = r.structuredContent as { rendered_with: string; extracted_from: string };
+    assert.deepEqual([sc.rendered_with, sc.extracted_from], ['chromium', 'rendered'], textOf(r));
+    assert.match(textOf(r), /Script-built marker/);
+    assert.deepEqual(hung, [], 'the browser asked for subresources a text extractor does not need');
+  });
+
+  test('a page that never finishes loading is answered within READDOCS_TIMEOUT_MS with what it has (issue 28)', { skip: chromium }, async () => {
+    const r = await read(client, { url: `${base}/endless.html`, format: 'text' });
+    assert.notEqual(r.isError, true, textOf(r));
+    assert.match(textOf(r), /Paragraph 12 of the article/);
+  });
+
+  test('rendering never makes a page worse: a script that takes the article away means the page is shown as fetched, and the answer says so (issue 28)', { skip: chromium }, async () => {
+    const r = await read(client, { url: `${base}/walled.html` });
+    assert.notEqual(r.isError, true, textOf(r));
+    const sc = r.structuredContent as { rendered_with: string; extracted_from: string };
+    assert.deepEqual([sc.rendered_with, sc.extracted_from], ['http', 'fetched']);
+    assert.match(textOf(r), /Paragraph 12 of the article/);
+    assert.doesNotMatch(textOf(r), /Accept all cookies/);
+    assert.match(textOf(r), /\[Note: after scripts ran the page kept only \d+% of its text as fetched, so it is shown as fetched\]/);
+  });
+
   test('without a browser it says scripts were not run', async () => {
     const r = await read(plain, { url: `${base}/docs/guide.html` });
     assert.doesNotMatch(textOf(r), /Rendered-by-javascript marker/);
     assert.match(textOf(r), /scripts were not run/);
     assert.equal((r.structuredContent as { rendered_with: string }).rendered_with, 'http');
+    assert.equal((r.structuredContent as { extracted_from: string }).extracted_from, 'fetched');
   });
 
   test('JSON, text, PDF and images', async () => {

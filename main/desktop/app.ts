@@ -8,6 +8,7 @@ import { trayMenu, trayState, trayTooltip, type TrayFacts, type TrayState } from
 import { packagedLauncher } from './launcher.js';
 import { claudeDesktopBundle } from './bundle.js';
 import { ElectronRenderer } from './electron-renderer.js';
+import { subresourcePolicy } from '../tools/web/browser.js';
 import { electronNetTransport } from './electron-net.js';
 import { CLIENT_IDS, CLIENTS, type ClientId, type StdioLauncher } from '../connect/clients.js';
 import { connectClient, disconnectClient, isConnected } from '../connect/connect.js';
@@ -68,7 +69,15 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
 
   // No page in the app may use the camera, location, notifications of its own…
   electron.session.defaultSession.setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
-  electron.session.fromPartition('readdocs').setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
+  const readdocs = electron.session.fromPartition('readdocs');
+  readdocs.setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
+  // ReadDocs' window loads what builds a page's text, not what is only looked at (the same rule as headless Chromium).
+  readdocs.webRequest.onBeforeRequest((details, cb) => {
+    const policy = subresourcePolicy(details.resourceType);
+    if (policy === 'skip') cb({ cancel: true });
+    else if (policy === 'empty-stylesheet') cb({ redirectURL: 'data:text/css,' });
+    else cb({});
+  });
 
   const bundle = () => claudeDesktopBundle({ isPackaged: app.isPackaged, resourcesPath: opts.resourcesPath ?? process.resourcesPath, platform });
   const facts = (): TrayFacts => {

@@ -1,9 +1,11 @@
 import type { ElectronApi, Electron } from './electron-api.js';
-import type { PageRenderer, RenderOptions, RenderResult } from '../tools/web/browser.js';
+import { SETTLE_MAX_MS, SETTLE_QUIET_MS, type PageRenderer, type RenderOptions, type RenderResult } from '../tools/web/browser.js';
 
 /**
  * ReadDocs in the desktop app: a hidden, sandboxed window in its own session,
- * without Node or preload, that may only navigate to web pages.
+ * without Node or preload, that may only navigate to web pages. Like the
+ * headless renderer it waits for the document (dom-ready) and a still DOM,
+ * not for subresources (the session skips images, media and fonts: app.ts).
  */
 export class ElectronRenderer implements PageRenderer {
   readonly name = 'electron';
@@ -27,13 +29,25 @@ export class ElectronRenderer implements PageRenderer {
     const onAbort = () => win.destroy();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      await Promise.race([win.loadURL(url), new Promise((_, reject) => setTimeout(() => reject(new Error(`timed out after ${opts.timeoutMs} ms`)), opts.timeoutMs))]);
-      // Late content: a still DOM for half a second (at most 3 s), then wait_ms more.
-      await contents.executeJavaScript(
-        `new Promise((resolve) => { let t = setTimeout(done, 500); const stop = setTimeout(done, 3000); const mo = new MutationObserver(() => { clearTimeout(t); t = setTimeout(done, 500); }); mo.observe(document, { subtree: true, childList: true, characterData: true }); function done() { mo.disconnect(); clearTimeout(stop); resolve(); } })`,
-      );
+      const deadline = Date.now() + opts.timeoutMs;
+      const ready = new Promise<void>((resolve) => contents.once('dom-ready', () => resolve()));
+      // loadURL settles on the load event (every subresource) or fails on an aborted subresource: the document is what counts.
+      const loading = win.loadURL(url).catch(() => undefined);
+      let timer: NodeJS.Timeout | undefined;
+      const loaded = await Promise.race([ready.then(() => true), loading.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), opts.timeoutMs)))]);
+      clearTimeout(timer);
+      if (loaded) {
+        const settleMs = Math.max(0, Math.min(SETTLE_MAX_MS, deadline - Date.now()));
+        await contents.executeJavaScript(
+          `new Promise((resolve) => { let t = setTimeout(done, ${SETTLE_QUIET_MS}); const stop = setTimeout(done, ${settleMs}); const mo = new MutationObserver(() => { clearTimeout(t); t = setTimeout(done, ${SETTLE_QUIET_MS}); }); mo.observe(document, { subtree: true, childList: true, characterData: true }); function done() { mo.disconnect(); clearTimeout(stop); resolve(); } })`,
+        );
+      }
       if (opts.waitMs > 0) await new Promise((r) => setTimeout(r, opts.waitMs));
-      const html = (await contents.executeJavaScript('document.documentElement.outerHTML')) as string;
+      // Past the deadline the page as it stands is the answer; a page whose scripts hold its main thread gets a short grace.
+      const html = (await Promise.race([
+        contents.executeJavaScript('document.documentElement.outerHTML'),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('the page could not be read in time')), Math.max(1000, deadline - Date.now())))),
+      ]).finally(() => clearTimeout(timer))) as string;
       return { html, finalUrl: contents.getURL(), title: contents.getTitle() };
     } finally {
       opts.signal?.removeEventListener('abort', onAbort);

@@ -21,6 +21,8 @@ export class FakeElectron {
   exited: number | undefined;
   loginItem: { openAtLogin: boolean; args?: string[] } = { openAtLogin: false };
   appEvents = new EventEmitter();
+  /** The request filter set on a session (ReadDocs' partition). */
+  beforeRequest?: Handler;
 
   api(): ElectronApi {
     const self = this;
@@ -61,6 +63,7 @@ export class FakeElectron {
     const session = {
       cookies: { set: async (c: Record<string, unknown>) => void self.cookies.push(c) },
       setPermissionRequestHandler: (h: unknown) => void self.calls.push(`permissions:${typeof h}`),
+      webRequest: { onBeforeRequest: (h: Handler) => void (self.beforeRequest = h) },
     };
     return {
       app,

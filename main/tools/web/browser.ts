@@ -13,18 +13,43 @@ export interface RenderResult {
 }
 
 export interface RenderOptions {
+  /** Extra time to wait once the page has settled (the caller's wait_ms). */
   waitMs: number;
+  /** The whole render's budget before wait_ms: past it the renderer answers with the document as it stands, or fails. */
   timeoutMs: number;
   userAgent?: string;
   signal?: AbortSignal;
 }
 
-/** Renders a page with a real browser so that JavaScript runs. Headless: Chromium via playwright-core; desktop: a hidden Electron window. */
+/**
+ * Renders a page with a real browser so that JavaScript runs. Headless: Chromium via playwright-core; desktop: a hidden Electron window.
+ * Both wait for the document (DOMContentLoaded) and then for its DOM to settle, never for every subresource: images, media,
+ * fonts and the like are not loaded at all (see `subresourcePolicy`), stylesheets are answered empty, and a request still
+ * pending when the budget runs out is not waited for.
+ */
 export interface PageRenderer {
   readonly name: string;
   render(url: string, opts: RenderOptions): Promise<RenderResult>;
   close(): Promise<void>;
 }
+
+/** How long the DOM must be still before a rendered page counts as settled, and the longest settling wait (before wait_ms). */
+export const SETTLE_QUIET_MS = 500;
+export const SETTLE_MAX_MS = 3000;
+
+/**
+ * What the renderers do with a subresource, by its type (Playwright's and Electron's names): a text extractor needs the
+ * document and the scripts and data that build it, nothing that is only looked at or listened to. Stylesheets are answered
+ * empty rather than refused, since some apps wait for a stylesheet's load event before they render.
+ */
+export function subresourcePolicy(type: string): 'load' | 'skip' | 'empty-stylesheet' {
+  if (type === 'stylesheet') return 'empty-stylesheet';
+  return SKIPPED.has(type) ? 'skip' : 'load';
+}
+const SKIPPED = new Set(['image', 'imageset', 'media', 'font', 'texttrack', 'manifest', 'object', 'ping', 'cspReport', 'beacon']);
+
+/** Request types a page's text may still depend on when it first looks settled. */
+const BUILDS_TEXT = new Set(['document', 'script', 'xhr', 'fetch']);
 
 /** Where Chrome, Chromium, Edge or Brave usually is on this OS (tests look there too). */
 export function browserCandidates(): string[] {
@@ -58,6 +83,11 @@ export function findBrowser(settings: SettingsView): string | undefined {
   return browserCandidates().find((c) => fs.existsSync(c));
 }
 
+export interface PlaywrightRendererOptions {
+  /** Hosts the page may reach; every other request is refused. For benchmarks that serve pages from loopback; unset, any http(s) host. */
+  onlyHosts?: string[];
+}
+
 /**
  * A locally installed Chrome/Chromium/Edge driven by playwright-core. Launched
  * on first use, shared by calls, closed after a minute without work.
@@ -68,14 +98,17 @@ export class PlaywrightRenderer implements PageRenderer {
   private idle?: NodeJS.Timeout;
   private active = 0;
 
-  constructor(private executablePath: string) {
+  constructor(
+    private executablePath: string,
+    private options: PlaywrightRendererOptions = {},
+  ) {
     this.name = path.basename(executablePath);
   }
 
   private launch(): Promise<Browser> {
     this.browser ??= (async () => {
       const { chromium } = await import('playwright-core');
-      const args = ['--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', '--mute-audio'];
+      const args = ['--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', '--mute-audio', '--blink-settings=imagesEnabled=false'];
       // Chromium's sandbox cannot run as root; a root hub (containers, CI) must go without.
       if (process.getuid?.() === 0) args.push('--no-sandbox');
       const proxy = process.env.HTTPS_PROXY ?? process.env.https_proxy ?? process.env.HTTP_PROXY ?? process.env.http_proxy;
@@ -92,45 +125,61 @@ export class PlaywrightRenderer implements PageRenderer {
     return this.browser;
   }
 
+  private allowed(url: string): boolean {
+    // Only web content: no file:, no chrome:, no custom schemes from the page.
+    if (/^(data|blob):/i.test(url)) return true;
+    if (!/^https?:/i.test(url)) return false;
+    return !this.options.onlyHosts || this.options.onlyHosts.includes(new URL(url).hostname);
+  }
+
   async render(url: string, opts: RenderOptions): Promise<RenderResult> {
     clearTimeout(this.idle);
     this.active++;
-    const browser = await this.launch();
-    const context = await browser.newContext({ userAgent: opts.userAgent || undefined, acceptDownloads: false, serviceWorkers: 'block', javaScriptEnabled: true });
+    const deadline = Date.now() + opts.timeoutMs;
     try {
-      const page = await context.newPage();
-      // Only web content: no file:, no chrome:, no custom schemes from the page.
-      await page.route('**/*', (route) => (/^(https?|data|blob):/i.test(route.request().url()) ? route.continue() : route.abort('blockedbyclient')));
+      const browser = await this.launch();
+      const context = await browser.newContext({ userAgent: opts.userAgent || undefined, acceptDownloads: false, serviceWorkers: 'block', javaScriptEnabled: true });
       const onAbort = () => void context.close().catch(() => undefined);
       opts.signal?.addEventListener('abort', onAbort, { once: true });
-      const deadline = Date.now() + opts.timeoutMs;
-      await page.goto(url, { waitUntil: 'load', timeout: opts.timeoutMs });
-      // Late content: wait until the DOM has been still for half a second (at most 3 s), then wait_ms more.
-      await page
-        .evaluate(
-          (maxMs) =>
-            new Promise<void>((resolve) => {
-              let timer = setTimeout(done, 500);
-              const stop = setTimeout(done, maxMs);
-              const mo = new MutationObserver(() => {
-                clearTimeout(timer);
-                timer = setTimeout(done, 500);
-              });
-              mo.observe(document, { subtree: true, childList: true, characterData: true });
-              function done() {
-                mo.disconnect();
-                clearTimeout(stop);
-                resolve();
-              }
-            }),
-          Math.max(0, Math.min(3000, deadline - Date.now() - 500)),
-        )
-        .catch(() => undefined);
-      if (opts.waitMs > 0) await page.waitForTimeout(Math.min(opts.waitMs, Math.max(0, deadline - Date.now())));
-      opts.signal?.removeEventListener('abort', onAbort);
-      return { html: await page.content(), finalUrl: page.url(), title: await page.title() };
+      try {
+        const page = await context.newPage();
+        await page.route('**/*', (route) => {
+          const req = route.request();
+          if (!this.allowed(req.url())) return route.abort('blockedbyclient');
+          const policy = subresourcePolicy(req.resourceType());
+          if (policy === 'skip') return route.abort('blockedbyclient');
+          if (policy === 'empty-stylesheet') return route.fulfill({ status: 200, contentType: 'text/css', body: '' });
+          return route.continue();
+        });
+        const pending = new Set<unknown>();
+        page.on('request', (r) => void (BUILDS_TEXT.has(r.resourceType()) && pending.add(r)));
+        page.on('requestfinished', (r) => void pending.delete(r));
+        page.on('requestfailed', (r) => void pending.delete(r));
+        await page.addInitScript(() => {
+          const w = window as unknown as { __pincerMutations: number };
+          w.__pincerMutations = 0;
+          new MutationObserver(() => void w.__pincerMutations++).observe(document, { subtree: true, childList: true, characterData: true });
+        });
+        // The document, not its subresources: past the deadline, whatever has been parsed is the answer.
+        const loaded = await page
+          .goto(url, { waitUntil: 'domcontentloaded', timeout: Math.max(1, deadline - Date.now()) })
+          .then(() => true)
+          .catch((err: Error) => {
+            if (opts.signal?.aborted) throw err;
+            return false;
+          });
+        if (loaded) await settle(page, pending, deadline);
+        if (opts.waitMs > 0) await page.waitForTimeout(opts.waitMs);
+        // The page's own scripts may keep its main thread busy: the snapshot gets a bounded grace after the deadline.
+        const grace = Math.max(1000, deadline - Date.now());
+        const html = await withTimeout(page.content(), grace, 'the page could not be read in time');
+        if (!loaded && !/<body[\s>][\s\S]*\S[\s\S]*<\/body>/i.test(html)) throw new Error(`the page did not load within ${opts.timeoutMs} ms`);
+        return { html, finalUrl: page.url(), title: await withTimeout(page.title(), 1000, 'no title').catch(() => '') };
+      } finally {
+        opts.signal?.removeEventListener('abort', onAbort);
+        await context.close().catch(() => undefined);
+      }
     } finally {
-      await context.close().catch(() => undefined);
       this.active--;
       if (this.active === 0) {
         this.idle = setTimeout(() => void this.close(), 60_000);
@@ -145,4 +194,37 @@ export class PlaywrightRenderer implements PageRenderer {
     this.browser = undefined;
     if (b) await (await b.catch(() => undefined))?.close().catch(() => undefined);
   }
+}
+
+interface SettlingPage {
+  evaluate<R>(fn: () => R): Promise<R>;
+  waitForTimeout(ms: number): Promise<void>;
+}
+
+/**
+ * Late content: waits until the DOM has been still for SETTLE_QUIET_MS with no script, XHR or fetch in flight, at most
+ * SETTLE_MAX_MS and never past the deadline. Requests that never answer (an unreachable tracker) cost the cap, not more.
+ */
+async function settle(page: SettlingPage, pending: Set<unknown>, deadline: number): Promise<void> {
+  const end = Math.min(deadline, Date.now() + SETTLE_MAX_MS);
+  let last = -1;
+  let stillSince = Date.now();
+  while (Date.now() < end) {
+    const count = await withTimeout(
+      page.evaluate(() => (window as unknown as { __pincerMutations?: number }).__pincerMutations ?? 0),
+      Math.max(1, end - Date.now()),
+      'busy',
+    ).catch(() => -2);
+    const now = Date.now();
+    if (count !== last || pending.size > 0) {
+      last = count;
+      stillSince = now;
+    } else if (now - stillSince >= SETTLE_QUIET_MS) return;
+    await page.waitForTimeout(Math.min(100, Math.max(0, end - now)));
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]).finally(() => clearTimeout(timer));
 }

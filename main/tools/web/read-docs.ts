@@ -60,7 +60,8 @@ export const readDocsTool = defineTool({
     title: z.string(),
     format: z.string(),
     content_type: z.string(),
-    rendered_with: z.string().describe('The browser, or "http" when scripts were not run'),
+    rendered_with: z.string().describe('The browser whose rendering is shown, or "http" when the page is shown as fetched'),
+    extracted_from: z.enum(['rendered', 'fetched']).nullable().describe('For HTML pages: whether the content shown is the page after its scripts ran in the browser, or as fetched (no browser, the browser failed, or rendering lost text the fetched page had); null for other types'),
     charset: z.string().describe('How the bytes were decoded when not rendered by a browser, e.g. "windows-1252 (meta)"; empty otherwise'),
     total_chars: z.number().int(),
     next_offset: z.number().int().nullable(),
@@ -72,6 +73,7 @@ export const readDocsTool = defineTool({
     const format = args.format ?? 'markdown';
     const timeoutMs = s.get('READDOCS_TIMEOUT_MS');
     const ua = s.get('USER_AGENT_READDOCS');
+    const started = Date.now();
     const fetched = await fetchUrl(url.href, { timeoutMs, maxBytes: s.get('READDOCS_MAX_BYTES'), userAgent: ua, signal: ctx.signal, tool: 'ReadDocs' });
     const type = fetched.contentType.split(';')[0]!.trim();
     const base = { url: url.href, final_url: fetched.finalUrl, content_type: type || 'unknown' };
@@ -80,13 +82,14 @@ export const readDocsTool = defineTool({
       const img = await prepareImage(fetched.body, fetched.finalUrl, { maxEdge: s.get('IMAGE_MAX_EDGE'), maxBytes: s.get('IMAGE_MAX_BYTES') });
       return {
         content: [{ type: 'text', text: describeImage(fetched.finalUrl, img) }, { type: 'image', data: img.data.toString('base64'), mimeType: img.mimeType }],
-        structuredContent: { ...base, title: '', format: 'image', rendered_with: 'http', charset: '', total_chars: 0, next_offset: null },
+        structuredContent: { ...base, title: '', format: 'image', rendered_with: 'http', extracted_from: null, charset: '', total_chars: 0, next_offset: null },
       };
     }
 
     let title = '';
     let body: string;
     let renderedWith = 'http';
+    let extractedFrom: 'rendered' | 'fetched' | null = null;
     let charset = '';
     const notes: string[] = [];
     if (type === 'application/pdf' || fetched.body.subarray(0, 5).toString('latin1') === '%PDF-') {
@@ -101,33 +104,29 @@ export const readDocsTool = defineTool({
       }
     } else if (type === 'text/html' || type === 'application/xhtml+xml' || (type === '' && /<html[\s>]/i.test(fetched.body.subarray(0, 2048).toString()))) {
       const decoded = await decodeHtml(fetched.body, fetched.contentType);
-      let html = decoded.text;
-      charset = `${decoded.encoding} (${decoded.source})`;
-      let finalUrl = fetched.finalUrl;
       const renderer = ctx.services.browser();
-      if (renderer) {
-        const waitMs = Math.min(args.wait_ms ?? 0, s.get('READDOCS_WAIT_MAX_MS'));
-        try {
-          const r = await renderer.render(fetched.finalUrl, { waitMs, timeoutMs, userAgent: ua || undefined, signal: ctx.signal });
-          html = r.html;
-          finalUrl = r.finalUrl;
-          renderedWith = renderer.name;
-          charset = '';
-        } catch (err) {
-          notes.push(`the browser failed (${(err as Error).message.split('\n')[0]}); showing the page as fetched, scripts were not run`);
-        }
-      } else {
-        notes.push('no browser found, so scripts were not run: install Chrome, Chromium or Edge, or set BROWSER_PATH');
-      }
-      base.final_url = finalUrl;
+      const { readHtmlPage } = await import('./page-reading.js');
+      const reading = await readHtmlPage(decoded.text, fetched.finalUrl, {
+        renderer,
+        // One budget for the whole call: what fetching used is not given to the browser again.
+        timeoutMs: timeoutMs - (Date.now() - started),
+        waitMs: Math.min(args.wait_ms ?? 0, s.get('READDOCS_WAIT_MAX_MS')),
+        userAgent: ua || undefined,
+        signal: ctx.signal,
+        links: args.links ?? 'references',
+      });
+      if (!renderer) notes.push('no browser found, so scripts were not run: install Chrome, Chromium or Edge, or set BROWSER_PATH');
+      if (reading.note) notes.push(reading.note);
+      renderedWith = reading.renderedWith;
+      extractedFrom = reading.from;
+      charset = reading.from === 'fetched' ? `${decoded.encoding} (${decoded.source})` : '';
+      base.final_url = reading.finalUrl;
       if (format === 'html') {
-        body = html;
-        title = /<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1]?.trim() ?? '';
+        body = reading.html;
+        title = /<title[^>]*>([^<]*)<\/title>/i.exec(reading.html)?.[1]?.trim() ?? '';
       } else {
-        const { extract } = await import('./extract.js');
-        const ex = extract(html, finalUrl, args.links ?? 'references');
-        title = ex.title;
-        body = format === 'markdown' ? ex.markdown : ex.text;
+        title = reading.extracted.title;
+        body = format === 'markdown' ? reading.extracted.markdown : reading.extracted.text;
       }
     } else if (type.startsWith('text/') || type.includes('json') || type.includes('xml') || type.includes('javascript') || type === '') {
       const decoded = decodeText(fetched.body, fetched.contentType);
@@ -151,7 +150,7 @@ export const readDocsTool = defineTool({
     for (const n of notes) parts.push(`[Note: ${n}]`);
     return {
       content: [{ type: 'text', text: parts.join('\n') }],
-      structuredContent: { ...base, title, format, rendered_with: renderedWith, charset, total_chars: body.length, next_offset: cut.next ?? null },
+      structuredContent: { ...base, title, format, rendered_with: renderedWith, extracted_from: extractedFrom, charset, total_chars: body.length, next_offset: cut.next ?? null },
     };
   },
 });
