@@ -135,9 +135,10 @@ export class PlaywrightRenderer implements PageRenderer {
   async render(url: string, opts: RenderOptions): Promise<RenderResult> {
     clearTimeout(this.idle);
     this.active++;
-    const deadline = Date.now() + opts.timeoutMs;
     try {
       const browser = await this.launch();
+      // The budget starts once the browser is up: launching is paid once a minute at most, not by the page.
+      const deadline = Date.now() + opts.timeoutMs;
       const context = await browser.newContext({ userAgent: opts.userAgent || undefined, acceptDownloads: false, serviceWorkers: 'block', javaScriptEnabled: true });
       const onAbort = () => void context.close().catch(() => undefined);
       opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -172,7 +173,7 @@ export class PlaywrightRenderer implements PageRenderer {
         if (opts.waitMs > 0) await page.waitForTimeout(opts.waitMs);
         // The page's own scripts may keep its main thread busy: the snapshot gets a bounded grace after the deadline.
         const grace = Math.max(1000, deadline - Date.now());
-        const html = await withTimeout(page.content(), grace, 'the page could not be read in time');
+        const html = await withTimeout(snapshot(page), grace, 'the page could not be read in time');
         if (!loaded && !/<body[\s>][\s\S]*\S[\s\S]*<\/body>/i.test(html)) throw new Error(`the page did not load within ${opts.timeoutMs} ms`);
         return { html, finalUrl: page.url(), title: await withTimeout(page.title(), 1000, 'no title').catch(() => '') };
       } finally {
@@ -221,6 +222,18 @@ async function settle(page: SettlingPage, pending: Set<unknown>, deadline: numbe
       stillSince = now;
     } else if (now - stillSince >= SETTLE_QUIET_MS) return;
     await page.waitForTimeout(Math.min(100, Math.max(0, end - now)));
+  }
+}
+
+/** The DOM as HTML; a page caught mid-navigation (a script redirect) is read again once it has one. */
+async function snapshot(page: { content(): Promise<string>; waitForTimeout(ms: number): Promise<void> }): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await page.content();
+    } catch (err) {
+      if (attempt >= 20 || !/navigating/i.test((err as Error).message)) throw err;
+      await page.waitForTimeout(100);
+    }
   }
 }
 
