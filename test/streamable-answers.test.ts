@@ -111,14 +111,15 @@ describe('Streamable HTTP: JSON or SSE, decided per request', () => {
     assert.equal(put.headers.get('allow'), 'GET, POST, DELETE');
   });
 
-  test('one standalone GET stream per session; DELETE ends the session and later requests get 404', async () => {
+  test('one standalone GET stream per session (a second GET gets 405); DELETE ends the session and later requests get 404', async () => {
     const ac = new AbortController();
     const stream = await fetch(`${hub.url}/mcp`, { headers: { ...headers, Accept: 'text/event-stream' }, signal: ac.signal });
     assert.equal(stream.status, 200);
     assert.equal(stream.headers.get('content-type'), 'text/event-stream');
+    // A second one gets the spec's "no stream here" (405), which SDK clients take quietly; 409 is an error to them.
     const second = await fetch(`${hub.url}/mcp`, { headers: { ...headers, Accept: 'text/event-stream' } });
-    assert.equal(second.status, 409);
-    await second.body?.cancel();
+    assert.equal(second.status, 405);
+    assert.match((await second.json()).error.message, /GET stream is already open/);
     const del = await fetch(`${hub.url}/mcp`, { method: 'DELETE', headers });
     assert.equal(del.status, 200);
     // The session's close ends its open stream.

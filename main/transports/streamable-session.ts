@@ -18,6 +18,8 @@ const MAX_BATCH = 100;
  * resume from if the connection drops.
  */
 const STANDALONE = '_GET_stream';
+/** Resumed streams of finished calls a session may keep open at once. */
+const MAX_IDLE_CONTINUATIONS = 4;
 
 /** The requests of one POST and where their answers go. */
 interface Exchange {
@@ -57,6 +59,8 @@ export class StreamableSessionTransport implements Transport {
   private live = new Map<string, SseStream>();
   private events = new SessionEventStore();
   private streamSeq = 0;
+  /** Open continuations of streams whose calls have finished (see resume). */
+  private idle: SseStream[] = [];
   private closed = false;
   private deadlines = new StreamDeadlines<Exchange>(
     (ex) => this.stream(ex),
@@ -114,7 +118,12 @@ export class StreamableSessionTransport implements Transport {
     if (this.badVersion(req, res)) return;
     const last = req.headers['last-event-id'];
     if (typeof last === 'string' && last !== '') return this.resume(last, res);
-    if (this.live.has(STANDALONE)) return sendRpcError(res, 409, -32000, 'Conflict: Only one SSE stream is allowed per session');
+    // A second standalone stream: the spec's "no stream here" answer, which clients take quietly (the SDK's
+    // 409 becomes "Failed to open SSE stream: Conflict" in Gemini CLI, whose SDK sends a plain GET after a
+    // resumed stream ends). Server messages keep arriving on the stream that is open.
+    if (this.live.has(STANDALONE)) {
+      return sendRpcError(res, 405, -32000, "Method Not Allowed: this session's GET stream is already open; server messages arrive on it.", { Allow: 'POST, DELETE' });
+    }
     this.attach(STANDALONE, res).flush();
   }
 
@@ -209,16 +218,27 @@ export class StreamableSessionTransport implements Transport {
     return sse;
   }
 
-  /** Replays what a broken stream missed, then keeps it open if it is still in use. */
+  /**
+   * Replays what a broken stream missed, and stays open as that stream's
+   * continuation, as the SDKs' servers do: a call still running finishes on
+   * it; one that finished leaves it open, idle, for the client to close (an
+   * SDK client that sees it end opens another GET at once). The client that
+   * resumes lost the old connection, so a connection still registered for
+   * the stream is replaced. Idle continuations are bounded per session: the
+   * oldest is ended when one more opens.
+   */
   private resume(lastEventId: string, res: ServerResponse): void {
     const found = this.events.after(lastEventId);
     if (!found) return sendRpcError(res, 400, -32000, 'Invalid event ID format');
-    if (this.live.has(found.stream)) return sendRpcError(res, 409, -32000, 'Conflict: Stream already has an active connection');
+    this.live.get(found.stream)?.end();
     const sse = this.attach(found.stream, res);
     for (const e of found.events) sse.write(e.message, e.id);
+    sse.flush();
     const inUse = found.stream === STANDALONE || [...this.byRequest.values()].some((ex) => ex.streamId === found.stream);
-    if (inUse) sse.flush();
-    else sse.end();
+    if (inUse) return;
+    this.idle = this.idle.filter((x) => x.open && x !== sse);
+    this.idle.push(sse);
+    while (this.idle.length > MAX_IDLE_CONTINUATIONS) this.idle.shift()!.end();
   }
 
   private forget(ex: Exchange): void {
