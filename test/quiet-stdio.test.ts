@@ -30,7 +30,7 @@ for (const mode of ['bridge', 'standalone'] as const) {
     try {
       // The test helpers set PINCER_LOG_LEVEL=warn; a user's client sets none.
       assert.equal(await session(h.home, { PINCER_LOG_LEVEL: '' }), '');
-      assert.match(fs.readFileSync(path.join(h.home, 'logs', logFile), 'utf8'), /INFO/);
+      assert.match(fs.readFileSync(path.join(h.home, 'logs', logFile), 'utf8'), /"level":"info"/);
     } finally {
       await stopHubOf(h.home);
       h.cleanup();
