@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { EventBus } from '../calls/event-bus.js';
-import { logger } from '../core/log.js';
+import { ignoreFailure, logger } from '../core/log.js';
 
 const log = logger('sessions');
 
@@ -107,7 +107,7 @@ export class SessionTable {
     const stale = [...this.sessions.values()].filter((s) => s.streams === 0 && now - s.lastSeen > idle);
     for (const s of stale) {
       log.info(`closing idle session ${s.id} (${s.transport})`);
-      await s.close().catch(() => undefined);
+      await s.close().catch(ignoreFailure(log, `closing idle session ${s.id}`));
       this.remove(s.id);
     }
     return stale.length;
@@ -118,7 +118,7 @@ export class SessionTable {
   }
 
   async closeAll(): Promise<void> {
-    await Promise.all([...this.sessions.values()].map((s) => s.close().catch(() => undefined)));
+    await Promise.all([...this.sessions.values()].map((s) => s.close().catch(ignoreFailure(log, `closing session ${s.id}`))));
     for (const id of [...this.sessions.keys()]) this.remove(id);
   }
 }

@@ -52,6 +52,7 @@ export class EarlyDiscover {
     try {
       m = JSON.parse(line);
     } catch {
+      // Not JSON: not a discover request; the server, once loaded, answers it with a parse error.
       return false;
     }
     if (!m || typeof m !== 'object' || Array.isArray(m)) return false;

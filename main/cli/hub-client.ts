@@ -28,6 +28,7 @@ export function readHubFile(paths: PincerPaths): HubInfo | undefined {
   try {
     value = JSON.parse(fs.readFileSync(paths.hubFile, 'utf8'));
   } catch {
+    // No hub.json, or a torn one: no hub is recorded.
     return undefined;
   }
   if (!isHubInfo(value)) return undefined;
@@ -47,6 +48,7 @@ export function readToken(home: string, env: NodeJS.ProcessEnv = process.env): s
   try {
     return new EnvDocument(fs.readFileSync(pincerPaths(home).settingsFile, 'utf8')).get('AUTH_TOKEN') ?? '';
   } catch {
+    // No settings file yet: no token (callers say how to get one).
     return '';
   }
 }

@@ -43,6 +43,7 @@ export async function runStandaloneStdio(home: string): Promise<void> {
     if (closing) return;
     closing = true;
     log.info(`shutting down (${why})`);
+    // Shutting down because the client left or signalled: the process exits next either way.
     await handle.close().catch(() => undefined);
     runtime.close();
     // Background jobs are detached; they keep running.

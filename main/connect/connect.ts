@@ -44,6 +44,7 @@ export function isConnected(client: ClientId, project?: string): boolean {
   try {
     return readServerEntry(spec.file(project), spec.container) !== undefined;
   } catch {
+    // An unreadable or broken config file has no Pincer entry we could rely on; connect() reports its problem.
     return false;
   }
 }

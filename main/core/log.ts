@@ -177,6 +177,7 @@ function safeString(v: unknown): string {
   try {
     return JSON.stringify(v) ?? String(v);
   } catch {
+    // A cycle or a throwing getter: its string form is all that can be said of it.
     return String(v);
   }
 }
@@ -211,6 +212,7 @@ function safeJsonText(v: Record<string, unknown>, stacks: string[]): string {
       return val.message;
     });
   } catch {
+    // A cycle or a throwing getter in the fields: the line keeps its message and level.
     return String(v);
   }
 }
@@ -264,4 +266,13 @@ export function guarded<A extends unknown[]>(log: Logger, what: string, fn: (...
       log.error(`${what} failed`, { err });
     }
   };
+}
+
+/**
+ * For a promise whose failure changes nothing for anyone (closing what is already closing, a
+ * progress note to a client that left): the failure is logged at debug with what it was, so a
+ * developer chasing a leak still sees it, and never surfaces.
+ */
+export function ignoreFailure(log: Logger, what: string): (err: unknown) => void {
+  return (err) => log.debug(`${what} failed (ignored)`, { err });
 }

@@ -23,6 +23,7 @@ export function processStartTime(pid: number, platform: NodeJS.Platform = proces
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       return fields[19]; // field 22, starttime
     } catch {
+      // The process is gone (or ps is missing): no start time, so it is not the one recorded.
       return undefined;
     }
   }
@@ -31,6 +32,7 @@ export function processStartTime(pid: number, platform: NodeJS.Platform = proces
     const out = execFileSync('ps', ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 });
     return out.trim() || undefined;
   } catch {
+    // The process is gone (or ps is missing): no start time, so it is not the one recorded.
     return undefined;
   }
 }

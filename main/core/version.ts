@@ -20,6 +20,7 @@ export const VERSION: string = (() => {
   try {
     return (JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
   } catch {
+    // Run from a layout without package.json (a bundle): the version is unknown, nothing depends on it.
     return '0.0.0';
   }
 })();

@@ -14,6 +14,7 @@ export function registerIpc(ipcMain: ElectronApi['ipcMain'], hubOrigin: () => st
       try {
         origin = new URL(url).origin;
       } catch {
+        // A sender without a parsable URL has no origin, and is refused below.
         origin = '';
       }
       if (origin !== hubOrigin()) throw new Error(`refused IPC "${channel}" from ${url || 'an unknown sender'}`);

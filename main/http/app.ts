@@ -72,6 +72,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
       server,
       close: async () => {
         await transport.close();
+        // The transport is closed already; the server's close only releases handlers and cannot leave anything open.
         await server.close().catch(() => undefined);
       },
     });
@@ -79,6 +80,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
     lifetime.add(sessions.openStream(transport.sessionId));
     lifetime.add(() => legacy.delete(transport.sessionId));
     lifetime.add(() => sessions.remove(transport.sessionId));
+    // Released with the session; a failing close of a server whose transport is gone has nothing left to release.
     lifetime.add(() => void server.close().catch(() => undefined));
     transport.onclose = () => lifetime.dispose();
     void server.connect(transport);

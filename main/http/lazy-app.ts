@@ -38,6 +38,7 @@ export class LazyApp {
   }
 
   private async settled(): Promise<BuiltApp | undefined> {
+    // A failed build was answered (500) and logged where it failed; here only whether one is ready matters.
     return this.built?.catch(() => undefined);
   }
 }

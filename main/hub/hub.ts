@@ -21,7 +21,7 @@ import { guardConnections } from '../access/connection-guard.js';
 import { mcpFastPath } from '../transports/mcp-fast-path.js';
 import { healthRoute } from '../http/health.js';
 import { VERSION } from '../core/version.js';
-import { logger } from '../core/log.js';
+import { ignoreFailure, logger } from '../core/log.js';
 import { SETTINGS } from '../core/settings/schema.js';
 import type express from 'express';
 import type { PageRenderer } from '../tools/web/browser.js';
@@ -229,7 +229,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
         sessions.stopSweeping();
         await app.closeEventStreams();
         await sessions.closeAll();
-        await streamable.close().catch(() => undefined);
+        await streamable.close().catch(ignoreFailure(log, 'closing the Streamable HTTP endpoint'));
         await dispatcher.close();
         // Give open requests a moment to finish, then cut what is left.
         await new Promise((r) => setTimeout(r, 200));

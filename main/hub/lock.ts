@@ -29,6 +29,7 @@ export function readHubFile(paths: PincerPaths): HubInfo | undefined {
   try {
     return HubInfo.parse(JSON.parse(fs.readFileSync(paths.hubFile, 'utf8')));
   } catch {
+    // No hub.json, or one half-written or from another version: no hub is recorded.
     return undefined;
   }
 }

@@ -64,6 +64,7 @@ export async function portHolder(port: number): Promise<string | undefined> {
     const m = /users:\(\("([^"]+)",pid=(\d+)/.exec(stdout);
     return m ? `${m[1]} (pid ${m[2]})` : undefined;
   } catch {
+    // Neither lsof nor ss could tell: the caller says the port is taken without naming by whom.
     return undefined;
   }
 }

@@ -114,6 +114,7 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
         pending: server
           .listRoots(undefined, { timeout: 5000 })
           .then((r) => firstRootPath(r.roots))
+          // A client that does not answer roots/list in time has no roots for us: its working folder comes from the next rule.
           .catch(() => undefined)
           .then((root) => {
             if (roots === asked) roots = { known: root };
@@ -133,10 +134,12 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
       promptsChanged: () => mcp.sendPromptListChanged(),
       resourcesChanged: () => mcp.sendResourceListChanged(),
       resourceUpdated: (uri) => {
+        // A notice to a client that left: there is no one to tell.
         if (mcp.isConnected() && subscriptions.has(uri)) void server.sendResourceUpdated({ uri }).catch(() => undefined);
       },
       wantsFires,
       callbackFired: (text) => {
+        // A notice to a client that left: the fire stays in the next result (pincer_notices) anyway.
         void server.sendLoggingMessage({ level: 'info', logger: 'pincer.callback', data: text }).catch(() => undefined);
       },
     }),

@@ -102,6 +102,7 @@ function identityOf(file: string): string | undefined {
     const st = fs.statSync(file);
     return `${st.dev}:${st.ino}`;
   } catch {
+    // The file is gone: that is what the guard looks for.
     return undefined;
   }
 }

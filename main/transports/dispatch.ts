@@ -62,6 +62,7 @@ export class Dispatcher {
   }
 
   async close(): Promise<void> {
+    // A session that failed to open was answered and logged then; only the opened ones are left to close.
     for (const s of this.sessions.values()) await (await s.catch(() => undefined))?.close();
     this.sessions.clear();
   }

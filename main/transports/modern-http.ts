@@ -76,6 +76,7 @@ export class ModernHttp {
     } catch {
       // The stream failed or the client went away: end what is left.
     }
+    // Cancelling a stream whose client left: a failure means it is already cancelled.
     if (abort.signal.aborted) void reader.cancel().catch(() => undefined);
     finished = true;
     res.end();

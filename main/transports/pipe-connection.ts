@@ -47,6 +47,7 @@ export function servePipe(opts: PipeConnectionOptions): PipeConnection {
   const gated = new GatedTransport(wire, opts.refusal);
   // A socket error (the bridge went away mid-write) ends this connection, never the hub.
   socket.on('error', (err) => opts.onerror?.(err));
+  // The socket is gone; closing the server over it can only find it closed.
   socket.once('close', () => void handle.close().catch(() => undefined));
   gated.onEnded = () => {
     socket.end();
@@ -80,6 +81,7 @@ class GatedTransport implements Transport {
   private receive(m: JSONRPCMessage): void {
     const refused = this.refusal();
     if (refused === undefined || !isJSONRPCRequest(m)) return this.onmessage?.(m);
+    // A refusal to a bridge that left meanwhile: it retries elsewhere anyway.
     void this.inner.send({ jsonrpc: '2.0', id: m.id, error: { code: RETRY_CODE, message: refused, data: RETRY_ELSEWHERE } }).catch(() => undefined);
   }
 

@@ -65,6 +65,7 @@ export class PipeEndpoint {
     const initial = this.deps.newServer(client);
     let first: McpServer | undefined = initial;
     const lifetime = new DisposableStore();
+    // Released with the pipe; the server's close only drops handlers once its transport is gone.
     lifetime.add(() => void initial.close().catch(() => undefined));
     const pipe = servePipe({
       socket,
@@ -73,7 +74,7 @@ export class PipeEndpoint {
         first = undefined;
         const record = sessions.get(id);
         if (record) record.server = server;
-        if (server !== initial) lifetime.add(() => void server.close().catch(() => undefined));
+        if (server !== initial) lifetime.add(() => void server.close().catch(() => undefined)); // as for the initial server above
         return server;
       },
       maxMessageBytes: this.deps.maxMessageBytes(),

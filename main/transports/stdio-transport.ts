@@ -194,6 +194,7 @@ export class GuardedStdioTransport implements Transport {
   }
 
   private reply(message: JSONRPCMessage): void {
+    // An error reply to a client whose stdout is gone: the transport's own error handler reports the closed stream.
     void this.send(message).catch(() => undefined);
   }
 

@@ -100,8 +100,9 @@ export function streamableRoutes(deps: StreamableDeps) {
       transport: 'streamable-http',
       server,
       close: async () => {
+        // Closing both halves of a session that is going away: a half already closed rejects, which changes nothing.
         await http.close().catch(() => undefined);
-        await server.close().catch(() => undefined);
+        await server.close().catch(() => undefined); // see above
       },
     });
   }

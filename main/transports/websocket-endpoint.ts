@@ -100,11 +100,12 @@ function onConnection(ws: WebSocket, deps: WsDeps, client: ClientHandle): void {
     streams: 1,
     close: async () => {
       await transport.close();
+      // The socket's transport is closed already; the server's close only releases handlers.
       await server.close().catch(() => undefined);
     },
   });
   lifetime.add(() => deps.sessions.remove(id));
-  lifetime.add(() => void server.close().catch(() => undefined));
+  lifetime.add(() => void server.close().catch(() => undefined)); // released with the socket; its transport is gone
   lifetime.interval(() => ws.ping(), 30_000);
   ws.once('close', () => lifetime.dispose());
   void server.connect(transport);
@@ -115,6 +116,7 @@ function onConnection(ws: WebSocket, deps: WsDeps, client: ClientHandle): void {
     try {
       value = JSON.parse(text);
     } catch {
+      // Not JSON: the transport answers the parse error itself.
       transport.receive(text);
       return;
     }

@@ -45,6 +45,7 @@ function parsed(line: Buffer): HubLine {
   try {
     value = JSON.parse(line.toString('utf8'));
   } catch {
+    // Not JSON: relayed as it is; the client's parser answers for it.
     return { kind: 'other' };
   }
   if (Array.isArray(value)) return { kind: 'batch', ids: value.flatMap((m) => (routingOf(m).isResponse ? [routingOf(m).id!] : [])) };

@@ -34,6 +34,7 @@ function fileStamp(file: string): string {
     const st = fs.statSync(file);
     return `${st.mtimeMs}:${st.size}:${st.ino}`;
   } catch {
+    // No project file: a stamp of its own, so its creation is noticed.
     return 'none';
   }
 }

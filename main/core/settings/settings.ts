@@ -292,6 +292,7 @@ export class Settings extends EventEmitter<{ change: [SettingsChange]; diagnosti
       const st = fs.statSync(this.userFile);
       return `${st.mtimeMs}:${st.size}:${st.ino}`;
     } catch {
+      // No user file (yet): a stamp of its own, so its creation is noticed.
       return 'none';
     }
   }

@@ -134,6 +134,7 @@ export class Asker {
         if (replyEarly && Date.now() >= replyBy) return { status: 'waiting', questionId: row.id, openForS: Math.ceil((deadline - Date.now()) / 1000) };
         if (Date.now() - lastProgress >= 5000) {
           lastProgress = Date.now();
+          // A progress note to a client that left: the wait goes on until the person answers or the call is cancelled.
           await ctx.progress(`Waiting for the person to answer in the Pincer dashboard (question ${row.id})…`).catch(() => undefined);
         }
         // The answer may come from this process (event) or another one (the poll).

@@ -67,6 +67,7 @@ export function absoluteHttp(href: string | null | undefined, base: string): str
     const u = new URL(href.startsWith('//') ? `https:${href}` : href, base);
     return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : undefined;
   } catch {
+    // Not a URL: no link.
     return undefined;
   }
 }
@@ -75,6 +76,7 @@ export function param(name: string, href: string): string | undefined {
   try {
     return new URL(href, 'https://x.invalid').searchParams.get(name) ?? undefined;
   } catch {
+    // Not a URL: no link.
     return undefined;
   }
 }

@@ -21,6 +21,7 @@ export function normalizeUrl(raw: string): string {
   try {
     u = new URL(raw.trim());
   } catch {
+    // Not a URL: compared as text.
     return raw.trim().toLowerCase();
   }
   const host = u.hostname.toLowerCase().replace(/^www\./, '');

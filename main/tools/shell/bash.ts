@@ -74,6 +74,7 @@ async function runBash(command: string, timeoutArg: number | undefined, ctx: Too
     if (!pending) return;
     const msg = pending.length > 8000 ? cutMiddle(pending, 8000).text : pending;
     pending = '';
+    // Progress to a client that left: the command's result still arrives (or is cancelled) on its own path.
     void ctx.progress(msg, sent).catch(() => undefined);
   };
   const onData = (chunk: Buffer) => {

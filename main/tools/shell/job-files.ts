@@ -56,6 +56,7 @@ function readJson(file: string): unknown {
   try {
     return JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch {
+    // Absent (the job has not written it yet) or torn: the caller treats the job as not yet recorded.
     return undefined;
   }
 }
@@ -78,6 +79,7 @@ export function readExitRecord(file: string): ExitRecord | undefined {
   try {
     text = fs.readFileSync(file, 'utf8').trim();
   } catch {
+    // Absent (the job has not written it yet) or torn: the caller treats the job as not yet recorded.
     return undefined;
   }
   if (/^\d+$/.test(text)) return { code: Number(text), signal: null, endedAt: mtime(file) ?? Date.now(), dropped: 0 };
@@ -85,6 +87,7 @@ export function readExitRecord(file: string): ExitRecord | undefined {
   try {
     v = JSON.parse(text);
   } catch {
+    // Absent (the job has not written it yet) or torn: the caller treats the job as not yet recorded.
     return undefined;
   }
   if (!isObject(v)) return undefined;
@@ -103,6 +106,7 @@ function mtime(file: string): number | undefined {
   try {
     return fs.statSync(file).mtimeMs;
   } catch {
+    // Absent (the job has not written it yet) or torn: the caller treats the job as not yet recorded.
     return undefined;
   }
 }

@@ -10,6 +10,7 @@ export function logSize(file: string): number {
   try {
     return fs.statSync(file).size;
   } catch {
+    // No log yet (the job has not written) or removed: nothing to read.
     return 0;
   }
 }
@@ -31,6 +32,7 @@ export function readRange(file: string, from: number, length: number): Buffer {
   try {
     fd = fs.openSync(file, 'r');
   } catch {
+    // No log yet (the job has not written) or removed: nothing to read.
     return Buffer.alloc(0);
   }
   try {

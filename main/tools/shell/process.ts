@@ -103,6 +103,7 @@ export function groupAlive(pgid: number): boolean {
     process.kill(-pgid, 0);
     return true;
   } catch (err) {
+    // ESRCH: no such group. EPERM: it exists but belongs to someone else.
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

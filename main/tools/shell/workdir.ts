@@ -16,6 +16,7 @@ function isDir(dir: string): boolean {
   try {
     return fs.statSync(dir).isDirectory();
   } catch {
+    // Missing or unreadable: not a folder to run in.
     return false;
   }
 }
@@ -23,6 +24,7 @@ function isDir(dir: string): boolean {
 export async function startingFolder(ctx: ToolContext): Promise<string> {
   const remembered = ctx.sessionId ? current.get(ctx.sessionId) : undefined;
   if (remembered && isDir(remembered)) return remembered;
+  // The client's roots could not be asked (it left, or has none): the next rule below decides the folder.
   const own = await Promise.resolve(ctx.workdir?.()).catch(() => undefined);
   if (own && isDir(own)) return own;
   return resolveCwd(ctx.services.settings);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import type { SettingsView } from '../../core/settings/view.js';
-import { logger } from '../../core/log.js';
+import { ignoreFailure, logger } from '../../core/log.js';
 
 const log = logger('browser');
 
@@ -119,6 +119,7 @@ export class PlaywrightRenderer implements PageRenderer {
       log.info(`launched ${this.executablePath}`);
       return b;
     })();
+    // A failed launch is reported to the call that asked; forgetting it lets the next call try again.
     this.browser.catch(() => {
       this.browser = undefined;
     });
@@ -140,6 +141,7 @@ export class PlaywrightRenderer implements PageRenderer {
       // The budget starts once the browser is up: launching is paid once a minute at most, not by the page.
       const deadline = Date.now() + opts.timeoutMs;
       const context = await browser.newContext({ userAgent: opts.userAgent || undefined, acceptDownloads: false, serviceWorkers: 'block', javaScriptEnabled: true });
+      // Cancelled: closing the page's context ends its work; one already closed rejects, which changes nothing.
       const onAbort = () => void context.close().catch(() => undefined);
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       try {
@@ -178,7 +180,7 @@ export class PlaywrightRenderer implements PageRenderer {
         return { html, finalUrl: page.url(), title: await withTimeout(page.title(), 1000, 'no title').catch(() => '') };
       } finally {
         opts.signal?.removeEventListener('abort', onAbort);
-        await context.close().catch(() => undefined);
+        await context.close().catch(ignoreFailure(log, 'closing a page context'));
       }
     } finally {
       this.active--;
@@ -193,7 +195,8 @@ export class PlaywrightRenderer implements PageRenderer {
     clearTimeout(this.idle);
     const b = this.browser;
     this.browser = undefined;
-    if (b) await (await b.catch(() => undefined))?.close().catch(() => undefined);
+    // A browser that failed to launch was reported to the call that launched it; one that did is closed.
+    if (b) await (await b.catch(() => undefined))?.close().catch(ignoreFailure(log, 'closing the browser'));
   }
 }
 
@@ -215,7 +218,7 @@ async function settle(page: SettlingPage, pending: Set<unknown>, deadline: numbe
       page.evaluate(() => (window as unknown as { __pincerMutations?: number }).__pincerMutations ?? 0),
       Math.max(1, end - Date.now()),
       'busy',
-    ).catch(() => -2);
+    ).catch(() => -2); // a page too busy to answer counts as still changing
     const now = Date.now();
     if (count !== last || pending.size > 0) {
       last = count;

@@ -9,6 +9,7 @@ export function headerCharset(contentType: string): string | undefined {
   try {
     return new MIMEType(contentType).params.get('charset') ?? undefined;
   } catch {
+    // Not a MIME type / not a label the Encoding Standard knows: no charset from it.
     return undefined;
   }
 }
@@ -18,6 +19,7 @@ function isUtf8(bytes: Uint8Array): boolean {
     new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     return true;
   } catch {
+    // Invalid UTF-8 is the answer to the question.
     return false;
   }
 }
@@ -27,6 +29,7 @@ function canonical(label: string): string {
   try {
     return new TextDecoder(label).encoding;
   } catch {
+    // A label TextDecoder does not know keeps its own (lower-cased) name.
     return label.toLowerCase();
   }
 }
@@ -85,6 +88,7 @@ function knownLabel(label: string | undefined): string | undefined {
   try {
     return new TextDecoder(label).encoding;
   } catch {
+    // Not a MIME type / not a label the Encoding Standard knows: no charset from it.
     return undefined;
   }
 }

@@ -122,6 +122,7 @@ export function extract(html: string, baseUrl: string, links: LinkStyle = 'refer
   try {
     article = new Readability(clone as unknown as Document, { keepClasses: true }).parse();
   } catch {
+    // Readability throws on some malformed documents: the whole body is used below instead.
     article = null;
   }
   const contentHtml = article?.content ?? document.querySelector('body')?.innerHTML ?? html;

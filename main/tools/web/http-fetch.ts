@@ -80,11 +80,13 @@ export async function fetchUrl(url: string, o: FetchOptions): Promise<Fetched> {
     throw new FetchError(failure(err), `${o.tool}: ${url}: ${networkError(err, o.timeoutMs)}`);
   }
   if (res.status >= 400 && !o.allowErrors) {
+    // Dropping a body we refuse: a stream already ended or errored has nothing left to cancel.
     await res.body?.cancel().catch(() => undefined);
     throw new FetchError('http-status', `${o.tool}: ${url} answered HTTP ${res.status} ${res.statusText || ''}`.trimEnd() + (res.status === 404 ? ' — the page does not exist.' : res.status === 403 || res.status === 401 ? ' — access is denied.' : res.status === 429 ? ' — too many requests; try later.' : '.'));
   }
   const declared = Number(res.headers.get('content-length') ?? 0);
   if (declared > o.maxBytes) {
+    // Dropping a body we refuse: a stream already ended or errored has nothing left to cancel.
     await res.body?.cancel().catch(() => undefined);
     throw new FetchError('too-large', `${o.tool}: ${url} is ${formatBytes(declared)}, more than the ${formatBytes(o.maxBytes)} limit (READDOCS_MAX_BYTES).`);
   }
@@ -94,6 +96,7 @@ export async function fetchUrl(url: string, o: FetchOptions): Promise<Fetched> {
     for await (const chunk of res.body ?? []) {
       size += (chunk as Uint8Array).length;
       if (size > o.maxBytes) {
+        // Dropping a body we refuse: a stream already ended or errored has nothing left to cancel.
         await res.body?.cancel().catch(() => undefined);
         throw new FetchError('too-large', `${o.tool}: ${url} is larger than the ${formatBytes(o.maxBytes)} limit (READDOCS_MAX_BYTES).`);
       }

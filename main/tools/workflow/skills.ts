@@ -116,6 +116,7 @@ export class SkillCatalog extends EventEmitter<{ change: [] }> {
       try {
         entries = fs.readdirSync(dir, { withFileTypes: true });
       } catch {
+        // Gone since it was listed, or not ours to read: it holds no skills we can load.
         return;
       }
       for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
@@ -143,7 +144,10 @@ export class SkillCatalog extends EventEmitter<{ change: [] }> {
         let text: string;
         try {
           text = fs.readFileSync(file, 'utf8');
-        } catch {
+        } catch (err) {
+          // A folder without SKILL.md is not a skill; one whose SKILL.md cannot be read is a skill the person should hear about.
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code !== 'ENOENT' && code !== 'ENOTDIR') problems.push({ file, line: 1, message: `cannot be read (${code ?? (err as Error).message})` });
           continue;
         }
         const r = parseSkillFile(text, file, entry);
@@ -191,6 +195,7 @@ export class SkillCatalog extends EventEmitter<{ change: [] }> {
           const st = fs.statSync(path.join(folder, entry, 'SKILL.md'));
           parts.push(`${folder}/${entry}:${st.mtimeMs}:${st.size}`);
         } catch {
+          // No SKILL.md there (yet): part of the stamp, so its arrival is noticed.
           parts.push(`${folder}/${entry}:-`);
         }
       }
@@ -203,6 +208,7 @@ function safeReaddir(dir: string): string[] {
   try {
     return fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory() || e.isSymbolicLink()).map((e) => e.name).sort();
   } catch {
+    // A skill folder that does not exist (yet) holds no skills; ADDITIONAL_SKILLS may name one to come.
     return [];
   }
 }

@@ -53,6 +53,7 @@ export const qwant: Engine = {
     try {
       data = JSON.parse(res.body) as typeof data;
     } catch {
+      // Not JSON: classified below (a refusal page or an unreadable answer).
       data = undefined;
     }
     // Qwant explains itself in JSON, even on 403: read that before the status.

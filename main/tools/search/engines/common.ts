@@ -17,6 +17,7 @@ export function redirectTarget(res: EngineResponse): URL | undefined {
   try {
     return new URL(res.headers.location, res.url);
   } catch {
+    // A Location that is not a URL: not a redirect we can follow.
     return undefined;
   }
 }

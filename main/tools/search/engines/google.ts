@@ -20,6 +20,7 @@ function sorry(res: EngineResponse): boolean {
     const u = new URL(res.url);
     return u.hostname === 'sorry.google.com' || u.pathname.startsWith('/sorry');
   } catch {
+    // No parsable final URL: not the sorry page.
     return false;
   }
 }

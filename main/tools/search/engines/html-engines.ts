@@ -68,6 +68,7 @@ function yahooUnwrap(href: string): string {
   try {
     return decodeURIComponent(href.slice(start, Math.min(...ends)));
   } catch {
+    // Not percent- or base64-encoded as expected: the link as it is.
     return href;
   }
 }
@@ -104,6 +105,7 @@ function bingUnwrap(href: string): string {
   try {
     return Buffer.from(u.slice(2), 'base64url').toString('utf8');
   } catch {
+    // Not percent- or base64-encoded as expected: the link as it is.
     return href;
   }
 }

@@ -81,6 +81,7 @@ function bootstrapObject(d: Dom): StartpagePayload | undefined {
         try {
           return JSON.parse(src.slice(start, i + 1)) as StartpagePayload;
         } catch {
+          // Not JSON after all: the caller reads the rendered list instead.
           return undefined;
         }
       }
