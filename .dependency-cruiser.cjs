@@ -1,7 +1,7 @@
 // The layering of docs/ARCHITECTURE.md ("Layers") as a rule the build checks (`npm run lint:deps`, part of `npm test`).
 // Imports point one way: core ← store ← tools ← calls ← mcp ← access ← transports ← http ← hub ← cli/desktop;
 // connect sits on core only. Change the document and this list together.
-const layers = ['core', 'store', 'tools', 'calls', 'mcp', 'access', 'transports', 'http', 'hub'];
+const layers = ['core', 'store', 'tools', 'calls', 'plugins', 'mcp', 'access', 'transports', 'http', 'hub'];
 const above = (i) => [...layers.slice(i + 1), 'cli', 'desktop', 'connect'];
 
 /** @type {import('dependency-cruiser').IConfiguration} */

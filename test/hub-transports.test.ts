@@ -138,7 +138,7 @@ describe('the hub over every transport', () => {
     assert.equal((await get('/api/mcp/tools?group=shell')).count, 5);
     assert.equal((await get('/api/mcp/tools?group=search')).count, 1);
     const groups = await get('/api/mcp/tools/groups');
-    assert.deepEqual(Object.keys(groups.groups).sort(), ['filesystem', 'interaction', 'search', 'shell', 'web', 'workflow']);
+    assert.deepEqual(Object.keys(groups.groups).sort(), ['filesystem', 'interaction', 'plugins', 'search', 'shell', 'web', 'workflow']);
     const one = await get('/api/mcp/tools/Bash');
     assert.equal(one.tool.name, 'Bash');
     assert.equal(one.tool.group, 'shell');

@@ -32,6 +32,10 @@ export interface CallChannel {
   workdir?: () => string | undefined | Promise<string | undefined>;
   /** Present when the client can show a form. */
   elicit?: (params: ElicitRequestFormParams, signal?: AbortSignal) => Promise<ElicitResult>;
+  log?: ToolContext['log'];
+  request?: ToolContext['request'];
+  clientCapabilities?: Record<string, unknown>;
+  rounds?: ToolContext['rounds'];
 }
 
 export interface CallRequest {
@@ -182,6 +186,10 @@ export class ToolCalls {
       elicit: channel.elicit,
       workdir: channel.workdir,
       roundTrip: channel.roundTrip,
+      log: channel.log,
+      request: channel.request,
+      clientCapabilities: channel.clientCapabilities,
+      rounds: channel.rounds,
     };
   }
 }

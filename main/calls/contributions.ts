@@ -39,10 +39,41 @@ export const EMPTY_CONTRIBUTION: Contribution = { tools: [], prompts: [], resour
 
 export type ContributionKind = 'tools' | 'prompts' | 'resources';
 
+/** One plugin file as the dashboard shows it: what it adds and what is wrong with it (by line). */
+export interface PluginFileStatus {
+  file: string;
+  kind: 'command' | 'module';
+  tools: string[];
+  prompts: string[];
+  resources: string[];
+  problems: { file: string; line: number; message: string }[];
+}
+
 /** Every plugin's contribution, by owner; `onChange` hears which lists changed. */
 export class Contributions {
   private byOwner = new Map<string, Contribution>();
   private listeners = new Set<(kinds: ContributionKind[]) => void>();
+  private files: PluginFileStatus[] = [];
+  private closers: (() => void)[] = [];
+
+  /** The plugin files and their problems, as the plugin host last found them. */
+  status(): readonly PluginFileStatus[] {
+    return this.files;
+  }
+
+  setStatus(files: PluginFileStatus[]): void {
+    this.files = files;
+  }
+
+  /** Whatever loads plugins stops with the runtime. */
+  onClose(fn: () => void): void {
+    this.closers.push(fn);
+  }
+
+  close(): void {
+    for (const fn of this.closers.splice(0)) fn();
+    this.listeners.clear();
+  }
 
   /** Replaces one owner's contribution (an empty one removes it). Names taken by an earlier owner or a built-in are the caller's to refuse. */
   set(owner: string, c: Contribution): void {
@@ -50,9 +81,9 @@ export class Contributions {
     if (c.tools.length + c.prompts.length + c.resources.length + c.templates.length === 0) this.byOwner.delete(owner);
     else this.byOwner.set(owner, c);
     const kinds: ContributionKind[] = [];
-    if (before.tools.length || c.tools.length) kinds.push('tools');
-    if (before.prompts.length || c.prompts.length) kinds.push('prompts');
-    if (before.resources.length || c.resources.length || before.templates.length || c.templates.length) kinds.push('resources');
+    if (!same(before.tools, c.tools)) kinds.push('tools');
+    if (!same(before.prompts, c.prompts)) kinds.push('prompts');
+    if (!same(before.resources, c.resources) || !same(before.templates, c.templates)) kinds.push('resources');
     if (kinds.length) for (const l of this.listeners) l(kinds);
   }
 
@@ -97,4 +128,9 @@ export class Contributions {
     }
     return undefined;
   }
+}
+
+/** The same items in the same order (a reload makes new ones; a re-publish keeps them). */
+function same<T>(a: readonly T[], b: readonly T[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }

@@ -176,6 +176,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
     close() {
       if (closed) return;
       closed = true;
+      contributions.close();
       notifier.close();
       if (store.db.open) activity.close();
       settings.close();

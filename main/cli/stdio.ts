@@ -32,6 +32,8 @@ export async function runStandaloneStdio(home: string): Promise<void> {
   // A process started in a filesystem root (Claude Desktop starts servers in `/`) has no project folder.
   const folder = isFilesystemRoot(process.cwd()) ? undefined : process.cwd();
   const runtime = createRuntime({ home, projectDir: folder, leanHeap: false });
+  // The user's own plugins (PINCER_HOME only; the project folder never adds one).
+  await (await import('../plugins/index.js')).startPlugins(runtime);
   const input = early.handOver();
   const handle = serveStdio(
     // The client started this process in its working folder: that is where its commands run.

@@ -11,6 +11,10 @@ export interface PincerPaths {
   database: string;
   jobsDir: string;
   skillsDir: string;
+  /** The user's command tools (YAML/JSON), read by the plugin host; never created by Pincer. */
+  toolsDir: string;
+  /** The user's module plugins (.mjs/.js). */
+  pluginsDir: string;
   logsDir: string;
   hubFile: string;
 }
@@ -27,6 +31,8 @@ export function pincerPaths(home: string): PincerPaths {
     database: path.join(home, 'pincer.db'),
     jobsDir: path.join(home, 'jobs'),
     skillsDir: path.join(home, 'skills'),
+    toolsDir: path.join(home, 'tools'),
+    pluginsDir: path.join(home, 'plugins'),
     logsDir: path.join(home, 'logs'),
     hubFile: path.join(home, 'hub.json'),
   };

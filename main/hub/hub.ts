@@ -2,6 +2,7 @@ import type http from 'node:http';
 import { pincerPaths, ensureHome } from '../core/paths.js';
 import { createRuntime, type Runtime } from '../calls/runtime.js';
 import { createPincerServer } from '../mcp/server.js';
+import { startPlugins } from '../plugins/index.js';
 import type { ClientHandle } from '../mcp/client-identity.js';
 import { writeHubInfo, type HubInfo, type HubRole } from './lock.js';
 // Handover and identity (issue 14 / 11.6): claim.ts, handover.ts, identity.ts.
@@ -80,6 +81,8 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
   try {
     runtime = createRuntime({ home: opts.home, env: opts.env, renderer: opts.renderer });
     if (opts.searchTransport) runtime.services.search.transport = opts.searchTransport;
+    // The user's own plugins (PINCER_HOME/tools and /plugins), loaded before the hub answers its first client.
+    await startPlugins(runtime);
     const settings = runtime.settings;
     const warnings = [...runtime.warnings];
     if (settings.get('AUTH_TOKEN') === '') settings.set('AUTH_TOKEN', generateToken());

@@ -1,6 +1,6 @@
-import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, McpServer, ProtocolError, ProtocolErrorCode, createRequestStateCodec, inputRequired, inputResponse, type CallToolResult, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, McpServer, ProtocolError, ProtocolErrorCode, createRequestStateCodec, inputRequired, inputResponse, type CallToolResult, type InputRequests, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
 import { randomBytes } from 'node:crypto';
-import { ASK_IN_CLIENT, type AskInClient, type RoundTrip, type Services, type ToolGroup } from '../tools/types.js';
+import { ASK_IN_CLIENT, NEED_INPUT, type AskInClient, type NeedInput, type RoundTrip, type Rounds, type Services, type ToolGroup, type ClientAsk } from '../tools/types.js';
 import type { ToolCalls, CallChannel } from '../calls/calls.js';
 import type { Notifier } from '../calls/notifier.js';
 import { Caller } from '../calls/caller.js';
@@ -47,7 +47,13 @@ export interface ServerOptions {
  * served by this process (the hub, or one stdio process), so a per-process key
  * does; a hub restart between rounds makes the client's retry fail verification.
  */
-const askState = createRequestStateCodec<{ questionId: number }>({ key: randomBytes(32), ttlSeconds: 24 * 3600 });
+const askState = createRequestStateCodec<RoundState>({ key: randomBytes(32), ttlSeconds: 24 * 3600 });
+
+/** What a round trip carries to its retry: the question AskUserQuestion put, or a tool's earlier answers. */
+interface RoundState {
+  questionId?: number;
+  replay?: unknown[];
+}
 
 export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpServer {
   const { services, calls } = deps;
@@ -88,11 +94,13 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
     return { tools: await calls.listFor(opts.group, workdir) };
   });
   server.setRequestHandler('tools/call', async (request, ctx) => {
-    const outcome = await calls.call({ name: request.params.name, arguments: request.params.arguments, caller: callerForCall(), group: opts.group, channel: { ...channelOf(ctx, server, services), workdir, roundTrip: roundTripOf(ctx, server) } });
+    const outcome = await calls.call({ name: request.params.name, arguments: request.params.arguments, caller: callerForCall(), group: opts.group, channel: { ...channelOf(ctx, server, services), workdir, roundTrip: roundTripOf(ctx, server), rounds: roundsOf(ctx, server) } });
     const ask = askInClientOf(outcome.result);
     if (ask) {
       return inputRequired({ inputRequests: { ask: inputRequired.elicit(ask.params) }, requestState: await askState.mint({ questionId: ask.questionId }) });
     }
+    const need = needInputOf(outcome.result);
+    if (need) return inputRequired({ inputRequests: need.inputRequests as InputRequests, requestState: await askState.mint({ replay: need.replay }) });
     const protocolCode = outcome.error ? JSONRPC_ERROR[outcome.error.code] : undefined;
     if (protocolCode !== undefined) throw new ProtocolError(protocolCode as ProtocolErrorCode, outcome.error!.message);
     return server.projectCallToolResult(outcome.result, outcome.outputSchema);
@@ -159,10 +167,26 @@ function roundTripOf(ctx: ServerContext, server: McpServer['server']): RoundTrip
   const caps = envelope[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities();
   const canElicit = typeof caps === 'object' && caps !== null && 'elicitation' in caps && Boolean(caps.elicitation);
   if (typeof version !== 'string' || version < '2026-07-28' || !canElicit) return undefined;
-  const state = ctx.mcpReq.requestState<{ questionId: number }>();
+  const state = ctx.mcpReq.requestState<RoundState>();
   const reply = inputResponse(ctx.mcpReq.inputResponses, 'ask');
-  if (!state || typeof state !== 'object' || reply.kind !== 'elicit') return {};
+  if (!state || typeof state !== 'object' || typeof state.questionId !== 'number' || reply.kind !== 'elicit') return {};
   return { answer: { questionId: state.questionId, result: { action: reply.action, ...(reply.content ? { content: reply.content as Record<string, string> } : {}) } } };
+}
+
+/** A 2026-07-28 call's round-trip state for tools that ask the client themselves (plugins). */
+function roundsOf(ctx: ServerContext, server: McpServer['server']): Rounds | undefined {
+  const envelope: Record<string, unknown> = ctx.mcpReq.envelope ?? {};
+  const version = envelope[PROTOCOL_VERSION_META_KEY] ?? server.getNegotiatedProtocolVersion();
+  if (typeof version !== 'string' || version < '2026-07-28') return undefined;
+  const state = ctx.mcpReq.requestState<RoundState>();
+  const replay = state && typeof state === 'object' && Array.isArray(state.replay) ? state.replay : [];
+  const responses: unknown = ctx.mcpReq.inputResponses;
+  return { inputResponses: responses && typeof responses === 'object' ? { ...(responses as Record<string, unknown>) } : {}, replay };
+}
+
+function needInputOf(result: CallToolResult): NeedInput | undefined {
+  const need = result._meta?.[NEED_INPUT];
+  return need && typeof need === 'object' ? (need as NeedInput) : undefined;
 }
 
 function askInClientOf(result: CallToolResult): AskInClient | undefined {
@@ -202,6 +226,24 @@ function channelOf(ctx: ServerContext, server: McpServer['server'], services: Se
     // No timeout of our own: the person may take minutes; the client's cancel or ASK_TIMEOUT_S ends it.
     // Sent on this request's own stream (related to the tools/call), which every transport delivers.
     elicit: canElicit ? (params, signal) => ctx.mcpReq.send({ method: 'elicitation/create', params }, { timeout: services.settings.get('ASK_TIMEOUT_S') * 1000, signal }) : undefined,
+    log: (level, data) => ctx.mcpReq.log(level, data),
+    request: modern ? undefined : (method: ClientAsk, params, signal) => sendToClient(ctx, method, params, services.settings.get('ASK_TIMEOUT_S') * 1000, signal),
+    clientCapabilities: capabilitiesOf(ctx, server),
   };
 }
 
+
+/** A 2025-era request to the client on this call's stream, typed by its method. */
+async function sendToClient(ctx: ServerContext, method: ClientAsk, params: Record<string, unknown>, timeout: number, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  const options = { timeout, ...(signal ? { signal } : {}) };
+  // The SDK types each method's params; a plugin's come as plain JSON, checked by the client's answer.
+  const result: unknown = await ctx.mcpReq.send({ method, params } as { method: ClientAsk; params: Record<string, unknown> }, options);
+  return result && typeof result === 'object' ? (result as Record<string, unknown>) : {};
+}
+
+/** The capabilities the client declared: a 2026-07-28 request's own envelope, else the session's. */
+function capabilitiesOf(ctx: ServerContext, server: McpServer['server']): Record<string, unknown> {
+  const envelope: Record<string, unknown> = ctx.mcpReq.envelope ?? {};
+  const caps: unknown = envelope[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities();
+  return caps && typeof caps === 'object' ? { ...(caps as Record<string, unknown>) } : {};
+}

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { CallToolResult, ToolAnnotations, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, ToolAnnotations, ElicitRequestFormParams, ElicitResult, LoggingLevel } from '@modelcontextprotocol/server';
 import type { SettingsView } from '../core/settings/view.js';
 import type { PincerPaths } from '../core/paths.js';
 import type { Db } from '../store/db.js';
@@ -18,7 +18,7 @@ import type { SearchService } from './search/service.js';
 export type ToolResult = CallToolResult;
 
 /** The groups of the hub's per-group endpoints (`/api/mcp/jsonrpc/:group`). */
-export const TOOL_GROUPS = ['shell', 'filesystem', 'web', 'search', 'workflow', 'interaction'] as const;
+export const TOOL_GROUPS = ['shell', 'filesystem', 'web', 'search', 'workflow', 'interaction', 'plugins'] as const;
 export type ToolGroup = (typeof TOOL_GROUPS)[number];
 
 /** Everything long-lived a tool may use; built once per process. */
@@ -68,11 +68,47 @@ export interface ToolContext {
   roundTrip?: RoundTrip;
   /** Present when the client can show a form (it declared elicitation). */
   elicit?: (params: ElicitRequestFormParams, signal?: AbortSignal) => Promise<ElicitResult>;
+  /** A log message to the client (notifications/message, at the level it set), when its connection can carry one. */
+  log?: (level: LoggingLevel, data: unknown) => Promise<void>;
+  /**
+   * A request to the client on this call's stream (2025-era connections): sampling, roots or a form.
+   * Undefined where the client cannot be asked (2026-07-28 asks in round trips, see `roundTrip`).
+   */
+  request?: (method: ClientAsk, params: Record<string, unknown>, signal?: AbortSignal) => Promise<Record<string, unknown>>;
+  /** Which capabilities the client declared (for the call's era), so a tool asks only what it can answer. */
+  clientCapabilities?: Record<string, unknown>;
+  /** Present on 2026-07-28 calls: a tool asks the client by answering `needInput` and is called again. */
+  rounds?: Rounds;
 }
+
+/** What a tool may ask of the client. */
+export type ClientAsk = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
 
 export interface RoundTrip {
   /** The client's reply to the form the previous round asked for, and the question it belongs to. */
   answer?: { questionId: number; result: ElicitResult };
+}
+
+/** A 2026-07-28 call's multi round-trip state, for tools that ask the client (see `needInput`). */
+export interface Rounds {
+  /** The client's responses to the previous round's input requests, by key. */
+  inputResponses: Record<string, unknown>;
+  /** What earlier rounds of this call were answered, in order (sealed in the request state). */
+  replay: unknown[];
+}
+
+/** `_meta` key of a result that needs the client's input before the call can finish (see `needInput`). */
+export const NEED_INPUT = 'dev.pincer/need-input';
+
+export interface NeedInput {
+  inputRequests: Record<string, { method: ClientAsk; params: Record<string, unknown> }>;
+  /** Earlier rounds' answers, carried (sealed) to the retry. */
+  replay: unknown[];
+}
+
+/** A result saying "ask the client these, then call again": the MCP adapter turns it into an input_required result. */
+export function needInput(need: NeedInput): ToolResult {
+  return { content: [{ type: 'text', text: 'This call needs input from the client.' }], _meta: { [NEED_INPUT]: need } };
 }
 
 /** `_meta` key of a result that asks the client for a form before the call can finish (see `askInClient`). */

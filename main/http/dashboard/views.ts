@@ -30,6 +30,8 @@ export function toolsView(runtime: Runtime) {
   return {
     serving: !runtime.registry.servingPaused(),
     tools: runtime.registry.tools.map((t) => ({ ...runtime.registry.describe(t), group: t.group, enabled: runtime.registry.isEnabled(t.name), key: toolKey(t.name), stats: runtime.activity.statsFor(t.name) })),
+    /** The user's plugin files (PINCER_HOME/tools and /plugins): what each adds and its problems by line. */
+    plugins: [...runtime.contributions.status()],
   };
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { StringDecoder } from 'node:string_decoder';
 import { defineTool, type ToolContext, type ToolResult } from '../types.js';
-import { resolveShell, spawnShell, killTree } from './process.js';
+import { resolveShell, spawnShell, killTree, commandEnv } from './process.js';
 import { startingFolder, rememberFolder } from './workdir.js';
 import { cutMiddle, formatDuration } from '../../core/format.js';
 import { UserError } from '../../core/errors.js';
@@ -47,7 +47,11 @@ export const bashTool = defineTool({
   },
 });
 
-async function runBash(command: string, timeoutArg: number | undefined, ctx: ToolContext): Promise<ToolResult> {
+/**
+ * Runs one command the way Bash does (the client's folder and shell, timeout, output limit, cancel,
+ * progress). `env`: extra variables for this command only (a plugin's command tool passes its arguments so).
+ */
+export async function runBash(command: string, timeoutArg: number | undefined, ctx: ToolContext, env?: Record<string, string>): Promise<ToolResult> {
   const settings = ctx.services.settings;
   if (command.trim() === '') throw new UserError('Bash: command is empty; pass the shell command to run.', 'INVALID_INPUT');
   const timeout = Math.min(timeoutArg ?? settings.get('BASH_TIMEOUT_MS'), settings.get('BASH_MAX_TIMEOUT_MS'), MAX_TIMEOUT_MS);
@@ -60,7 +64,7 @@ async function runBash(command: string, timeoutArg: number | undefined, ctx: Too
   // bash reports the folder it ends in on fd 3, so that a `cd` carries over to the next call
   // without touching the command's own output. (An `exit` in the command skips the report.)
   const tracked = shell.kind === 'bash' ? `${command}\n__pincer_status=$?; pwd >&3 2>/dev/null; exit $__pincer_status` : command;
-  const child = spawnShell(shell, tracked, { cwd, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+  const child = spawnShell(shell, tracked, { cwd, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32', ...(env ? { env: { ...commandEnv(), ...env } } : {}) });
   let endedIn = '';
   child.stdio[3]?.on('data', (d: Buffer) => (endedIn += d.toString('utf8')));
   child.stdio[3]?.on('error', () => undefined);

@@ -11,7 +11,7 @@ function ms(v: number | undefined): string {
 }
 
 export function ToolsPage(props: PageProps) {
-  const tools = useResource<ToolsView>('/api/tools', ['tools_changed', 'tool_call_finished', 'skills_changed', 'settings_changed'], props.onSignedOut);
+  const tools = useResource<ToolsView>('/api/tools', ['tools_changed', 'tool_call_finished', 'skills_changed', 'settings_changed', 'plugins_changed'], props.onSignedOut);
   const stats = useResource<MinutesView>('/api/stats/minutes', ['tool_call_finished'], props.onSignedOut);
   const [problem, setProblem] = useState<string>();
   const minutes = stats.data?.minutes ?? [];
@@ -46,7 +46,30 @@ export function ToolsPage(props: PageProps) {
           </section>
         ))}
       </div>
+      <PluginsPanel plugins={tools.data.plugins} />
       <EnginesPanel onSignedOut={props.onSignedOut} />
     </>
+  );
+}
+
+/** The user's plugin files: what each adds, and each problem with its file and line (a broken file loads nothing). */
+function PluginsPanel(props: { plugins: ToolsView['plugins'] }) {
+  if (props.plugins.length === 0) return null;
+  return (
+    <Panel title="Plugins">
+      <ul class="plugins">
+        {props.plugins.map((p) => (
+          <li key={p.file} data-plugin={p.file}>
+            <code>{p.file}</code> <span class="tag">{p.kind === 'command' ? 'command tool' : 'module'}</span>
+            <span class="muted"> {[...p.tools, ...p.prompts, ...p.resources].join(', ') || 'adds nothing'}</span>
+            {p.problems.map((x, i) => (
+              <div class="warn" key={i}>
+                line {x.line}: {x.message}
+              </div>
+            ))}
+          </li>
+        ))}
+      </ul>
+    </Panel>
   );
 }

@@ -1,0 +1,227 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Contributions, Contribution, PluginFileStatus } from '../calls/contributions.js';
+import { EMPTY_CONTRIBUTION } from '../calls/contributions.js';
+import type { EventChannel } from '../tools/events.js';
+import { errorMessage } from '../core/errors.js';
+import { guarded, logger } from '../core/log.js';
+import { parseCommandTool } from './command-tools.js';
+import { loadModulePlugin, lineOf } from './modules.js';
+import { formatProblem, type PluginProblem } from './problems.js';
+
+const log = logger('plugins');
+
+const COMMAND_EXT = /\.(ya?ml|json)$/i;
+const MODULE_EXT = /\.(mjs|js)$/i;
+/** A folder of plugins is the user's own: a few dozen files at most; more is a mistake, not a workload. */
+const MAX_FILES = 200;
+
+export interface PluginHostOptions {
+  /** `<PINCER_HOME>/tools`: command tools. */
+  toolsDir: string;
+  /** `<PINCER_HOME>/plugins`: module plugins. */
+  pluginsDir: string;
+  /** Names of the built-in tools (a plugin never replaces one). */
+  builtins: ReadonlySet<string>;
+  pollMs?: number;
+}
+
+interface Loaded {
+  signature: string;
+  contribution: Contribution;
+  problems: PluginProblem[];
+}
+
+/**
+ * Loads the user's plugins from their own data folder — never from a project
+ * folder — and keeps them current: a file that appears, changes or goes is
+ * reloaded within a poll (500 ms), and the clients hear list_changed. Each file
+ * is its own owner of what it adds, so one broken file is a warning (log and
+ * dashboard) with its line, and every other tool still loads.
+ */
+export class PluginHost {
+  private loaded = new Map<string, Loaded>();
+  /** Failures while running (a handler that threw), newest last, per file. */
+  private failures = new Map<string, PluginProblem[]>();
+  private timer?: NodeJS.Timeout;
+  private watchers: fs.FSWatcher[] = [];
+  private scanning?: Promise<void>;
+  private again = false;
+  private closed = false;
+
+  constructor(private contributions: Contributions, private events: EventChannel, private opts: PluginHostOptions) {}
+
+  /** Loads what is there now; then watches both folders. */
+  async start(): Promise<void> {
+    await this.scan();
+    const check = guarded(log, 'plugin rescan', () => void this.scan());
+    this.timer = setInterval(check, this.opts.pollMs ?? 500);
+    this.timer.unref();
+    for (const dir of [this.opts.toolsDir, this.opts.pluginsDir]) {
+      try {
+        const w = fs.watch(dir, { persistent: false }, () => setTimeout(check, 50));
+        w.on('error', () => undefined);
+        this.watchers.push(w);
+      } catch {
+        // Missing folder: the poll notices when it appears.
+      }
+    }
+  }
+
+  /** One rescan at a time; a change seen meanwhile runs one more. */
+  scan(): Promise<void> {
+    if (this.scanning) {
+      this.again = true;
+      return this.scanning;
+    }
+    this.scanning = (async () => {
+      do {
+        this.again = false;
+        await this.scanOnce();
+      } while (this.again && !this.closed);
+    })().finally(() => (this.scanning = undefined));
+    return this.scanning;
+  }
+
+  private async scanOnce(): Promise<void> {
+    const files = [...listFiles(this.opts.toolsDir, COMMAND_EXT), ...listFiles(this.opts.pluginsDir, MODULE_EXT)];
+    const present = new Set(files.map((f) => f.file));
+    let changed = false;
+    for (const file of [...this.loaded.keys()]) {
+      if (present.has(file) || this.closed) continue;
+      this.loaded.delete(file);
+      this.failures.delete(file);
+      changed = true;
+    }
+    for (const { file, signature } of files) {
+      if (this.closed) return;
+      if (this.loaded.get(file)?.signature === signature) continue;
+      this.failures.delete(file);
+      const next = await this.load(file, signature);
+      for (const p of next.problems) log.warn(`plugin ${formatProblem(p)}`);
+      this.loaded.set(file, next);
+      changed = true;
+    }
+    if (changed && !this.closed) this.publish();
+  }
+
+  private async load(file: string, signature: string): Promise<Loaded> {
+    const unsafe = othersMayWrite(file);
+    if (unsafe) return { signature, contribution: EMPTY_CONTRIBUTION, problems: [{ file, line: 1, message: unsafe }] };
+    const onFailure = (message: string, err?: unknown) => this.recordFailure(file, message, err);
+    if (COMMAND_EXT.test(file)) {
+      let text: string;
+      try {
+        text = fs.readFileSync(file, 'utf8');
+      } catch (err) {
+        return { signature, contribution: EMPTY_CONTRIBUTION, problems: [{ file, line: 1, message: `cannot be read: ${errorMessage(err)}` }] };
+      }
+      const r = parseCommandTool(text, file, onFailure);
+      return { signature, contribution: r.tool ? { ...EMPTY_CONTRIBUTION, tools: [r.tool] } : EMPTY_CONTRIBUTION, problems: r.problem ? [r.problem] : [] };
+    }
+    const r = await loadModulePlugin(file, signature, onFailure);
+    return { signature, contribution: r.contribution, problems: r.problems };
+  }
+
+  private recordFailure(file: string, message: string, err?: unknown): void {
+    const problem = { file, line: err === undefined ? 1 : lineOf(err, file), message };
+    log.warn(`plugin ${formatProblem(problem)}`);
+    const list = this.failures.get(file) ?? [];
+    list.push(problem);
+    this.failures.set(file, list.slice(-5));
+    this.contributions.setStatus(this.status());
+    this.events.publish({ type: 'plugins_changed', kinds: [], at: Date.now() });
+  }
+
+  /**
+   * Hands every file's contribution to the catalogue, in file order: a name a
+   * built-in or an earlier file already has is refused (a problem of the later file).
+   */
+  private publish(): void {
+    const taken = { tools: new Set(this.opts.builtins), prompts: new Set<string>(), resources: new Set<string>(), templates: new Set<string>() };
+    const owners = new Set(this.contributions.owners());
+    for (const [file, l] of [...this.loaded.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+      const clash: PluginProblem[] = [];
+      const keep = <T>(items: T[], key: (t: T) => string, set: Set<string>, what: string, builtin?: Set<string>): T[] =>
+        items.filter((t) => {
+          const k = key(t);
+          if (!set.has(k)) {
+            set.add(k);
+            return true;
+          }
+          clash.push({ file, line: 1, message: `${what} ${k} is already ${builtin?.has(k) ? 'a built-in tool' : 'defined by another plugin'}; rename it.` });
+          return false;
+        });
+      const c = l.contribution;
+      const contribution: Contribution = {
+        tools: keep(c.tools, (t) => t.name, taken.tools, 'tool', this.opts.builtins as Set<string>),
+        prompts: keep(c.prompts, (p) => p.prompt.name, taken.prompts, 'prompt'),
+        resources: keep(c.resources, (r) => r.resource.uri, taken.resources, 'resource'),
+        templates: keep(c.templates, (t) => t.template.uriTemplate, taken.templates, 'resource template'),
+      };
+      l.problems = [...l.problems.filter((p) => !p.message.includes(' is already ')), ...clash];
+      for (const p of clash) log.warn(`plugin ${formatProblem(p)}`);
+      this.contributions.set(file, contribution);
+      owners.delete(file);
+    }
+    for (const gone of owners) this.contributions.set(gone, EMPTY_CONTRIBUTION);
+    this.contributions.setStatus(this.status());
+  }
+
+  /** Every plugin file, what it adds and what is wrong with it (the dashboard shows these). */
+  status(): PluginFileStatus[] {
+    return [...this.loaded.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([file, l]) => ({
+        file,
+        kind: COMMAND_EXT.test(file) ? ('command' as const) : ('module' as const),
+        tools: l.contribution.tools.map((t) => t.name),
+        prompts: l.contribution.prompts.map((p) => p.prompt.name),
+        resources: [...l.contribution.resources.map((r) => r.resource.uri), ...l.contribution.templates.map((t) => t.template.uriTemplate)],
+        problems: [...l.problems, ...(this.failures.get(file) ?? [])],
+      }));
+  }
+
+  close(): void {
+    this.closed = true;
+    clearInterval(this.timer);
+    for (const w of this.watchers) w.close();
+    this.watchers = [];
+  }
+}
+
+/** The folder's plugin files with a signature that changes when a file does (name, size, mtime). */
+function listFiles(dir: string, ext: RegExp): { file: string; signature: string }[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => ext.test(n) && !n.startsWith('.')).sort().slice(0, MAX_FILES);
+  } catch {
+    return [];
+  }
+  const out: { file: string; signature: string }[] = [];
+  for (const name of names) {
+    const file = path.join(dir, name);
+    try {
+      const st = fs.statSync(file);
+      if (st.isFile()) out.push({ file, signature: `${st.size}-${st.mtimeMs}` });
+    } catch {
+      // Gone between the listing and the stat: the next scan sees it.
+    }
+  }
+  return out;
+}
+
+/** A plugin runs as the user: one that another user could have written is not loaded (POSIX modes). */
+function othersMayWrite(file: string): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  try {
+    for (const p of [file, path.dirname(file)]) {
+      const st = fs.statSync(p);
+      if (st.mode & 0o022) return `not loaded: ${p} is writable by other users (mode ${(st.mode & 0o777).toString(8)}). Run chmod go-w on it.`;
+      if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return `not loaded: ${p} belongs to another user.`;
+    }
+  } catch (err) {
+    return `cannot be read: ${errorMessage(err)}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { fromJsonSchema, type CallToolResult, type ToolAnnotations, type StandardSchemaV1 } from '@modelcontextprotocol/server';
+import { needInput, type AnyTool, type ToolContext } from '../tools/types.js';
+import { UserError, errorMessage } from '../core/errors.js';
+import { InputNeeded } from './context.js';
+
+/** A JSON Schema object as a plugin declares it (an object schema, the way MCP publishes tool inputs). */
+export type ObjectSchema = { type: 'object'; [k: string]: unknown };
+
+export interface PluginToolSpec {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: ObjectSchema;
+  outputSchema?: ObjectSchema;
+  annotations?: ToolAnnotations;
+  /** Where it came from (file), for messages. */
+  origin: string;
+  run(args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult>;
+  /** Told when the handler throws (the plugin host records it for the dashboard). */
+  onFailure?(message: string): void;
+}
+
+/** Any JSON value the plugin's schema accepts; the handler's own JSON Schema is the check. */
+const anyObject = z.looseObject({});
+
+/**
+ * A plugin's tool as the registry holds it: its JSON Schema published as written,
+ * arguments checked against it before the handler runs, and whatever the
+ * handler throws turned into an error result naming the tool and its file —
+ * never into a failure of the hub or of another plugin.
+ */
+export function pluginTool(spec: PluginToolSpec): AnyTool {
+  const validator = fromJsonSchema<Record<string, unknown>>(spec.inputSchema);
+  return {
+    name: spec.name,
+    title: spec.title ?? spec.name,
+    group: 'plugins',
+    description: spec.description,
+    inputSchema: anyObject,
+    annotations: spec.annotations ?? { title: spec.title ?? spec.name, readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+    jsonSchemas: { input: spec.inputSchema, ...(spec.outputSchema ? { output: spec.outputSchema } : {}) },
+    async handler(args, ctx) {
+      const checked = await validator['~standard'].validate(args);
+      if (checked.issues) throw new UserError(`${spec.name}: invalid arguments: ${issuesText(checked.issues)}. The input schema in tools/list shows what ${spec.name} takes.`, 'INVALID_INPUT');
+      try {
+        return await spec.run(args, ctx);
+      } catch (err) {
+        if (err instanceof InputNeeded) return needInput({ inputRequests: err.inputRequests, replay: err.replay });
+        if (err instanceof UserError) throw err;
+        const message = `${spec.name} failed in its plugin (${spec.origin}): ${errorMessage(err)}`;
+        spec.onFailure?.(message);
+        throw new UserError(message, 'UPSTREAM');
+      }
+    },
+  };
+}
+
+function issuesText(issues: readonly StandardSchemaV1.Issue[]): string {
+  return issues
+    .map((i) => {
+      const where = (i.path ?? []).map((p) => (typeof p === 'object' ? String(p.key) : String(p))).join('.');
+      // The JSON Schema validator names the value "data" ("data/count must be <= 100"): name the argument instead.
+      const message = i.message.replace(/^data\/([\w/]+) /, (_m, p: string) => `${p.replace(/\//g, '.')}: `).replace(/^data /, '');
+      return where ? `${where}: ${message}` : message;
+    })
+    .join('; ');
+}
