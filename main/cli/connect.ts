@@ -2,6 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CLIENT_IDS, type ClientId } from '../connect/clients.js';
 import { connectClient, disconnectClient } from '../connect/connect.js';
+import { cliLauncher, describeLauncher } from '../connect/launcher.js';
 import { readHubInfo } from '../hub/lock.js';
 import { pincerPaths } from '../core/paths.js';
 import { readToken } from './hub-client.js';
@@ -22,8 +23,9 @@ export async function runConnect(command: 'connect' | 'disconnect', argv: string
       process.stdout.write(r.changed ? `Removed Pincer from ${r.client} (${r.file}; backup ${r.backup}).\n` : `${r.client} had no Pincer entry in ${r.file}.\n`);
       return 0;
     }
-    // This very CLI, by absolute path: what the client will run.
-    const stdio = { command: process.execPath, args: [path.resolve(process.argv[1]!), 'stdio'], env: process.env.PINCER_HOME ? { PINCER_HOME: home } : undefined };
+    // This very CLI by its real path, with a Node that can run it: what the client will start (an HTTP entry starts nothing).
+    const launcher = values.http ? undefined : await cliLauncher(process.argv[1]!, process.env.PINCER_HOME ? { PINCER_HOME: home } : undefined);
+    const stdio = { command: launcher?.command ?? '', args: launcher?.args ?? [], env: launcher?.env };
     let http;
     if (values.http) {
       const hub = readHubInfo(pincerPaths(home));
@@ -31,7 +33,7 @@ export async function runConnect(command: 'connect' | 'disconnect', argv: string
       if (!http.token) throw new UserError('no token yet: start the hub once ("pincer serve") or run "pincer token".', 'UNAVAILABLE');
     }
     const r = connectClient({ client, stdio, http, project });
-    process.stdout.write(`${r.changed ? 'Added' : 'Already had'} Pincer in ${r.client}: ${r.file}${r.backup ? ` (backup ${r.backup})` : ''}\n${r.restartHint}\n`);
+    process.stdout.write(`${r.changed ? 'Added' : 'Already had'} Pincer in ${r.client}: ${r.file}${r.backup ? ` (backup ${r.backup})` : ''}\n${launcher ? `${describeLauncher(launcher)}\n` : ''}${r.restartHint}\n`);
     if (r.command) process.stdout.write(`Or, with the claude CLI:\n  ${r.command}\n`);
     return 0;
   } catch (err) {

@@ -78,7 +78,8 @@ export async function pinnedNode(root?: string): Promise<NodeAt | undefined> {
   try {
     const { version } = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { version?: unknown };
     if (typeof version !== 'string' || !fs.statSync(bin).isFile()) return undefined;
-    return { path: bin, version };
+    // Its real path, as process.execPath is: one Node has one name wherever it is compared or written.
+    return { path: fs.realpathSync(bin), version };
   } catch {
     return undefined;
   }

@@ -1,0 +1,45 @@
+import fs from 'node:fs';
+import { UserError, errorMessage } from '../core/errors.js';
+import { describeNode, MIN_NODE, nodeSupported, pinnedNode, runningNode, tooOldMessage, type NodeAt } from '../core/node-version.js';
+import type { StdioLauncher } from './clients.js';
+
+/** npm's cache of what `npx` fetched or linked: npm prunes it at will, so a client config must never point into it. */
+const NPX_CACHE = /[\\/]_npx[\\/]/;
+
+export interface CliLauncher extends StdioLauncher {
+  node: NodeAt;
+}
+
+/**
+ * How a client should start the `pincer` that runs now (from a checkout or an npm install): the
+ * real path of its script — symlinks followed, so `npx pincer` in a checkout (a link in npm's npx
+ * cache) and `npm link` (a link in the global bin folder) both end at the checkout — and a Node that
+ * can run it: the checkout's pinned one when it has one (what its tests run on), else this one.
+ * Refuses, saying why, a config that could not start: a script left only in npm's npx cache, or no
+ * Node new enough. (The tray app writes its own launcher: its binary as Node.)
+ */
+export async function cliLauncher(script: string, env?: Record<string, string>): Promise<CliLauncher> {
+  let real: string;
+  try {
+    real = fs.realpathSync(script);
+  } catch (err) {
+    throw new UserError(`cannot find Pincer's own script ${script} (${errorMessage(err)}); run "pincer connect" from a Pincer checkout or install.`, 'NOT_FOUND');
+  }
+  if (NPX_CACHE.test(real)) {
+    throw new UserError(
+      `this pincer runs from npm's npx cache (${real}), which npm deletes when it prunes the cache: a client config pointing there would stop working. Run "pincer connect" from a Pincer checkout ("npx pincer connect …" inside it, or "npm link" there first), or connect from the Pincer app.`,
+      'UNAVAILABLE',
+    );
+  }
+  const pinned = await pinnedNode();
+  const node = pinned && nodeSupported({ node: pinned.version }) ? pinned : nodeSupported() ? runningNode() : undefined;
+  if (node === undefined) {
+    throw new UserError(tooOldMessage(runningNode(), 'Pincer', `a client started with it could not run Pincer; run "pincer connect" with Node.js ${MIN_NODE} or newer`), 'UNSUPPORTED');
+  }
+  return { command: node.path, args: [real, 'stdio'], ...(env ? { env } : {}), node };
+}
+
+/** "Node.js 24.21.0 (/path/node) runs /path/pincer.js": what the written entry starts. */
+export function describeLauncher(l: CliLauncher): string {
+  return `${describeNode(l.node)} runs ${l.args[0]}`;
+}
