@@ -68,7 +68,7 @@ async function manifest(version) {
   const { SETTINGS } = await import(pathToFileURL(path.join(ROOT, 'dist', 'main', 'core', 'settings', 'schema.js')).href);
   // The Node Pincer needs (better-sqlite3's Node-API 10): Claude Desktop checks it before it runs the bundle.
   const { NODE_RANGE } = await import(pathToFileURL(path.join(ROOT, 'dist', 'main', 'core', 'node-version.js')).href);
-  const tools = allTools().map((t) => ({ name: t.name, description: String(t.description ?? '').split(/(?<=\.)\s/)[0] }));
+  const tools = allTools().map((t) => ({ name: t.name, description: String(typeof t.description === 'function' ? t.title : t.description ?? '').split(/(?<=\.)\s/)[0] }));
   const env = {
     PINCER_HOME: '${user_config.data_folder}',
     BASH_CWD: '${user_config.working_folder}',

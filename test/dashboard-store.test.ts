@@ -126,7 +126,7 @@ describe('settings as the dashboard draws them', () => {
     assert.deepEqual(controlFor('BASH_TIMEOUT_MS', spec('BASH_TIMEOUT_MS')), { kind: 'number', unit: 'ms' });
     assert.deepEqual(controlFor('MAX_BODY_BYTES', spec('MAX_BODY_BYTES')), { kind: 'number', unit: 'bytes' });
     assert.deepEqual(controlFor('ACTIVITY_RETENTION_DAYS', spec('ACTIVITY_RETENTION_DAYS')), { kind: 'number', unit: 'days' });
-    assert.deepEqual(controlFor('BASH_SHELL', spec('BASH_SHELL')), { kind: 'choice', options: ['bash', 'powershell'] });
+    assert.deepEqual(controlFor('BASH_SHELL', spec('BASH_SHELL')), { kind: 'choice', options: ['auto', 'bash', 'powershell', 'cmd'] });
     assert.deepEqual(controlFor('BROWSER_PATH', spec('BROWSER_PATH')), { kind: 'path' });
     assert.deepEqual(controlFor('AUTH_TOKEN', spec('AUTH_TOKEN')), { kind: 'secret' });
     assert.deepEqual(controlFor('HTTP_PORT', spec('HTTP_PORT')), { kind: 'number' });

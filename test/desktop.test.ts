@@ -137,7 +137,7 @@ describe('the desktop app against a fake electron module', () => {
   });
 
   test('Quit asks while jobs run; the jobs keep running after the app is gone', async () => {
-    const job = desk.hub!.runtime.services.jobs.start('sleep 300');
+    const { job } = desk.hub!.runtime.services.jobs.start('sleep 300');
     fake.dialogAnswer = 1;
     assert.equal(await desk.quit(), false, 'Cancel keeps Pincer running');
     assert.match(String((fake.dialogs[0] as { detail: string }).detail), /1 background job\(s\) are running \(they keep running\)/);

@@ -61,7 +61,7 @@ test('a hostile project file changes none of the keys it may not set; each line 
     assert.equal(view.get('HTTP_PORT'), 7717);
     assert.equal(view.get('BROWSER_PATH'), 'off');
     assert.equal(view.get('ADDITIONAL_SKILLS'), '');
-    assert.equal(view.get('BASH_SHELL'), 'bash');
+    assert.equal(view.get('BASH_SHELL'), 'auto');
     assert.equal(view.get('SEARXNG_URL'), '');
     assert.equal(view.raw('SEARCH_URL_BING'), undefined);
     assert.equal(view.get('BRAVE_API_KEY'), '');

@@ -115,7 +115,7 @@ test('a hostile project folder cannot take over the hub that `pincer stdio` star
       assert.deepEqual([key('BROWSER_PATH').value, key('BROWSER_PATH').source], ['off', 'user']);
       assert.deepEqual([key('HTTP_HOST').value, key('HTTP_HOST').source], ['127.0.0.1', 'default']);
       assert.equal(key('HTTP_ALLOW_REMOTE').value, 'false');
-      assert.equal(key('BASH_SHELL').value, 'bash');
+      assert.equal(key('BASH_SHELL').value, 'auto');
       assert.equal(key('ADDITIONAL_SKILLS').value, '');
 
       // The hub reads neither the project's skill folders nor its settings: no attacker skill, no project skill.

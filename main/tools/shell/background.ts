@@ -4,6 +4,7 @@ import { formatBytes, formatDuration } from '../../core/format.js';
 import type { JobRow } from '../../store/jobs.js';
 import { isActive } from './jobs.js';
 import { startingFolder } from './workdir.js';
+import { shellSentence } from './process.js';
 
 const taskId = (what: string) => z.number().int().positive('task_id must be a positive task id from BackgroundBash').describe(what);
 
@@ -40,18 +41,19 @@ export const backgroundBashTool = defineTool({
   name: 'BackgroundBash',
   title: 'Start a background command',
   group: 'shell',
-  description:
-    'Execute a bash command in the background and return its task id immediately. Use for servers, watchers, long builds and anything ' +
+  description: (services) =>
+    `Execute a shell command in the background — ${shellSentence(services.settings)} — and return its task id immediately. ` +
+    'Use for servers, watchers, long builds and anything ' +
     'that outlives a single call. The job keeps running even if the client or Pincer restarts. Read its output with ReadBgOutput, ' +
     'see all jobs with ListBgTasks, stop it with KillBgTask.',
-  inputSchema: z.object({ command: z.string().describe('The bash command to execute') }),
-  outputSchema: z.object({ task_id: z.number().int(), pid: z.number().int().nullable(), log_file: z.string(), cwd: z.string().describe('The folder the job runs in') }),
+  inputSchema: z.object({ command: z.string().describe('The command to execute, in the syntax of the shell the description names') }),
+  outputSchema: z.object({ task_id: z.number().int(), pid: z.number().int().nullable(), log_file: z.string(), cwd: z.string().describe('The folder the job runs in'), shell: z.string().describe('The shell that runs the command') }),
   annotations: { title: 'Start a background command', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async handler(args, ctx) {
-    const job = ctx.services.jobs.start(args.command, ctx.sessionId, await startingFolder(ctx));
+    const { job, shell } = ctx.services.jobs.start(args.command, ctx.sessionId, await startingFolder(ctx));
     return textResult(
-      `Started background task ${job.id} (pid ${job.pid}) in ${job.cwd}. Read its output with ReadBgOutput {"task_id": ${job.id}}; stop it with KillBgTask.`,
-      { task_id: job.id, pid: job.pid, log_file: job.log_path, cwd: job.cwd },
+      `Started background task ${job.id} (pid ${job.pid}) in ${job.cwd}, in ${shell}. Read its output with ReadBgOutput {"task_id": ${job.id}}; stop it with KillBgTask.`,
+      { task_id: job.id, pid: job.pid, log_file: job.log_path, cwd: job.cwd, shell },
     );
   },
 });

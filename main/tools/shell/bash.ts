@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { StringDecoder } from 'node:string_decoder';
 import { defineTool, type ToolContext, type ToolResult } from '../types.js';
-import { resolveShell, spawnShell, killTree, commandEnv } from './process.js';
+import { resolveShell, spawnShell, killTree, shellSentence, commandEnv } from './process.js';
+import { shellPhrase } from './shells.js';
+import { trackCwd } from './cwd-track.js';
 import { startingFolder, rememberFolder } from './workdir.js';
 import { cutMiddle, formatDuration } from '../../core/format.js';
 import { UserError } from '../../core/errors.js';
@@ -9,7 +11,7 @@ import { UserError } from '../../core/errors.js';
 const MAX_TIMEOUT_MS = 600_000;
 
 const input = z.object({
-  command: z.string().describe('The bash command to execute'),
+  command: z.string().describe('The command to execute, in the syntax of the shell the description names'),
   timeout: z
     .number()
     .int()
@@ -28,14 +30,16 @@ const output = z.object({
   duration_ms: z.number(),
   cwd: z.string().describe('The folder the command ran in'),
   cwd_after: z.string().optional().describe('The folder the next command runs in, when the command changed it (cd)'),
+  shell: z.string().describe('The shell that ran the command, e.g. "bash on Linux", "PowerShell 7 on Windows"'),
 });
 
 export const bashTool = defineTool({
   name: 'Bash',
   title: 'Run a shell command',
   group: 'shell',
-  description:
-    'Execute a bash command and return its combined stdout/stderr and exit code. Use for quick commands that finish within the timeout ' +
+  description: (services) =>
+    `Execute a shell command — ${shellSentence(services.settings)} — and return its combined stdout/stderr and exit code. ` +
+    'Use for quick commands that finish within the timeout ' +
     '(default 30 s, max 10 min); for servers, watchers or long builds use BackgroundBash. stdin is empty. Commands run in the ' +
     "client's working folder (its first MCP root, or where it started Pincer), else BASH_CWD, else home; a cd carries over to the " +
     'next command, as in a terminal. Long output is cut in the middle.',
@@ -61,10 +65,9 @@ export async function runBash(command: string, timeoutArg: number | undefined, c
   const stream = settings.get('STREAMING') && ctx.wantsProgress;
   const started = Date.now();
 
-  // bash reports the folder it ends in on fd 3, so that a `cd` carries over to the next call
-  // without touching the command's own output. (An `exit` in the command skips the report.)
-  const tracked = shell.kind === 'bash' ? `${command}\n__pincer_status=$?; pwd >&3 2>/dev/null; exit $__pincer_status` : command;
-  const child = spawnShell(shell, tracked, { cwd, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32', ...(env ? { env: { ...commandEnv(), ...env } } : {}) });
+  // The command reports the folder it ends in (fd 3 or a file), so that a `cd` carries over to the next call.
+  const track = trackCwd(shell, command);
+  const child = spawnShell(shell, track.command, { cwd, stdio: ['ignore', 'pipe', 'pipe', track.fd3 ? 'pipe' : 'ignore'], detached: process.platform !== 'win32', ...(env ? { env: { ...commandEnv(), ...env } } : {}) });
   let endedIn = '';
   child.stdio[3]?.on('data', (d: Buffer) => (endedIn += d.toString('utf8')));
   child.stdio[3]?.on('error', () => undefined);
@@ -145,7 +148,7 @@ export async function runBash(command: string, timeoutArg: number | undefined, c
   if (exit.error) throw new UserError(`Bash: could not start ${shell.file}: ${exit.error.message}`, 'UNAVAILABLE');
 
   const duration = Date.now() - started;
-  const after = endedIn.trim();
+  const after = track.result(endedIn) ?? '';
   const moved = after !== '' && after !== cwd;
   if (moved) rememberFolder(ctx, after);
   const { text, dropped } = collector.result();
@@ -154,6 +157,8 @@ export async function runBash(command: string, timeoutArg: number | undefined, c
   else if (reason === 'cancel') lines.push('[Command cancelled by the client; it was killed with its child processes.]');
   else if (exit.code !== 0) lines.push(exit.code === null ? `[Killed by signal ${exit.signal}]` : `[Exit code ${exit.code}]`);
   if (moved) lines.push(`[Now in ${after}]`);
+  // The description names the shell too; where it is not bash the result says so again, beside the output it explains.
+  if (shell.kind !== 'bash') lines.push(`[Ran in ${shellPhrase(shell)}]`);
   return {
     content: [{ type: 'text', text: lines.join('\n') }],
     structuredContent: {
@@ -165,6 +170,7 @@ export async function runBash(command: string, timeoutArg: number | undefined, c
       duration_ms: duration,
       cwd,
       ...(moved ? { cwd_after: after } : {}),
+      shell: shellPhrase(shell),
     },
     isError: reason !== undefined,
   };

@@ -12,6 +12,8 @@ export interface JobSpec {
   /** The shell and the arguments that run the command in it (stderr merged into stdout). */
   file: string;
   args: string[];
+  /** Windows: pass the arguments as written (cmd.exe parses its own command line). */
+  verbatim: boolean;
   cwd: string;
   env: Record<string, string>;
   log: string;

@@ -51,7 +51,7 @@ function main(specFile: string): void {
   const posix = process.platform !== 'win32';
   // POSIX: the shell stays in this process's group (this process leads it, started detached), so
   // whoever stops the group from outside stops the job and its supervisor alike.
-  const child = spawn(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+  const child = spawn(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true, windowsVerbatimArguments: spec.verbatim });
   child.stdout!.on('data', write);
   child.stderr!.on('data', write);
   child.once('error', (err) => finish({ code: null, signal: null, error: err.message }));

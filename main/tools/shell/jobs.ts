@@ -9,6 +9,7 @@ import type { SettingsView } from '../../core/settings/view.js';
 import { UserError } from '../../core/errors.js';
 import { formatBytes, formatDuration } from '../../core/format.js';
 import { sameProcess } from '../../core/process-identity.js';
+import { shellPhrase } from './shells.js';
 import { resolveShell, resolveCwd, killTree, groupAlive, commandEnv } from './process.js';
 import { type JobSpec, type ExitRecord, type RunRecord, readExitRecord, readRunRecord, writeJsonAtomic, jobFile } from './job-files.js';
 import { logSize, readRange, completeUtf8Length } from './job-log.js';
@@ -68,7 +69,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
   }
 
   /** `dir` is the folder to run in (the client's); BASH_CWD or home when absent. */
-  start(command: string, session?: string, dir?: string): JobRow {
+  start(command: string, session?: string, dir?: string): { job: JobRow; shell: string } {
     if (this.readOnly) throw new UserError('BackgroundBash: the database is read-only (written by a newer Pincer); update Pincer to start jobs.', 'UNAVAILABLE');
     if (command.trim() === '') throw new UserError('BackgroundBash: command is empty; pass the shell command to run.', 'INVALID_INPUT');
     this.reconcileAll();
@@ -91,6 +92,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
       id: job.id,
       file: shell.file,
       args: shell.args(command),
+      verbatim: shell.verbatim === true,
       cwd,
       env: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)),
       log: job.log_path,
@@ -123,7 +125,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     }
     const started = this.repo.get(job.id)!;
     this.emit('event', { type: 'job_started', job: started });
-    return started;
+    return { job: started, shell: shellPhrase(shell) };
   }
 
   get(id: number, tool: string): JobRow {

@@ -1,44 +1,41 @@
 import { pidAlive } from '../../core/pid.js';
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
 import treeKill from 'tree-kill';
 import { UserError } from '../../core/errors.js';
 import type { SettingsView } from '../../core/settings/view.js';
 import { withoutPincerSecrets } from '../../core/settings/secrets.js';
+import { findShell, systemProbe, shellPhrase, type ShellSpec, type ShellProbe } from './shells.js';
 
-export interface ShellSpec {
-  file: string;
-  /** Arguments that run `command`, with stderr merged into stdout so output keeps its order. */
-  args(command: string): string[];
-  kind: 'bash' | 'powershell';
+export type { ShellSpec } from './shells.js';
+
+/** Found shells, by BASH_SHELL, for a while: a search may stat a dozen files and ask the registry. */
+const found = new Map<string, { shell: ShellSpec | string; at: number }>();
+const FOUND_FOR_MS = 60_000;
+
+/** The shell Bash and BackgroundBash run commands in (shells.ts), or a clear error naming what to set. */
+export function resolveShell(settings: SettingsView, probe?: ShellProbe): ShellSpec {
+  const choice = settings.get('BASH_SHELL');
+  const now = Date.now();
+  let hit = probe ? undefined : found.get(choice);
+  if (!hit || now - hit.at > FOUND_FOR_MS) {
+    hit = { shell: findShell(choice, probe ?? systemProbe()), at: now };
+    if (!probe) found.set(choice, hit);
+  }
+  if (typeof hit.shell === 'string') throw new UserError(`Bash: ${hit.shell}`, 'UNAVAILABLE');
+  return hit.shell;
 }
 
-const GIT_BASH_CANDIDATES = [
-  process.env.ProgramFiles && path.join(process.env.ProgramFiles, 'Git', 'bin', 'bash.exe'),
-  process.env['ProgramFiles(x86)'] && path.join(process.env['ProgramFiles(x86)'], 'Git', 'bin', 'bash.exe'),
-  process.env.LOCALAPPDATA && path.join(process.env.LOCALAPPDATA, 'Programs', 'Git', 'bin', 'bash.exe'),
-].filter((p): p is string => Boolean(p));
-
-export function resolveShell(settings: SettingsView, platform = process.platform): ShellSpec {
-  if (settings.get('BASH_SHELL') === 'powershell') {
-    return {
-      kind: 'powershell',
-      file: platform === 'win32' ? 'powershell.exe' : 'pwsh',
-      args: (command) => ['-NoLogo', '-NoProfile', '-NonInteractive', '-Command', `& { ${command} } 2>&1`],
-    };
+/** For tool descriptions: "it runs in PowerShell 7 on Windows; write PowerShell syntax". */
+export function shellSentence(settings: SettingsView): string {
+  let shell: ShellSpec;
+  try {
+    shell = resolveShell(settings);
+  } catch (err) {
+    return `no shell is available: ${(err as Error).message}`;
   }
-  let file = 'bash';
-  if (platform === 'win32') {
-    const found = GIT_BASH_CANDIDATES.find((p) => fs.existsSync(p));
-    if (!found) {
-      throw new UserError('Bash: no bash found. Install Git for Windows (it brings Git Bash), or set BASH_SHELL=powershell in pincer-env.txt.', 'UNAVAILABLE');
-    }
-    file = found;
-  }
-  // `exec 2>&1` merges stderr into the same pipe as stdout, so the model sees
-  // them interleaved in the order they were written.
-  return { kind: 'bash', file, args: (command) => ['-c', `exec 2>&1\n${command}`] };
+  const syntax = shell.kind === 'bash' ? 'bash' : shell.kind === 'sh' ? 'POSIX sh' : shell.kind === 'powershell' ? 'PowerShell' : 'cmd.exe batch';
+  return `it runs in ${shellPhrase(shell)}, so write ${syntax} syntax`;
 }
 
 export function resolveCwd(settings: SettingsView): string {
@@ -70,6 +67,7 @@ export function commandEnv(): NodeJS.ProcessEnv {
 export function spawnShell(shell: ShellSpec, command: string, opts: { cwd: string; stdio: StdioOptions; detached: boolean; env?: NodeJS.ProcessEnv }): ChildProcess {
   return spawn(shell.file, shell.args(command), {
     cwd: opts.cwd,
+    windowsVerbatimArguments: shell.verbatim === true,
     stdio: opts.stdio,
     // Its own process group, so a timeout or kill reaches every process the command started.
     detached: opts.detached,
