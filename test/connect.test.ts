@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { parse, parseTree, findNodeAtLocation } from 'jsonc-parser';
+import { parse as parseToml } from 'smol-toml';
 import { CLIENTS, CLIENT_IDS, type ClientId } from '../main/connect/clients.js';
 import { connectClient, disconnectClient, isConnected } from '../main/connect/connect.js';
 import { tempHome, ROOT, PINCER_BIN, pincerEnv } from './helpers/env.js';
@@ -37,7 +38,7 @@ function withHome<T>(fn: (home: string) => T): T {
 }
 
 describe('Connect / Disconnect on real sample config files', () => {
-  for (const id of CLIENT_IDS) {
+  for (const id of CLIENT_IDS.filter((c) => CLIENTS[c].format !== 'toml')) {
     test(`${CLIENTS[id].name}: every other entry stays byte-identical; disconnect restores the file`, () =>
       withHome(() => {
         const spec = CLIENTS[id];
@@ -53,7 +54,7 @@ describe('Connect / Disconnect on real sample config files', () => {
         assert.ok(r.backup && fs.readFileSync(r.backup, 'utf8') === original, 'a timestamped backup of the old file');
         const after = fs.readFileSync(file, 'utf8');
         assert.deepEqual(otherEntries(after, spec.container), before);
-        const entry = (parse(after) as Record<string, Record<string, { command?: string; args?: string[]; env?: Record<string, string> }>>)[spec.container]!.pincer!;
+        const entry = (parse(after, [], { allowTrailingComma: true }) as Record<string, Record<string, { command?: string; args?: string[]; env?: Record<string, string> }>>)[spec.container]!.pincer!;
         assert.equal(entry.command, STDIO.command, 'an absolute command, never npx');
         assert.deepEqual(entry.args, STDIO.args);
         assert.deepEqual(entry.env, { ELECTRON_RUN_AS_NODE: '1' });
@@ -85,8 +86,16 @@ describe('Connect / Disconnect on real sample config files', () => {
       if (process.platform !== 'win32') assert.equal(fs.statSync(r.file).mode & 0o777, 0o600, 'a new config holding a token is private');
       assert.throws(() => connectClient({ client: 'claude-desktop', stdio: STDIO, http }), /reads only stdio servers/);
       assert.throws(() => connectClient({ client: 'windsurf', stdio: STDIO, project: '/tmp/x' }), /no per-project config/);
+      // The name comes before -e: Claude Code's --env takes many values and would swallow it.
       const cc = connectClient({ client: 'claude-code', stdio: STDIO });
-      assert.match(cc.command!, /^claude mcp add --scope user -e ELECTRON_RUN_AS_NODE=1 pincer -- '\/Applications\/Pincer\.app\/Contents\/Frameworks\/Pincer Helper\.app/);
+      assert.match(cc.command!, /^claude mcp add --scope user pincer -e ELECTRON_RUN_AS_NODE=1 -- '\/Applications\/Pincer\.app\/Contents\/Frameworks\/Pincer Helper\.app/);
+      const proj = path.join(process.env.HOME!, 'my project');
+      const ccp = connectClient({ client: 'claude-code', stdio: STDIO, project: proj });
+      assert.equal(ccp.file, path.join(proj, '.mcp.json'));
+      assert.match(ccp.command!, /^cd '.*\/my project' && claude mcp add --scope project pincer -e ELECTRON_RUN_AS_NODE=1 -- /);
+      const gem = connectClient({ client: 'gemini', stdio: STDIO, http });
+      assert.deepEqual((parse(fs.readFileSync(gem.file, 'utf8')) as { mcpServers: Record<string, unknown> }).mcpServers.pincer, { httpUrl: http.url, headers: { Authorization: 'Bearer secret-token' } });
+      assert.match(gem.note!, /trust/);
     }));
 
   test('a broken config file is refused, not overwritten', () =>
@@ -113,8 +122,97 @@ test('pincer connect / disconnect from the CLI', () => {
     assert.match(d.stdout, /Removed Pincer from Cursor/);
     const bad = spawnSync(process.execPath, [PINCER_BIN, 'connect', 'notepad'], { env, encoding: 'utf8' });
     assert.equal(bad.status, 2);
-    assert.match(bad.stderr, /name a client: claude-desktop, claude-code, cursor, vscode, windsurf/);
+    assert.match(bad.stderr, /name a client: claude-desktop, claude-code, cursor, vscode, windsurf, gemini, codex/);
   } finally {
     h.cleanup();
   }
+});
+
+describe("Codex's config.toml", () => {
+  const original = fs.readFileSync(path.join(FIXTURES, 'codex.toml'), 'utf8');
+  const table = (text: string) => (JSON.parse(JSON.stringify(parseToml(text))) as { mcp_servers: Record<string, Record<string, unknown>> }).mcp_servers;
+
+  test('connect adds [mcp_servers.pincer] and leaves every other byte; disconnect gives the same file back', () =>
+    withHome((home) => {
+      const file = CLIENTS.codex.file();
+      assert.equal(file, path.join(home, '.codex', 'config.toml'));
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, original);
+      const r = connectClient({ client: 'codex', stdio: STDIO });
+      assert.equal(r.changed, true);
+      assert.equal(fs.readFileSync(r.backup!, 'utf8'), original);
+      const after = fs.readFileSync(file, 'utf8');
+      assert.ok(after.startsWith(original), 'the old text is untouched, comments included; Pincer appended its table');
+      assert.deepEqual(table(after).pincer, { command: STDIO.command, args: STDIO.args, env: { ELECTRON_RUN_AS_NODE: '1' } });
+      assert.deepEqual(table(after).docs, table(original).docs);
+      assert.ok(isConnected('codex'));
+      assert.match(r.note!, /approval_mode = "approve"/);
+      assert.equal(connectClient({ client: 'codex', stdio: STDIO }).changed, false, 'connecting twice changes nothing');
+      assert.equal(disconnectClient('codex').changed, true);
+      assert.equal(fs.readFileSync(file, 'utf8'), original, 'disconnect gives back the very same bytes');
+      assert.equal(isConnected('codex'), false);
+      assert.equal(disconnectClient('codex').changed, false);
+    }));
+
+  test("a reconnect (stdio to HTTP) replaces only Pincer's keys: the user's approval settings and comments in its table stay", () =>
+    withHome(() => {
+      const file = CLIENTS.codex.file();
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      const mine = [
+        '[mcp_servers.pincer]',
+        'command = "/old/node"',
+        'args = ["/old/pincer.js", "stdio"]',
+        '# the user wrote this',
+        'startup_timeout_sec = 30',
+        '',
+        '[mcp_servers.pincer.env]',
+        'PINCER_HOME = "/old/home"',
+        '',
+        '[mcp_servers.pincer.tools.Bash]',
+        'approval_mode = "approve"',
+        '',
+      ].join('\n');
+      fs.writeFileSync(file, original + '\n' + mine);
+      const http = { url: 'http://127.0.0.1:7717/mcp', token: 'tok"en' };
+      connectClient({ client: 'codex', stdio: STDIO, http });
+      const after = fs.readFileSync(file, 'utf8');
+      assert.ok(after.startsWith(original));
+      const pincer = table(after).pincer!;
+      assert.equal(pincer.url, http.url);
+      assert.deepEqual(pincer.http_headers, { Authorization: 'Bearer tok"en' });
+      assert.equal(pincer.command, undefined);
+      assert.equal(pincer.env, undefined);
+      assert.equal(pincer.startup_timeout_sec, 30);
+      assert.deepEqual(pincer.tools, { Bash: { approval_mode: 'approve' } });
+      assert.match(after, /# the user wrote this/);
+      disconnectClient('codex');
+      assert.equal(table(fs.readFileSync(file, 'utf8')).pincer, undefined, 'disconnect removes the table and its subtables');
+      assert.match(fs.readFileSync(file, 'utf8'), /\[mcp_servers\.docs\.tools\.search\]/);
+    }));
+
+  test('a broken config.toml, or one whose mcp_servers is an inline table, is refused and left alone', () =>
+    withHome(() => {
+      const file = CLIENTS.codex.file();
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, 'model = "x"\n[mcp_servers.a\n');
+      assert.throws(() => connectClient({ client: 'codex', stdio: STDIO }), /config\.toml is not valid TOML \(line \d+: .*\)\. Fix it first; Pincer changed nothing/);
+      assert.equal(fs.readFileSync(file, 'utf8'), 'model = "x"\n[mcp_servers.a\n');
+      const inline = 'mcp_servers = { other = { command = "x" } }\n';
+      fs.writeFileSync(file, inline);
+      assert.throws(() => connectClient({ client: 'codex', stdio: STDIO }), /\[mcp_servers\.<name>\] tables; Pincer changed nothing/);
+      assert.equal(fs.readFileSync(file, 'utf8'), inline);
+    }));
+
+  test('CODEX_HOME moves the file; a missing one is created, private', () =>
+    withHome((home) => {
+      process.env.CODEX_HOME = path.join(home, 'elsewhere');
+      try {
+        const r = connectClient({ client: 'codex', stdio: STDIO });
+        assert.equal(r.file, path.join(home, 'elsewhere', 'config.toml'));
+        if (process.platform !== 'win32') assert.equal(fs.statSync(r.file).mode & 0o777, 0o600);
+        assert.equal(fs.readFileSync(r.file, 'utf8'), `[mcp_servers.pincer]\ncommand = ${JSON.stringify(STDIO.command)}\nargs = [ ${STDIO.args.map((a) => JSON.stringify(a)).join(', ')} ]\nenv = { ELECTRON_RUN_AS_NODE = "1" }\n`);
+      } finally {
+        delete process.env.CODEX_HOME;
+      }
+    }));
 });

@@ -34,6 +34,7 @@ export async function runConnect(command: 'connect' | 'disconnect', argv: string
     }
     const r = connectClient({ client, stdio, http, project });
     process.stdout.write(`${r.changed ? 'Added' : 'Already had'} Pincer in ${r.client}: ${r.file}${r.backup ? ` (backup ${r.backup})` : ''}\n${launcher ? `${describeLauncher(launcher)}\n` : ''}${r.restartHint}\n`);
+    if (r.note) process.stdout.write(`${r.note}\n`);
     if (r.command) process.stdout.write(`Or, with the claude CLI:\n  ${r.command}\n`);
     return 0;
   } catch (err) {

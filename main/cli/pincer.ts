@@ -18,7 +18,8 @@ Usage:
   pincer token rotate         replace the token (clients must use the new one)
   pincer connect <client> [--http] [--project DIR]
                               add Pincer to a client's config (claude-desktop, claude-code,
-                              cursor, vscode, windsurf); other entries are left as they are
+                              cursor, vscode, windsurf, gemini, codex); other entries are
+                              left as they are
   pincer disconnect <client> [--project DIR]
                               remove Pincer's entry again
   pincer --version            print the version

@@ -1,7 +1,10 @@
 import os from 'node:os';
 import path from 'node:path';
 
-export const CLIENT_IDS = ['claude-desktop', 'claude-code', 'cursor', 'vscode', 'windsurf'] as const;
+import { GEMINI } from './gemini.js';
+import { CODEX } from './codex.js';
+
+export const CLIENT_IDS = ['claude-desktop', 'claude-code', 'cursor', 'vscode', 'windsurf', 'gemini', 'codex'] as const;
 export type ClientId = (typeof CLIENT_IDS)[number];
 
 /** How a client starts `pincer stdio`: absolute paths only, never `npx …@latest`. */
@@ -23,6 +26,8 @@ export interface ClientSpec {
   file(project?: string): string;
   /** Where servers live in that file. */
   container: string;
+  /** The file's format: JSON (with comments) unless said otherwise. */
+  format?: 'toml';
   supportsHttp: boolean;
   hasProjectScope: boolean;
   entry(stdio: StdioLauncher, http?: HttpTarget): Record<string, unknown>;
@@ -87,11 +92,20 @@ export const CLIENTS: Record<ClientId, ClientSpec> = {
     hasProjectScope: false,
     entry: (s, http) => (http ? { serverUrl: http.url, headers: { Authorization: `Bearer ${http.token}` } } : stdioEntry(s, false)),
   },
+  gemini: { id: 'gemini', ...GEMINI, supportsHttp: true, hasProjectScope: true },
+  codex: { id: 'codex', ...CODEX, format: 'toml', supportsHttp: true, hasProjectScope: true },
 };
 
-/** The command to paste for Claude Code, quoting what a shell needs quoted. */
-export function claudeCodeCommand(s: StdioLauncher): string {
+/**
+ * The command to paste for Claude Code, quoting what a shell needs quoted.
+ * The name comes before `-e`: `--env` takes any number of values, so a name
+ * after it would be read as one more ("Invalid environment variable format").
+ * A project's `.mcp.json` is Claude Code's project scope, written from inside
+ * that folder.
+ */
+export function claudeCodeCommand(s: StdioLauncher, project?: string): string {
   const q = (a: string) => (/^[A-Za-z0-9_./:=@-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
-  const env = Object.entries(s.env ?? {}).map(([k, v]) => `-e ${q(`${k}=${v}`)} `).join('');
-  return `claude mcp add --scope user ${env}pincer -- ${[s.command, ...s.args].map(q).join(' ')}`;
+  const env = Object.entries(s.env ?? {}).map(([k, v]) => ` -e ${q(`${k}=${v}`)}`).join('');
+  const add = `claude mcp add --scope ${project ? 'project' : 'user'} pincer${env} -- ${[s.command, ...s.args].map(q).join(' ')}`;
+  return project ? `cd ${q(project)} && ${add}` : add;
 }

@@ -12,7 +12,7 @@ export function detectFormatting(text: string): FormattingOptions {
   return { insertSpaces: !indent?.startsWith('\t'), tabSize: indent && !indent.startsWith('\t') ? indent.length : 2, eol: text.includes('\r\n') ? '\r\n' : '\n' };
 }
 
-function readConfig(file: string): string | undefined {
+export function readConfig(file: string): string | undefined {
   try {
     return fs.readFileSync(file, 'utf8');
   } catch (err) {
@@ -60,6 +60,11 @@ export function editServerEntry(file: string, container: string, value: Record<s
   const edits = modify(text, [container, ENTRY_NAME], value, { formattingOptions: detectFormatting(text) });
   const next = applyEdits(text, edits);
   if (next === original) return { file, changed: false };
+  return saveConfig(file, original, next);
+}
+
+/** Writes a client's edited config: the old file kept as a timestamped backup, the new one replacing it atomically. */
+export function saveConfig(file: string, original: string | undefined, next: string): EditResult {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   let backup: string | undefined;
   if (original !== undefined) {

@@ -1,5 +1,6 @@
-import { CLIENTS, claudeCodeCommand, type ClientId, type HttpTarget, type StdioLauncher } from './clients.js';
+import { CLIENTS, claudeCodeCommand, type ClientId, type ClientSpec, type HttpTarget, type StdioLauncher } from './clients.js';
 import { editServerEntry, readServerEntry, type EditResult } from './config-file.js';
+import { editTomlServer, readTomlServer } from './toml-file.js';
 import { UserError } from '../core/errors.js';
 
 export interface ConnectOptions {
@@ -17,34 +18,54 @@ export interface ConnectResult extends EditResult {
   /** For Claude Code: the equivalent command to paste. */
   command?: string;
   restartHint: string;
+  /** What the client asks of the user before Pincer's tools work there. */
+  note?: string;
 }
+
+const RESTART: Partial<Record<ClientId, string>> = {
+  'claude-desktop': 'Quit and reopen Claude Desktop to load Pincer.',
+  gemini: 'Restart Gemini CLI (or run /mcp refresh) to load Pincer.',
+  codex: 'Start a new Codex session to load Pincer.',
+};
+
+const NOTES: Partial<Record<ClientId, string>> = {
+  gemini: 'Gemini CLI shows servers as disabled in a folder it does not trust: trust the folder when it asks (or with /permissions).',
+  codex:
+    'Codex asks before it runs the tools marked destructive (Bash, BackgroundBash, KillBgTask); "codex exec" refuses them. To allow one, add to config.toml:\n' +
+    '  [mcp_servers.pincer.tools.Bash]\n  approval_mode = "approve"',
+};
 
 export function connectClient(o: ConnectOptions): ConnectResult {
   const spec = CLIENTS[o.client];
   if (o.http && !spec.supportsHttp) throw new UserError(`${spec.name} reads only stdio servers from its config file; connect it without --http.`, 'UNSUPPORTED');
   if (o.project && !spec.hasProjectScope) throw new UserError(`${spec.name} has no per-project config; connect it without --project.`, 'UNSUPPORTED');
   const entry = spec.entry(o.stdio, o.http);
-  const r = editServerEntry(spec.file(o.project), spec.container, entry);
+  const r = edit(spec, spec.file(o.project), entry);
   return {
     ...r,
     client: spec.name,
     entry,
-    command: o.client === 'claude-code' && !o.http ? claudeCodeCommand(o.stdio) : undefined,
-    restartHint: o.client === 'claude-desktop' ? 'Quit and reopen Claude Desktop to load Pincer.' : `Reload ${spec.name}'s MCP servers (or restart it) to load Pincer.`,
+    command: o.client === 'claude-code' && !o.http ? claudeCodeCommand(o.stdio, o.project) : undefined,
+    restartHint: RESTART[o.client] ?? `Reload ${spec.name}'s MCP servers (or restart it) to load Pincer.`,
+    ...(NOTES[o.client] ? { note: NOTES[o.client] } : {}),
   };
 }
 
 export function disconnectClient(client: ClientId, project?: string): EditResult & { client: string } {
   const spec = CLIENTS[client];
-  return { ...editServerEntry(spec.file(project), spec.container, undefined), client: spec.name };
+  return { ...edit(spec, spec.file(project), undefined), client: spec.name };
 }
 
 export function isConnected(client: ClientId, project?: string): boolean {
   const spec = CLIENTS[client];
   try {
-    return readServerEntry(spec.file(project), spec.container) !== undefined;
+    return (spec.format === 'toml' ? readTomlServer : readServerEntry)(spec.file(project), spec.container) !== undefined;
   } catch {
     // An unreadable or broken config file has no Pincer entry we could rely on; connect() reports its problem.
     return false;
   }
+}
+
+function edit(spec: ClientSpec, file: string, entry: Record<string, unknown> | undefined): EditResult {
+  return spec.format === 'toml' ? editTomlServer(file, spec.container, entry) : editServerEntry(file, spec.container, entry);
 }
