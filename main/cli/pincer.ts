@@ -8,9 +8,10 @@ Usage:
   pincer                      with stdin not a terminal (a client spawned it): the same as pincer stdio
   pincer stdio                serve MCP over stdio through the hub (starts one if none runs)
   pincer stdio --standalone   serve MCP over stdio, the whole server in this process
-  pincer serve [--quiet] [--takeover]
+  pincer serve [--quiet] [--takeover] [--port N] [--host H]
                               run the hub: Streamable HTTP, SSE, JSON-RPC, REST, WebSocket;
                               takes over a headless hub, the tray app's only with --takeover;
+                              --port / --host override HTTP_PORT / HTTP_HOST for this run;
                               --if-none: only if no hub runs (what pincer stdio starts)
   pincer status               is a hub running, where, with how many sessions
   pincer stop                 stop the running hub (background jobs keep running)
@@ -108,12 +109,23 @@ async function main(argv: string[]): Promise<number> {
     case 'serve': {
       const { values } = parseArgs({
         args: rest,
-        options: { quiet: { type: 'boolean', default: false }, takeover: { type: 'boolean', default: false }, 'if-none': { type: 'boolean', default: false } },
+        options: {
+          quiet: { type: 'boolean', default: false },
+          takeover: { type: 'boolean', default: false },
+          'if-none': { type: 'boolean', default: false },
+          port: { type: 'string' },
+          host: { type: 'string' },
+        },
         strict: true,
       });
+      const overrides = (await import('./serve-options.js')).listenOverrides(values);
+      if ('error' in overrides) {
+        process.stderr.write(`pincer serve: ${overrides.error}\n`);
+        return 2;
+      }
       // Before the hub loads anything: a hub not started with its V8 flags restarts itself with them (same pid).
       (await import('../core/node-flags.js')).adoptHubNodeFlags();
-      return (await import('./serve.js')).runServe(home, { quiet: values.quiet, takeover: values.takeover, ifNone: values['if-none'] });
+      return (await import('./serve.js')).runServe(home, { quiet: values.quiet, takeover: values.takeover, ifNone: values['if-none'], env: overrides.env });
     }
     case 'status':
       return (await import('./hub-control.js')).runStatus(paths);

@@ -11,6 +11,8 @@ export interface ServeOptions {
   takeover: boolean;
   /** Start only if no hub runs: what a bridge asks for; never takes over. */
   ifNone: boolean;
+  /** Settings for this run only (`--port`, `--host`), above the environment's and the file's. */
+  env?: Record<string, string>;
 }
 
 /**
@@ -24,7 +26,7 @@ export async function runServe(home: string, opts: ServeOptions): Promise<number
   installLastResort(log, { keepServing: true, ignoreStdoutErrors: true });
   let hub;
   try {
-    hub = await startHub({ home, role: 'headless', takeover: opts.ifNone ? 'never' : opts.takeover ? 'any' : 'headless' });
+    hub = await startHub({ home, env: opts.env && Object.keys(opts.env).length > 0 ? { ...process.env, ...opts.env } : undefined, role: 'headless', takeover: opts.ifNone ? 'never' : opts.takeover ? 'any' : 'headless' });
   } catch (err) {
     if (err instanceof HubAlreadyRunning) {
       process.stderr.write(`pincer serve: ${err.message}\n`);
@@ -40,7 +42,8 @@ export async function runServe(home: string, opts: ServeOptions): Promise<number
     process.stdout.write(
       [
         `Pincer hub listening on ${hub.url}${hub.tookOverFrom ? ` (took over from ${hub.tookOverFrom.role === 'desktop' ? "the tray app's hub" : 'the headless hub'}, pid ${hub.tookOverFrom.pid}; its jobs keep running here)` : ''}`,
-        `Token: ${source} (print it with "pincer token", rotate with "pincer token rotate")`,
+        `Dashboard: ${hub.url}/ (open it in a browser and sign in with the token)`,
+        `Token: kept as ${source}; "pincer token" prints it ("npx pincer token" in a checkout), "pincer token rotate" replaces it. It is also in the client config below.`,
         '',
         'Streamable HTTP clients (Cursor ~/.cursor/mcp.json; VS Code uses "servers" instead of "mcpServers"):',
         JSON.stringify({ mcpServers: { pincer: { url: `${hub.url}/mcp`, headers: { Authorization: `Bearer ${token}` } } } }, null, 2),

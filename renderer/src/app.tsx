@@ -45,7 +45,7 @@ function SignIn(props: { onSignedIn(): void }) {
           </button>
         </div>
         <p id="token-help" class="muted">
-          Run <code>pincer token</code> in a terminal to print it. Signing in gives this browser a session of its own; the token is not stored.
+          Run <code>pincer token</code> in a terminal to print it (<code>npx pincer token</code> in a Pincer checkout), or read <code>AUTH_TOKEN</code> in <code>~/.pincer/pincer-env.txt</code>. Signing in gives this browser a session of its own; the token is not stored.
         </p>
         <p class="problem" role="alert">
           {message}
