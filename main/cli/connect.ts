@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { CLIENT_IDS, type ClientId } from '../connect/clients.js';
 import { connectClient, disconnectClient } from '../connect/connect.js';
 import { cliLauncher, describeLauncher } from '../connect/launcher.js';
-import { readHubInfo } from '../hub/lock.js';
+import { readLiveHubFile } from '../core/hub-file.js';
 import { pincerPaths } from '../core/paths.js';
 import { readToken } from './hub-client.js';
 import { UserError } from '../core/errors.js';
@@ -28,7 +28,7 @@ export async function runConnect(command: 'connect' | 'disconnect', argv: string
     const stdio = { command: launcher?.command ?? '', args: launcher?.args ?? [], env: launcher?.env };
     let http;
     if (values.http) {
-      const hub = readHubInfo(pincerPaths(home));
+      const hub = readLiveHubFile(pincerPaths(home));
       http = { url: `${hub?.url ?? 'http://127.0.0.1:7717'}/mcp`, token: readToken(home) };
       if (!http.token) throw new UserError('no token yet: start the hub once ("pincer serve") or run "pincer token".', 'UNAVAILABLE');
     }

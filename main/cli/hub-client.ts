@@ -1,9 +1,8 @@
 import type http from 'node:http';
 import path from 'node:path';
-import { pincerPaths, ensureHome, type PincerPaths } from '../core/paths.js';
-import { pidAlive } from '../core/pid.js';
+import { pincerPaths, ensureHome } from '../core/paths.js';
 import { EnvDocument } from '../core/settings/envfile.js';
-import type { HubInfo } from '../hub/lock.js';
+import { readLiveHubFile, type HubInfo } from '../core/hub-file.js';
 import { HUB_NODE_FLAGS, hubLaunchEnv } from '../core/node-flags.js';
 import { describeExit, hubNode, HubStartError, startFailure } from './hub-start.js';
 import { logger } from '../core/log.js';
@@ -18,28 +17,9 @@ const { get } = process.getBuiltinModule('node:http');
 const fs = process.getBuiltinModule('node:fs');
 
 // This module is on the bridge's path (`pincer stdio`), which must stay a light
-// relay: it reads hub.json and the token without the zod schemas of
-// hub/lock.ts and core/settings (the hub validates both when it writes them),
+// relay: it reads hub.json with the one zod-free reader (core/hub-file.ts) and the
+// token without the zod schemas of core/settings,
 // and talks HTTP with node:http rather than fetch, whose first use loads undici.
-
-/** hub.json of this data directory when its process is alive; shape-checked, not schema-validated (the hub wrote it). */
-export function readHubFile(paths: PincerPaths): HubInfo | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(fs.readFileSync(paths.hubFile, 'utf8'));
-  } catch {
-    // No hub.json, or a torn one: no hub is recorded.
-    return undefined;
-  }
-  if (!isHubInfo(value)) return undefined;
-  return pidAlive(value.pid) ? value : undefined;
-}
-
-function isHubInfo(v: unknown): v is HubInfo {
-  if (typeof v !== 'object' || v === null) return false;
-  const o = v as Record<string, unknown>;
-  return typeof o.url === 'string' && Number.isInteger(o.port) && Number.isInteger(o.pid) && typeof o.started === 'string' && typeof o.version === 'string';
-}
 
 /** The token clients of this data directory use: AUTH_TOKEN from the environment, else from the settings file. */
 export function readToken(home: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -82,7 +62,7 @@ export interface EnsureHubOptions {
 export async function ensureHub(home: string, opts: EnsureHubOptions = {}): Promise<HubInfo> {
   const paths = pincerPaths(home);
   ensureHome(paths);
-  const existing = readHubFile(paths);
+  const existing = readLiveHubFile(paths);
   if (existing && (await hubHealthy(existing, 2000, opts.headers))) return existing;
   const cli = opts.cliPath ?? process.argv[1]!;
   const logFile = path.join(paths.logsDir, 'hub-start.log');
@@ -116,7 +96,7 @@ export async function ensureHub(home: string, opts: EnsureHubOptions = {}): Prom
   const timeoutMs = opts.timeoutMs ?? 20_000;
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const info = readHubFile(paths);
+    const info = readLiveHubFile(paths);
     // Either ours or one another bridge started at the same moment.
     if (info && (await hubHealthy(info, 1000, opts.headers))) return info;
     // A short grace after our hub failed, in case another one is coming up.

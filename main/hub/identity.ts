@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic, type PincerPaths } from '../core/paths.js';
-import { HubInfo, HubRole } from './lock.js';
+import { HubRole, type HubInfo } from './lock.js';
 
 /**
  * Proving "this is the hub of this data directory" without a secret on the

@@ -3,45 +3,16 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { z } from 'zod';
-import { pidAlive } from '../core/pid.js';
-import { writeFileAtomic, type PincerPaths } from '../core/paths.js';
+import type { PincerPaths } from '../core/paths.js';
+import { HUB_ROLES, readHubFile } from '../core/hub-file.js';
 
-/** Who runs the hub: the tray app (`desktop`) has the better claim than `pincer serve` or a bridge's hub (`headless`). */
-export const HubRole = z.enum(['desktop', 'headless']);
+export { HUB_ROLES, readHubFile, writeHubInfo, type HubInfo } from '../core/hub-file.js';
+/** The roles as a zod enum, for the schemas of the hub's own messages (identity, handover). */
+export const HubRole = z.enum(HUB_ROLES);
 export type HubRole = z.infer<typeof HubRole>;
-
-export const HubInfo = z.object({
-  url: z.string(),
-  port: z.number().int(),
-  pid: z.number().int(),
-  started: z.string(),
-  version: z.string(),
-  role: HubRole.default('headless'),
-});
-export type HubInfo = z.infer<typeof HubInfo>;
 
 function lockFile(paths: PincerPaths): string {
   return path.join(paths.home, 'hub.lock');
-}
-
-/** `hub.json` as written, whether or not its process still runs (callers verify it). */
-export function readHubFile(paths: PincerPaths): HubInfo | undefined {
-  try {
-    return HubInfo.parse(JSON.parse(fs.readFileSync(paths.hubFile, 'utf8')));
-  } catch {
-    // No hub.json, or one half-written or from another version: no hub is recorded.
-    return undefined;
-  }
-}
-
-/** The running hub of this data directory, if its process is alive (a cheap check; see identity.ts for a real one). */
-export function readHubInfo(paths: PincerPaths): HubInfo | undefined {
-  const info = readHubFile(paths);
-  return info && pidAlive(info.pid) ? info : undefined;
-}
-
-export function writeHubInfo(paths: PincerPaths, info: HubInfo): void {
-  writeFileAtomic(paths.hubFile, JSON.stringify(info, null, 2) + '\n', 0o600, false);
 }
 
 export interface HubLock {

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
+import { LineFramer, MAX_LINE_BYTES } from './line-framer.js';
 import { isSpecType, parseJSONRPCMessage, specTypeSchemas, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
 
-export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 
 /**
  * A JSON-RPC error for a message that could not be handled at all. JSON-RPC
@@ -131,18 +131,22 @@ export function classifyLine(line: string): { message: JSONRPCMessage } | { repl
 /**
  * Newline-delimited JSON-RPC over a pair of streams that answers malformed
  * input with the standard errors instead of dropping it, and discards lines
- * past MAX_MESSAGE_BYTES without ever holding them in memory.
+ * past MAX_LINE_BYTES without ever holding them in memory (the one line framer, line-framer.ts).
  */
 export class GuardedStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  private chunks: Buffer[] = [];
-  private size = 0;
-  private discarding = false;
   private closed = false;
+  private readonly framer: LineFramer;
 
-  constructor(private input: Readable = process.stdin, private output: Writable = process.stdout, private maxBytes = MAX_MESSAGE_BYTES) {}
+  constructor(
+    private input: Readable = process.stdin,
+    private output: Writable = process.stdout,
+    maxBytes = MAX_LINE_BYTES,
+  ) {
+    this.framer = new LineFramer({ line: (text) => this.handleLine(text), oversize: (max) => this.reply(rpcError(null, RpcCode.InvalidRequest, `Invalid Request: message larger than ${max} bytes was discarded`)) }, maxBytes);
+  }
 
   async start(): Promise<void> {
     this.input.on('data', this.onData);
@@ -157,34 +161,7 @@ export class GuardedStdioTransport implements Transport {
     void this.close();
   };
 
-  private onData = (chunk: Buffer) => {
-    let start = 0;
-    for (;;) {
-      const nl = chunk.indexOf(0x0a, start);
-      const piece = chunk.subarray(start, nl < 0 ? chunk.length : nl);
-      if (!this.discarding) {
-        if (this.size + piece.length > this.maxBytes) {
-          this.discarding = true;
-          this.chunks = [];
-          this.size = 0;
-        } else {
-          this.chunks.push(piece);
-          this.size += piece.length;
-        }
-      }
-      if (nl < 0) return;
-      start = nl + 1;
-      if (this.discarding) {
-        this.discarding = false;
-        this.reply(rpcError(null, -32600, `Invalid Request: message larger than ${this.maxBytes} bytes was discarded`));
-      } else {
-        const line = Buffer.concat(this.chunks).toString('utf8').replace(/\r$/, '');
-        this.chunks = [];
-        this.size = 0;
-        if (line.trim() !== '') this.handleLine(line);
-      }
-    }
-  };
+  private onData = (chunk: Buffer) => this.framer.push(chunk);
 
   private handleLine(line: string): void {
     const r = classifyLine(line);

@@ -178,10 +178,9 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard
   });
 
   r.post('/api/callbacks/:slot/cancel', (req, res) => {
-    const c = s.callbacks.bySlot(Number(req.params.slot));
+    // The same service as SetCallback's cancel: the scheduler re-plans and the dashboard hears of it.
+    const c = s.scheduler.cancelSlot(Number(req.params.slot));
     if (!c) return fail(res, 404, 'NO_CALLBACK', `No active callback ${req.params.slot}.`);
-    s.callbacks.cancel(c.id);
-    s.events.publish({ type: 'callbacks_changed', at: Date.now() });
     res.json({ success: true });
   });
 

@@ -1,4 +1,4 @@
-import type { CallbacksRepo, FireRow } from '../../store/callbacks.js';
+import type { CallbackRow, CallbacksRepo, FireRow } from '../../store/callbacks.js';
 import type { EventChannel } from '../events.js';
 import { logger } from '../../core/log.js';
 
@@ -27,6 +27,38 @@ export class CallbackScheduler {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
+  }
+
+  /**
+   * The one way to change callbacks — SetCallback and the dashboard alike: each change
+   * re-plans the timer and tells the dashboard, so no path can forget either.
+   */
+  add(c: Parameters<CallbacksRepo['insert']>[0]): CallbackRow | undefined {
+    const row = this.repo.insert(c);
+    if (row) this.changed();
+    return row;
+  }
+
+  /** Cancels the active callback in `slot`; undefined when there is none. */
+  cancelSlot(slot: number): CallbackRow | undefined {
+    const c = this.repo.bySlot(slot);
+    if (!c) return undefined;
+    this.repo.cancel(c.id);
+    this.changed();
+    return c;
+  }
+
+  /** Cancels every active callback; returns those it cancelled. */
+  cancelAll(): CallbackRow[] {
+    const active = this.repo.active();
+    for (const c of active) this.repo.cancel(c.id);
+    this.changed();
+    return active;
+  }
+
+  private changed(): void {
+    this.poke();
+    this.events.publish({ type: 'callbacks_changed', at: Date.now() });
   }
 
   /** Re-plans after a change (a callback set or cancelled). */

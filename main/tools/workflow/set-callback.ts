@@ -54,22 +54,18 @@ export const setCallbackTool = defineTool({
   async handler(args, ctx) {
     const repo = ctx.services.callbacks;
     const action = args.action ?? 'set';
-    const changed = () => {
-      ctx.services.scheduler.poke();
-      ctx.services.events.publish({ type: 'callbacks_changed', at: Date.now() });
-    };
+    const callbacks = ctx.services.scheduler;
     if (action === 'set') {
       const message = args.message?.trim();
       if (!message) throw new UserError('SetCallback set: message is empty; say what the callback should remind you of.', 'INVALID_INPUT');
       if (args.delay_seconds === undefined) throw new UserError('SetCallback set: delay_seconds is missing (1-3600).', 'INVALID_INPUT');
       const max = ctx.services.settings.get('CALLBACK_MAX');
       if (args.callback_id !== undefined && args.callback_id >= max) throw new UserError(`SetCallback set: callback_id ${args.callback_id} is beyond CALLBACK_MAX (${max} slots, ids 0-${max - 1}).`, 'INVALID_INPUT');
-      const c = repo.insert({ session: ctx.sessionId, message, delayS: args.delay_seconds, repeatTotal: args.repeat_count ?? 20, max, slot: args.callback_id });
+      const c = callbacks.add({ session: ctx.sessionId, message, delayS: args.delay_seconds, repeatTotal: args.repeat_count ?? 20, max, slot: args.callback_id });
       if (!c && args.callback_id !== undefined) {
         throw new UserError(`SetCallback set: slot ${args.callback_id} is in use. Leave callback_id out to take a free slot, or cancel ${args.callback_id} first ({"action":"cancel","callback_id":${args.callback_id}}).`, 'CONFLICT');
       }
       if (!c) throw new UserError(`SetCallback set: all ${max} callback slots are in use. Cancel one ({"action":"cancel","callback_id":N}) or wait for one to finish.`, 'LIMIT_REACHED');
-      changed();
       const times = c.repeat_total === -1 ? 'until cancelled' : c.repeat_total === 1 ? 'once' : `${c.repeat_total} times`;
       return textResult(`Callback ${c.slot} set: "${preview(message)}" fires in ${c.delay_s} s, every ${c.delay_s} s, ${times}.`, { action, callbacks: [data(c)] });
     }
@@ -82,18 +78,14 @@ export const setCallbackTool = defineTool({
     // cancel: one callback by id, or all of them only when asked for explicitly.
     if (args.callback_id !== undefined && args.all) throw new UserError('SetCallback cancel: pass either callback_id or all: true, not both.', 'INVALID_INPUT');
     if (args.callback_id !== undefined) {
-      const c = repo.bySlot(args.callback_id);
+      const c = callbacks.cancelSlot(args.callback_id);
       if (!c) throw new UserError(`SetCallback cancel: no active callback ${args.callback_id}. {"action":"list"} shows the active ones.`, 'NOT_FOUND');
-      repo.cancel(c.id);
-      changed();
       return textResult(`Cancelled callback ${c.slot} ("${preview(c.message)}").`, { action, callbacks: repo.active().map(data), cancelled: [c.slot] });
     }
     if (args.all !== true) {
       throw new UserError('SetCallback cancel: say which callback: {"action":"cancel","callback_id":N} for one ({"action":"list"} shows them), or {"action":"cancel","all":true} for every one.', 'INVALID_INPUT');
     }
-    const active = repo.active();
-    for (const c of active) repo.cancel(c.id);
-    changed();
+    const active = callbacks.cancelAll();
     return textResult(active.length ? `Cancelled all ${active.length} callback(s).` : 'There were no active callbacks.', { action, callbacks: [], cancelled: active.map((c) => c.slot) });
   },
 });
