@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { startHubProcess, tokenOf } from './helpers/hub.js';
 import { tempHome, pincerEnv, PINCER_BIN, waitFor } from './helpers/env.js';
 import { launchChromium, signIn } from './helpers/browser.js';
+import { skipUnless } from './helpers/prerequisites.js';
 
 function pincer(home: string, args: string[]): { status: number | null; out: string; err: string } {
   const r = spawnSync(process.execPath, [PINCER_BIN, ...args], { env: pincerEnv(home), cwd: home, encoding: 'utf8', timeout: 30_000 });
@@ -197,4 +198,106 @@ test('the dashboard shows an API key only when Show is pressed for it, and an un
     await hub.stop();
     h.cleanup();
   }
+});
+
+const STRANGER = 12345;
+const notRoot = process.platform === 'win32' ? 'POSIX owners and modes (Windows relies on the profile ACL)' : process.getuid?.() !== 0 ? 'root, to make files owned by another user (chown)' : undefined;
+
+/** Every pincer command that opens the data folder refuses it, naming the path, the owner and what to do, and reads nothing from it. */
+function assertRefused(home: string, culprit: string, token?: string): void {
+  for (const args of [['token'], ['status'], ['serve', '--quiet'], ['stdio', '--standalone']]) {
+    const r = spawnSync(process.execPath, [PINCER_BIN, ...args], { env: pincerEnv(home, { HTTP_PORT: 'auto' }), cwd: path.dirname(home), encoding: 'utf8', timeout: 30_000, input: '' });
+    assert.equal(r.status, 1, `pincer ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+    assert.ok(r.stderr.includes(`${culprit} belongs to uid ${STRANGER}, not to you (uid ${process.getuid!()})`), `pincer ${args.join(' ')} (${culprit}): ${r.stderr} ${r.stdout}`);
+    assert.match(r.stderr, /run commands as you, so Pincer will not use it\. (Use a folder of your own|Remove it)/);
+    if (token) assert.ok(!r.stdout.includes(token), 'the planted token was not used');
+  }
+  assert.ok(!fs.existsSync(path.join(home, 'hub.json')), 'no hub started');
+}
+
+test('a data folder another user owns, or a file in it another user owns or planted as a link, is refused with a message naming it', { skip: skipUnless(notRoot) }, () => {
+  const h = tempHome();
+  try {
+    // 1. The whole folder made by someone else (who waits for the victim to use it).
+    const home = path.join(h.home, 'theirs');
+    fs.mkdirSync(home, { mode: 0o755 });
+    fs.writeFileSync(path.join(home, 'pincer-env.txt'), 'AUTH_TOKEN=planted-by-the-other-user-0123456789\nBASH_SHELL=/tmp/evil\n');
+    fs.chownSync(home, STRANGER, STRANGER);
+    assertRefused(home, home, 'planted-by-the-other-user-0123456789');
+
+    // 2. The folder is the user's, the settings file in it is not.
+    const mine = path.join(h.home, 'mine');
+    fs.mkdirSync(mine, { mode: 0o700 });
+    const settings = path.join(mine, 'pincer-env.txt');
+    fs.writeFileSync(settings, 'AUTH_TOKEN=swapped-by-the-other-user-0123456789\n', { mode: 0o600 });
+    fs.chownSync(settings, STRANGER, STRANGER);
+    assertRefused(mine, settings, 'swapped-by-the-other-user-0123456789');
+
+    // 3. A link planted in the user's folder by someone else is not followed.
+    fs.rmSync(settings);
+    const elsewhere = path.join(h.home, 'elsewhere.txt');
+    fs.writeFileSync(elsewhere, 'AUTH_TOKEN=through-a-planted-link-0123456789\n');
+    fs.symlinkSync(elsewhere, settings);
+    fs.lchownSync(settings, STRANGER, STRANGER);
+    assertRefused(mine, settings, 'through-a-planted-link-0123456789');
+
+    // 4. The user's own link to a file someone else owns: what it points at counts.
+    fs.rmSync(settings);
+    fs.symlinkSync(elsewhere, settings);
+    fs.chownSync(elsewhere, STRANGER, STRANGER);
+    assertRefused(mine, `${elsewhere} (linked from ${settings})`, 'through-a-planted-link-0123456789');
+
+    // 5. A job's file planted in a jobs folder that was left open to everyone.
+    fs.rmSync(settings);
+    const jobs = path.join(mine, 'jobs');
+    fs.mkdirSync(jobs);
+    fs.chmodSync(jobs, 0o777);
+    const planted = path.join(jobs, '7.exit');
+    fs.writeFileSync(planted, '0\n');
+    fs.chownSync(planted, STRANGER, STRANGER);
+    assertRefused(mine, planted);
+
+    // Once the stranger's file is gone, the same folder works, tightened.
+    fs.rmSync(planted);
+    const token = pincer(mine, ['token']);
+    assert.equal(token.status, 0, token.err);
+    assert.equal(fs.statSync(jobs).mode & 0o777, 0o700);
+  } finally {
+    h.cleanup();
+  }
+});
+
+test('a data folder the user owns but left group- or world-writable is tightened, not refused, and used', { skip: skipUnless(process.platform === 'win32' ? 'POSIX modes' : undefined) }, async () => {
+  const h = tempHome();
+  try {
+    const home = path.join(h.home, 'open');
+    fs.mkdirSync(home);
+    fs.chmodSync(home, 0o777);
+    for (const dir of ['jobs', 'logs', 'skills']) {
+      fs.mkdirSync(path.join(home, dir));
+      fs.chmodSync(path.join(home, dir), 0o775);
+    }
+    fs.writeFileSync(path.join(home, 'pincer-env.txt'), 'AUTH_TOKEN=open-folder-token-0123456789abcdef\n');
+    fs.chmodSync(path.join(home, 'pincer-env.txt'), 0o666);
+    const hub = await startHubProcess(home);
+    try {
+      assert.equal((await fetch(`${hub.url}/api/settings`, { headers: hub.headers() })).status, 200);
+      for (const [p, mode] of [['.', 0o700], ['jobs', 0o700], ['logs', 0o700], ['skills', 0o700], ['pincer-env.txt', 0o600]] as const) {
+        assert.equal(fs.statSync(path.join(home, p)).mode & 0o777, mode, `${p} tightened`);
+      }
+    } finally {
+      await hub.stop();
+    }
+  } finally {
+    h.cleanup();
+  }
+});
+
+test('Windows: a data folder outside the user profile (which gives it a private ACL) is warned about', async () => {
+  const { outsideProfileWarning } = await import('../main/core/ownership.js');
+  assert.equal(outsideProfileWarning('C:\\Users\\Ann\\.pincer', 'C:\\Users\\Ann', 'win32'), undefined);
+  assert.equal(outsideProfileWarning('c:\\users\\ann\\AppData\\pincer', 'C:\\Users\\Ann', 'win32'), undefined, 'case does not matter on Windows');
+  assert.match(outsideProfileWarning('D:\\shared\\pincer', 'C:\\Users\\Ann', 'win32')!, /The data folder D:\\shared\\pincer is outside your user profile \(C:\\Users\\Ann\).*Move it under your profile/);
+  assert.ok(outsideProfileWarning('C:\\Users\\Annabel\\.pincer', 'C:\\Users\\Ann', 'win32'), 'a sibling profile is not inside');
+  assert.equal(outsideProfileWarning('/srv/pincer', '/home/ann', 'linux'), undefined, 'POSIX checks owners and modes instead');
 });

@@ -1,4 +1,6 @@
+import os from 'node:os';
 import { pincerPaths, ensureHome, type PincerPaths } from '../core/paths.js';
+import { outsideProfileWarning } from '../core/ownership.js';
 import { Settings, formatDiagnostic, type SettingsView } from '../core/settings/settings.js';
 import { openStore } from '../store/db.js';
 import { StoreFileGuard } from '../store/file-guard.js';
@@ -85,6 +87,8 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   ensureHome(paths);
   const settings = new Settings({ userFile: paths.settingsFile, env: opts.env });
   const warnings: string[] = settings.diagnostics().map(formatDiagnostic);
+  const profileWarning = outsideProfileWarning(paths.home, os.homedir());
+  if (profileWarning) warnings.push(profileWarning);
   for (const w of warnings) log.warn(w);
   // What tools read: the hub's settings, or the single client's project view of them (which logs its own warnings).
   const project = opts.projectDir !== undefined ? settings.forProject(opts.projectDir) : undefined;

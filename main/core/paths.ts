@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { ensureOwnedHome } from './ownership.js';
 
 // fs through getBuiltinModule: an ESM import of node:fs reads all its exports, loading fs/promises and streams (~3 MB of RSS in `pincer stdio`).
 const fs = process.getBuiltinModule('node:fs');
@@ -41,11 +42,15 @@ export function pincerPaths(home: string): PincerPaths {
 /**
  * Creates the data directory tree, private to the user because it holds the
  * token, commands and their output: 0700 directories whichever command runs
- * first. A home that an older Pincer created 0755 is tightened. On Windows,
+ * first. A home that an older Pincer created 0755 is tightened. A folder or file in it that
+ * another user owns is refused (ownership.ts). On Windows,
  * modes mean little; the ACL a new folder under the user profile inherits
  * already limits it to the user.
  */
 export function ensureHome(paths: PincerPaths): void {
+  // Once per process and folder: every command calls this, some more than once.
+  if (checkedHomes.has(paths.home)) return;
+  ensureOwnedHome(paths.home, [paths.jobsDir, paths.skillsDir, paths.logsDir]);
   for (const dir of [paths.home, paths.jobsDir, paths.skillsDir]) {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     privateMode(dir, 0o700);
@@ -56,7 +61,10 @@ export function ensureHome(paths: PincerPaths): void {
   } catch {
     // A log folder that cannot be made costs the log files (core/log.ts says so on stderr), never the hub.
   }
+  checkedHomes.add(paths.home);
 }
+
+const checkedHomes = new Set<string>();
 
 /** Tightens a file or folder to `mode` if it is wider (best effort: it may belong to someone else). */
 export function privateMode(file: string, mode: 0o700 | 0o600): void {
