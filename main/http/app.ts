@@ -58,7 +58,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
 
   // 2024-11-05 HTTP+SSE.
   const legacy = new Map<string, LegacySseTransport>();
-  app.get('/sse', (req, res) => {
+  const openLegacySse = (req: Request, res: Response) => {
     if (!sessions.hasRoom() || !sessions.hasStreamRoom()) {
       res.status(503).json(jsonRpcErrorBody(-32000, 'Too many sessions: the hub is at MAX_SESSIONS or MAX_STREAMS.'));
       return;
@@ -84,7 +84,8 @@ export function buildApp(deps: AppDeps): BuiltApp {
     lifetime.add(() => void server.close().catch(() => undefined));
     transport.onclose = () => lifetime.dispose();
     void server.connect(transport);
-  });
+  };
+  app.get('/sse', openLegacySse);
   app.post('/messages', (req, res) => {
     const id = String(req.query.sessionId ?? '');
     const transport = legacy.get(id);
@@ -98,8 +99,13 @@ export function buildApp(deps: AppDeps): BuiltApp {
   });
 
   const events = eventsRoute(runtime.events, sessions);
-  // A dashboard's event stream ends when its session is revoked (sign-out, token rotation).
-  app.get('/api/mcp/connect', (req, res, next) => {
+  // `/api/mcp/connect` is the hub's event feed and, for MCP clients configured with that URL (an older
+  // Cursor config), an MCP endpoint; what the request carries decides (mcpOnConnectRoute).
+  app.all('/api/mcp/connect', (req, res, next) => {
+    const mcp = mcpOnConnectRoute(req, deps.dashboardSessions.authenticated(req.headers) !== undefined);
+    if (mcp === 'streamable') return void streamable.handle(req, res, bodyOf(req)).catch(next);
+    if (mcp === 'sse') return openLegacySse(req, res);
+    if (req.method !== 'GET') return next('route');
     const session = deps.dashboardSessions.authenticated(req.headers);
     if (session) {
       const onRevoked = (which: string[] | 'all') => {
@@ -127,4 +133,22 @@ export function buildApp(deps: AppDeps): BuiltApp {
   });
 
   return { app, closeEventStreams: events.closeAll, closeLegacy: async () => Promise.all([...legacy.values()].map((t) => t.close())) };
+}
+
+/**
+ * Which MCP transport a request to `/api/mcp/connect` is, or undefined for the
+ * event feed. A POST (a Streamable HTTP client's first try) and anything with
+ * an `Mcp-Session-Id` is Streamable HTTP. A GET that asks for
+ * `text/event-stream` is the 2024-11-05 HTTP+SSE transport (what an MCP
+ * client configured with this URL falls back to) unless it comes from a
+ * signed-in dashboard or says `?feed`; the dashboard and scripts (`curl`,
+ * `fetch`, which accept anything) get the event feed. `?transport=sse` asks
+ * for MCP whatever the headers say.
+ */
+export function mcpOnConnectRoute(req: Request, dashboard: boolean): 'streamable' | 'sse' | undefined {
+  if (req.method === 'POST' || req.method === 'DELETE' || req.headers['mcp-session-id'] !== undefined) return 'streamable';
+  if (req.method !== 'GET' || req.query.feed !== undefined) return undefined;
+  if (req.query.transport === 'sse') return 'sse';
+  const accept = req.headers.accept ?? '';
+  return !dashboard && accept.includes('text/event-stream') ? 'sse' : undefined;
 }
