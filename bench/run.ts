@@ -5,11 +5,12 @@ import { benchThroughput } from './throughput.js';
 import { benchBackgroundOutput } from './background-output.js';
 import { benchIdle } from './idle.js';
 import { benchReadDocsQuality } from './readdocs-quality.js';
+import { benchDurability } from './durability.js';
 import { machine } from './lib.js';
 
 // `npm run bench`: every benchmark, each against a peer measured in the same run.
-// BENCH_ONLY=cold,stdio,latency,throughput,output,idle,readdocs picks some.
-const only = new Set((process.env.BENCH_ONLY ?? 'cold,stdio,latency,throughput,output,idle,readdocs').split(','));
+// BENCH_ONLY=cold,stdio,latency,throughput,output,idle,readdocs,durability picks some.
+const only = new Set((process.env.BENCH_ONLY ?? 'cold,stdio,latency,throughput,output,idle,readdocs,durability').split(','));
 process.stdout.write(`Machine: ${machine()}\n`);
 if (only.has('cold')) await benchColdStart();
 if (only.has('stdio')) await benchStdioCalls();
@@ -18,3 +19,4 @@ if (only.has('throughput')) await benchThroughput();
 if (only.has('output')) await benchBackgroundOutput();
 if (only.has('idle')) await benchIdle();
 if (only.has('readdocs')) await benchReadDocsQuality();
+if (only.has('durability')) await benchDurability();

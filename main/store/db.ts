@@ -18,8 +18,9 @@ export interface OpenedStore {
 }
 
 /**
- * Opens `pincer.db`: WAL so readers never block the writer, a busy timeout so
- * two Pincer processes wait for each other instead of failing, foreign keys on.
+ * Opens `pincer.db`: WAL so readers never block the writer, synchronous=FULL so an acknowledged
+ * write survives power loss, a busy timeout so two Pincer processes wait for each other instead of
+ * failing, foreign keys on.
  */
 export function openStore(file: string, migrations: Migration[] = MIGRATIONS): OpenedStore {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
@@ -44,7 +45,12 @@ export function openStore(file: string, migrations: Migration[] = MIGRATIONS): O
 function configure(db: Db): void {
   db.pragma('busy_timeout = 10000');
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
+  // FULL: a commit returns only once the WAL is on disk, so a job, task, plan, callback or question
+  // the hub acknowledged survives a power cut (NORMAL could drop the last commits; issue 23). The
+  // cost, one fsync per write transaction, is in bench/RESULTS.md ("Durability"). On macOS fsync does
+  // not flush the drive's cache; F_FULLFSYNC (fullfsync) does.
+  db.pragma('synchronous = FULL');
+  if (process.platform === 'darwin') db.pragma('fullfsync = ON');
   db.pragma('foreign_keys = ON');
 }
 
