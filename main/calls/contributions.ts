@@ -1,5 +1,5 @@
 import type { GetPromptResult, ReadResourceResult, Resource, ResourceTemplateType, Prompt } from '@modelcontextprotocol/server';
-import type { AnyTool } from '../tools/types.js';
+import type { AnyTool, ToolContext } from '../tools/types.js';
 
 /**
  * What the user's plugins add to the catalogue (main/plugins/ fills it):
@@ -10,7 +10,8 @@ import type { AnyTool } from '../tools/types.js';
  */
 export interface ContributedPrompt {
   prompt: Prompt;
-  get(args: Record<string, string>, signal: AbortSignal): Promise<GetPromptResult>;
+  /** The call's context as a tool gets it (a prompt may ask the client too); a result with `needInput` `_meta` asks first. */
+  get(args: Record<string, string>, ctx: ToolContext): Promise<GetPromptResult>;
   /** Values for one argument, given what is typed so far and the other arguments already filled. */
   complete?(argument: string, value: string, context: Record<string, string>): Promise<string[]>;
 }

@@ -1,6 +1,6 @@
-import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, McpServer, ProtocolError, ProtocolErrorCode, createRequestStateCodec, inputRequired, inputResponse, type CallToolResult, type InputRequests, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, McpServer, MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, createRequestStateCodec, inputRequired, inputResponse, type CallToolResult, type InputRequests, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
 import { randomBytes } from 'node:crypto';
-import { ASK_IN_CLIENT, NEED_INPUT, type AskInClient, type NeedInput, type RoundTrip, type Rounds, type Services, type ToolGroup, type ClientAsk } from '../tools/types.js';
+import { ASK_IN_CLIENT, NEED_INPUT, MISSING_CAPABILITY, type AskInClient, type NeedInput, type RoundTrip, type Rounds, type Services, type ToolGroup, type ClientAsk } from '../tools/types.js';
 import type { ToolCalls, CallChannel } from '../calls/calls.js';
 import type { Notifier } from '../calls/notifier.js';
 import { Caller } from '../calls/caller.js';
@@ -86,7 +86,10 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
   const wantsFires = (): boolean =>
     mcp.isConnected() && logLevel !== undefined && LOG_SEVERITY.indexOf(logLevel) <= LOG_SEVERITY.indexOf('info') && (server.getNegotiatedProtocolVersion() ?? '') < '2026-07-28';
   registerResources(mcp, services, deps.contributions, subscriptions);
-  registerPrompts(mcp, services, deps.contributions);
+  registerPrompts(mcp, services, deps.contributions, {
+    context: (ctx) => ({ services, wantsProgress: false, progress: async () => undefined, ...channelOf(ctx, server, services), workdir, rounds: roundsOf(ctx, server) }),
+    inputRequired: async (need) => inputRequired({ inputRequests: need.inputRequests as InputRequests, requestState: await askState.mint({ replay: need.replay }) }),
+  });
   registerCompletion(mcp, services, deps.contributions);
 
   server.setRequestHandler('tools/list', async (req) => {
@@ -98,6 +101,10 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
     const ask = askInClientOf(outcome.result);
     if (ask) {
       return inputRequired({ inputRequests: { ask: inputRequired.elicit(ask.params) }, requestState: await askState.mint({ questionId: ask.questionId }) });
+    }
+    const lacking = outcome.result._meta?.[MISSING_CAPABILITY];
+    if (Array.isArray(lacking) && isModern(ctx, server)) {
+      throw new MissingRequiredClientCapabilityError({ requiredCapabilities: Object.fromEntries(lacking.map((c) => [String(c), {}])) }, firstTextOf(outcome.result));
     }
     const need = needInputOf(outcome.result);
     if (need) return inputRequired({ inputRequests: need.inputRequests as InputRequests, requestState: await askState.mint({ replay: need.replay }) });
@@ -171,6 +178,18 @@ function roundTripOf(ctx: ServerContext, server: McpServer['server']): RoundTrip
   const reply = inputResponse(ctx.mcpReq.inputResponses, 'ask');
   if (!state || typeof state !== 'object' || typeof state.questionId !== 'number' || reply.kind !== 'elicit') return {};
   return { answer: { questionId: state.questionId, result: { action: reply.action, ...(reply.content ? { content: reply.content as Record<string, string> } : {}) } } };
+}
+
+/** Whether this request is served on 2026-07-28 (its own envelope says so, stdio included). */
+function isModern(ctx: ServerContext, server: McpServer['server']): boolean {
+  const envelope: Record<string, unknown> = ctx.mcpReq.envelope ?? {};
+  const version = envelope[PROTOCOL_VERSION_META_KEY] ?? server.getNegotiatedProtocolVersion();
+  return typeof version === 'string' && version >= '2026-07-28';
+}
+
+function firstTextOf(result: CallToolResult): string {
+  const t = result.content.find((c) => c.type === 'text');
+  return t && 'text' in t ? t.text : 'The client lacks a capability this tool needs.';
 }
 
 /** A 2026-07-28 call's round-trip state for tools that ask the client themselves (plugins). */

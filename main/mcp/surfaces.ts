@@ -1,5 +1,5 @@
-import { ProtocolError, ProtocolErrorCode, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
-import type { Services } from '../tools/types.js';
+import { ProtocolError, ProtocolErrorCode, type InputRequiredResult, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { NEED_INPUT, type NeedInput, type Services, type ToolContext } from '../tools/types.js';
 import { RESOURCES, isResource, readResource, listPrompts, getPrompt, RESOURCE_NOT_FOUND, PROMPT_NOT_FOUND } from '../calls/surfaces.js';
 import type { Contributions } from '../calls/contributions.js';
 import { complete } from '../calls/completion.js';
@@ -61,7 +61,7 @@ export function registerResources(mcp: McpServer, services: Services, contributi
 }
 
 /** Every enabled skill is also a prompt, taking one optional `arguments` argument; then the plugins' prompts. */
-export function registerPrompts(mcp: McpServer, services: Services, contributions: Contributions): void {
+export function registerPrompts(mcp: McpServer, services: Services, contributions: Contributions, call: PromptCallHooks): void {
   const server = mcp.server;
   server.setRequestHandler('prompts/list', (req) => {
     rejectCursor('prompts/list', req.params);
@@ -77,8 +77,17 @@ export function registerPrompts(mcp: McpServer, services: Services, contribution
     const args = req.params.arguments ?? {};
     const missing = (plugin.prompt.arguments ?? []).filter((a) => a.required && args[a.name] === undefined).map((a) => a.name);
     if (missing.length) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${req.params.name} needs the argument(s) ${missing.join(', ')}.`);
-    return pluginAnswer(`Prompt ${req.params.name}`, () => plugin.get(args, ctx.mcpReq.signal));
+    const result = await pluginAnswer(`Prompt ${req.params.name}`, () => plugin.get(args, call.context(ctx)));
+    const need = result._meta?.[NEED_INPUT];
+    return need && typeof need === 'object' ? call.inputRequired(need as NeedInput) : result;
   });
+}
+
+/** How a plugin's prompt gets a tool's context and asks the client (server.ts owns both). */
+export interface PromptCallHooks {
+  context(ctx: ServerContext): ToolContext;
+  /** prompts/get may answer input_required on 2026-07-28 (SEP-2322), as tools/call does. */
+  inputRequired(need: NeedInput): Promise<InputRequiredResult>;
 }
 
 /** `completion/complete` for skills' arguments and the plugins' prompts and resource templates. */

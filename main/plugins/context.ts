@@ -25,8 +25,17 @@ export interface PluginContext {
   listRoots(): Promise<Record<string, unknown>>;
   /** Several requests to the client at once (one round on 2026-07-28), answered by key. */
   askClient(requests: Record<string, { method: ClientAsk; params?: Record<string, unknown> }>): Promise<Record<string, Record<string, unknown>>>;
+  /** Fails the call unless the client declared these capabilities (`sampling`, `elicitation`, `roots`, …). */
+  requireCapability(...names: string[]): void;
   /** Questions to the person (AskUserQuestion's shape): answered in the client's form or the dashboard. */
   askUser(questions: unknown): Promise<{ status: string; answers: unknown[] }>;
+}
+
+/** Thrown when the client lacks capabilities the handler needs; the tool turns it into `missingCapability`. */
+export class CapabilityMissing extends Error {
+  constructor(readonly capabilities: string[], tool: string) {
+    super(`${tool} needs the client capabilit${capabilities.length > 1 ? 'ies' : 'y'} ${capabilities.join(', ')}, which this client did not declare.`);
+  }
 }
 
 /** Thrown inside a handler on 2026-07-28 when the client must answer first; the tool turns it into `needInput`. */
@@ -48,18 +57,15 @@ export function pluginContext(ctx: ToolContext, tool: string): PluginContext {
   const answered = [...(rounds?.replay ?? [])];
   let asked = 0;
   const askClient = async (requests: Record<string, { method: ClientAsk; params?: Record<string, unknown> }>): Promise<Record<string, Record<string, unknown>>> => {
-    for (const r of Object.values(requests)) {
-      if (!capabilities[CAPABILITY_OF[r.method]]) {
-        throw new UserError(`${tool}: the client did not declare the ${CAPABILITY_OF[r.method]} capability, so it cannot answer ${r.method}.`, 'UNSUPPORTED');
-      }
-    }
+    const missing = [...new Set(Object.values(requests).map((r) => CAPABILITY_OF[r.method]))].filter((c) => !capabilities[c]);
+    if (missing.length) throw new CapabilityMissing(missing, tool);
     if (rounds) {
       const round = asked++;
       if (round < answered.length) return answered[round] as Record<string, Record<string, unknown>>;
       const keys = Object.keys(requests);
       const got: Record<string, Record<string, unknown>> = {};
       for (const k of keys) {
-        const v = rounds.inputResponses[`${round}.${k}`];
+        const v = rounds.inputResponses[k];
         if (v && typeof v === 'object') got[k] = v as Record<string, unknown>;
       }
       if (keys.every((k) => got[k])) {
@@ -67,7 +73,8 @@ export function pluginContext(ctx: ToolContext, tool: string): PluginContext {
         return got;
       }
       const inputRequests: Record<string, { method: ClientAsk; params: Record<string, unknown> }> = {};
-      for (const k of keys) inputRequests[`${round}.${k}`] = { method: requests[k]!.method, params: requests[k]!.params ?? {} };
+      // The plugin's own keys: which round is asking is in the sealed state (how many rounds it replays).
+      for (const k of keys) inputRequests[k] = { method: requests[k]!.method, params: requests[k]!.params ?? {} };
       throw new InputNeeded(inputRequests, answered);
     }
     const send = ctx.request;
@@ -89,6 +96,10 @@ export function pluginContext(ctx: ToolContext, tool: string): PluginContext {
     sample: (params) => one('sampling/createMessage', params),
     listRoots: () => one('roots/list', {}),
     askClient,
+    requireCapability: (...names) => {
+      const missing = names.filter((n) => !capabilities[n]);
+      if (missing.length) throw new CapabilityMissing(missing, tool);
+    },
     askUser: async (questions) => {
       const parsed = parseQuestions(typeof questions === 'string' ? questions : JSON.stringify(questions));
       const r = await ctx.services.asker.ask(parsed, ctx);

@@ -5,7 +5,8 @@ import { UriTemplate, type CallToolResult, type GetPromptResult, type ReadResour
 import type { Contribution, ContributedPrompt, ContributedResource, ContributedTemplate } from '../calls/contributions.js';
 import { errorMessage } from '../core/errors.js';
 import { pluginTool, type ObjectSchema } from './tool.js';
-import { pluginContext } from './context.js';
+import { pluginContext, InputNeeded } from './context.js';
+import { NEED_INPUT } from '../tools/types.js';
 import { TOOL_NAME } from './command-tools.js';
 import type { PluginProblem } from './problems.js';
 
@@ -105,7 +106,15 @@ export async function loadModulePlugin(file: string, version: string, onFailure:
   );
   const prompts: ContributedPrompt[] = spec.prompts.map((p) => ({
     prompt: { name: p.name, ...(p.title ? { title: p.title } : {}), ...(p.description ? { description: p.description } : {}), ...(p.arguments ? { arguments: p.arguments } : {}) },
-    get: (args, signal) => invoke(p.get, args, { signal }).then(promptResult).catch(failing(`Prompt ${p.name}`)),
+    get: async (args, ctx) => {
+      try {
+        return promptResult(await invoke(p.get, args, pluginContext(ctx, p.name)));
+      } catch (err) {
+        // Asking the client on 2026-07-28: the prompt answers input_required and is asked again.
+        if (err instanceof InputNeeded) return { messages: [], _meta: { [NEED_INPUT]: { inputRequests: err.inputRequests, replay: err.replay } } };
+        return failing(`Prompt ${p.name}`)(err);
+      }
+    },
     ...(p.complete ? { complete: (a: string, v: string, c: Record<string, string>) => invoke(p.complete!, a, v, c).then(stringList).catch(failing(`Completing ${p.name}`)) } : {}),
   }));
   const resources: ContributedResource[] = spec.resources.map((r) => ({

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { fromJsonSchema, type CallToolResult, type ToolAnnotations, type StandardSchemaV1 } from '@modelcontextprotocol/server';
-import { needInput, type AnyTool, type ToolContext } from '../tools/types.js';
+import { needInput, missingCapability, type AnyTool, type ToolContext } from '../tools/types.js';
 import { UserError, errorMessage } from '../core/errors.js';
-import { InputNeeded } from './context.js';
+import { InputNeeded, CapabilityMissing } from './context.js';
 
 /** A JSON Schema object as a plugin declares it (an object schema, the way MCP publishes tool inputs). */
 export type ObjectSchema = { type: 'object'; [k: string]: unknown };
@@ -47,6 +47,7 @@ export function pluginTool(spec: PluginToolSpec): AnyTool {
         return await spec.run(args, ctx);
       } catch (err) {
         if (err instanceof InputNeeded) return needInput({ inputRequests: err.inputRequests, replay: err.replay });
+        if (err instanceof CapabilityMissing) return missingCapability(err.capabilities, err.message);
         if (err instanceof UserError) throw err;
         const message = `${spec.name} failed in its plugin (${spec.origin}): ${errorMessage(err)}`;
         spec.onFailure?.(message);

@@ -106,6 +106,17 @@ export interface NeedInput {
   replay: unknown[];
 }
 
+/** `_meta` key of a result saying the call needs client capabilities the client did not declare (see `missingCapability`). */
+export const MISSING_CAPABILITY = 'dev.pincer/missing-capability';
+
+/**
+ * A failure because the client lacks capabilities (e.g. sampling): a 2026-07-28 client gets the protocol's
+ * -32021 error naming them; a 2025-era client this result's text.
+ */
+export function missingCapability(capabilities: string[], text: string): ToolResult {
+  return { content: [{ type: 'text', text }], isError: true, _meta: { [MISSING_CAPABILITY]: capabilities } };
+}
+
 /** A result saying "ask the client these, then call again": the MCP adapter turns it into an input_required result. */
 export function needInput(need: NeedInput): ToolResult {
   return { content: [{ type: 'text', text: 'This call needs input from the client.' }], _meta: { [NEED_INPUT]: need } };

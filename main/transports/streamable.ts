@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createMcpHandler, type JSONRPCMessage, type McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { PROTOCOL_VERSION_META_KEY, createMcpHandler, type JSONRPCMessage, type McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { classifyValue, replyCode, RpcCode } from './stdio-transport.js';
 import { StreamableSessionTransport, isInitialize } from './streamable-session.js';
 import { ModernHttp } from './modern-http.js';
@@ -44,6 +44,10 @@ export function streamableRoutes(deps: StreamableDeps) {
       if (Array.isArray(body) && body.length === 0) return sendRpcError(res, 400, RpcCode.InvalidRequest, 'Invalid Request: empty batch');
       messages = [];
       for (const m of Array.isArray(body) ? body : [body]) {
+        // 2026-07-28 removed initialize: a request that says it speaks that version gets Method not found (SEP-2575), not a complaint about its params.
+        if (isModernInitialize(m)) {
+          return sendJson(res, 404, { jsonrpc: '2.0', id: idOf(m), error: { code: RpcCode.MethodNotFound, message: 'Method not found: initialize is not part of MCP 2026-07-28 (stateless); call server/discover instead.' } });
+        }
         const r = classifyValue(m);
         if ('message' in r) {
           messages.push(r.message);
@@ -124,3 +128,17 @@ export function streamableRoutes(deps: StreamableDeps) {
   };
 }
 
+
+/** An `initialize` whose own envelope names 2026-07-28 or later. */
+function isModernInitialize(m: unknown): boolean {
+  if (!m || typeof m !== 'object' || !('method' in m) || m.method !== 'initialize' || !('params' in m)) return false;
+  const params: unknown = m.params;
+  const meta: unknown = params && typeof params === 'object' && '_meta' in params ? params._meta : undefined;
+  const version: unknown = meta && typeof meta === 'object' && PROTOCOL_VERSION_META_KEY in meta ? (meta as Record<string, unknown>)[PROTOCOL_VERSION_META_KEY] : undefined;
+  return typeof version === 'string' && version >= '2026-07-28';
+}
+
+function idOf(m: unknown): string | number | null {
+  const id: unknown = m && typeof m === 'object' && 'id' in m ? m.id : null;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
