@@ -1,7 +1,9 @@
 import { pidAlive } from '../core/pid.js';
 import type { PincerPaths } from '../core/paths.js';
 import { hubLockHeld, readHubFile, type HubInfo } from '../hub/lock.js';
-import { verifyHub, type Verification } from '../hub/identity.js';
+import crypto from 'node:crypto';
+import { verifyHub, homeSecret, signHandover, type Verification } from '../hub/identity.js';
+import { HANDOVER_PATH } from '../hub/handover.js';
 
 const REASONS: Record<Exclude<Verification, { ok: true }>['reason'], string> = {
   'no-secret': 'this data folder has no hub-secret yet, so nothing can prove to be its hub',
@@ -63,12 +65,36 @@ export async function runStop(paths: PincerPaths): Promise<number> {
     return 1;
   }
   const { info } = found;
-  process.kill(info.pid, 'SIGTERM');
-  for (let i = 0; i < 150 && hubLockHeld(paths); i++) await new Promise((r) => setTimeout(r, 100));
+  const asked = await askToStop(paths, info);
+  if (asked !== true) {
+    // A hub of an older Pincer knows no stop request: on POSIX it stops on SIGTERM (it proved who it is above).
+    if (process.platform === 'win32') {
+      process.stderr.write(`pincer stop: the hub (pid ${info.pid}) did not accept the stop request (${asked}); nothing was signalled. Quit it from the tray, or end it in Task Manager.\n`);
+      return 1;
+    }
+    process.kill(info.pid, 'SIGTERM');
+  }
+  // In-flight calls get the hub's grace period (10 s), then closing takes a moment.
+  for (let i = 0; i < 250 && hubLockHeld(paths); i++) await new Promise((r) => setTimeout(r, 100));
   if (hubLockHeld(paths)) {
-    process.stderr.write(`pincer stop: asked the hub (pid ${info.pid}) to stop, but it still holds the lock after 15 s.\n`);
+    process.stderr.write(`pincer stop: asked the hub (pid ${info.pid}) to stop, but it still holds the lock after 25 s.\n`);
     return 1;
   }
   process.stdout.write(`Stopped the Pincer hub (pid ${info.pid}, ${roleName(found.role)}). Background jobs keep running.\n`);
   return 0;
+}
+
+/** The signed stop request (ARCHITECTURE §1): true when the hub accepted it, else why not. */
+async function askToStop(paths: PincerPaths, info: HubInfo): Promise<true | string> {
+  const secret = homeSecret(paths);
+  if (!secret) return 'no hub-secret';
+  const body = signHandover(secret, { pid: process.pid, role: 'headless', force: false, stop: true, nonce: crypto.randomBytes(24).toString('base64url'), at: Date.now() });
+  try {
+    const res = await fetch(`${info.url}${HANDOVER_PATH}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
+    if (res.status === 202) return true;
+    const answer = (await res.json().catch(() => ({}))) as { error?: { message?: string } };
+    return answer.error?.message ?? `HTTP ${res.status}`;
+  } catch (err) {
+    return (err as Error).message;
+  }
 }

@@ -62,6 +62,10 @@ export async function runServe(home: string, opts: ServeOptions): Promise<number
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
+    void running.stopRequested.then((by) => {
+      if (!opts.quiet) process.stdout.write(`Stopped by "pincer stop" (pid ${by}); background jobs keep running.\n`);
+      resolve();
+    });
     void running.handedOver.then((to) => {
       if (!opts.quiet) process.stdout.write(`Handed the hub over to ${to.role === 'desktop' ? 'the Pincer tray app' : 'pincer serve'} (pid ${to.pid}); background jobs keep running.\n`);
       resolve();

@@ -189,6 +189,12 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
     app.exit(0);
   });
 
+  // `pincer stop` asked the hub to stop (drained and closed by now): the tray app goes with it.
+  void hub?.stopRequested.then(() => {
+    quitting = true;
+    app.exit(0);
+  });
+
   app.on('second-instance', () => void dashboard.open());
   // A tray app keeps running when its last window closes.
   app.on('window-all-closed', () => undefined);

@@ -32,6 +32,8 @@ export interface HandoverGateOptions {
   /** The hub's Host/Origin guard: a web page must not be able to ask either. */
   refuse: (req: http.IncomingMessage) => { status: number; message: string } | undefined;
   onHandover: (to: HandoverTo) => void;
+  /** A signed stop request (`pincer stop`): drain like a handover, then stop. */
+  onStop: (by: number) => void;
 }
 
 function sendJson(res: http.ServerResponse, status: number, body: unknown, close = false): void {
@@ -186,6 +188,12 @@ export class HandoverGate {
     this.nonces.set(r.nonce, now);
     if (this.draining) {
       fail(res, 409, 'HANDOVER_IN_PROGRESS', 'This hub is already handing over; wait for it to exit.');
+      return;
+    }
+    if (r.stop) {
+      log.info(`asked to stop by pid ${r.pid}`);
+      sendJson(res, 202, { success: true, stopping: true, graceMs: this.opts.graceMs });
+      setImmediate(() => this.opts.onStop(r.pid));
       return;
     }
     if (this.opts.role === 'desktop' && !r.force) {

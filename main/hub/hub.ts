@@ -47,6 +47,8 @@ export interface Hub {
   role: HubRole;
   /** Settles when this hub handed over to a newcomer and has closed. */
   handedOver: Promise<HandoverTo>;
+  /** Settles with the pid of the `pincer stop` that asked this hub to stop, once it has drained and closed. */
+  stopRequested: Promise<number>;
   /** The hub this one took over from, if it did. */
   tookOverFrom?: HubInfo;
   close(): Promise<void>;
@@ -110,6 +112,8 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     const secret = homeSecret(paths, true)!;
     let handedOverTo: (to: HandoverTo) => void = () => undefined;
     const handedOver = new Promise<HandoverTo>((resolve) => (handedOverTo = resolve));
+    let stoppedBy: (pid: number) => void = () => undefined;
+    const stopRequested = new Promise<number>((resolve) => (stoppedBy = resolve));
     const gate = new HandoverGate({
       secret,
       role,
@@ -118,6 +122,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       port: () => port,
       refuse: (req) => hostOriginProblem(req.headers, guard),
       onHandover: (to) => void handOver(to),
+      onStop: (by) => void stopOnRequest(by),
     });
     const dashboardSessions = new DashboardSessions(() => port, new DashboardSessionsRepo(rt.services.db));
     const streamable = streamableRoutes({ sessions, newServer: (era, client) => newServer('streamable-http', undefined, era, client), streamAfterMs: () => settings.get('HTTP_STREAM_AFTER_MS') });
@@ -250,7 +255,15 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       log.info(`handed over to pid ${to.pid}`);
       handedOverTo(to);
     };
-    return { url, port, runtime: rt, sessions, dashboardSessions, warnings, role, handedOver, tookOverFrom: claim.handedOverBy, close };
+    // `pincer stop` (a signed request, the same on every OS): drain as for a handover, then close; the process owner exits.
+    const stopOnRequest = async (by: number) => {
+      const { unfinished } = await gate.drain();
+      if (unfinished) log.warn(`stopping with ${unfinished} call(s) unfinished after the grace period`);
+      await close();
+      log.info(`stopped at the request of pid ${by}`);
+      stoppedBy(by);
+    };
+    return { url, port, runtime: rt, sessions, dashboardSessions, warnings, role, handedOver, stopRequested, tookOverFrom: claim.handedOverBy, close };
   } catch (err) {
     runtime?.close();
     lock.release();

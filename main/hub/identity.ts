@@ -95,14 +95,24 @@ export const HandoverRequest = z.object({
   force: z.boolean(),
   nonce: z.string().regex(CHALLENGE),
   at: z.number().int(),
+  /** `pincer stop`: drain and stop, handing over to nobody. */
+  stop: z.literal(true).optional(),
   mac: z.string().max(100),
 });
 export type HandoverRequest = z.infer<typeof HandoverRequest>;
 
+/**
+ * What the MAC covers. A stop is signed under its own label, so that a hub of an older Pincer
+ * (which knows no stop) refuses it as unsigned instead of taking it for a handover.
+ */
+function handoverParts(req: Omit<HandoverRequest, 'mac'>): (string | number | boolean)[] {
+  return req.stop ? ['pincer-stop', req.nonce, req.at, req.pid] : ['pincer-handover', req.nonce, req.at, req.pid, req.role, req.force];
+}
+
 export function signHandover(secret: Buffer, req: Omit<HandoverRequest, 'mac'>): HandoverRequest {
-  return { ...req, mac: mac(secret, ['pincer-handover', req.nonce, req.at, req.pid, req.role, req.force]) };
+  return { ...req, mac: mac(secret, handoverParts(req)) };
 }
 
 export function handoverSigned(secret: Buffer, req: HandoverRequest): boolean {
-  return sameMac(req.mac, mac(secret, ['pincer-handover', req.nonce, req.at, req.pid, req.role, req.force]));
+  return sameMac(req.mac, mac(secret, handoverParts(req)));
 }
