@@ -1,3 +1,4 @@
+import { DisposableStore } from '../core/disposables.js';
 import os from 'node:os';
 import { pincerPaths, ensureHome, type PincerPaths } from '../core/paths.js';
 import { outsideProfileWarning } from '../core/ownership.js';
@@ -85,7 +86,19 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   if (opts.leanHeap !== false) tuneHeapForSize();
   const paths = pincerPaths(opts.home);
   ensureHome(paths);
+  // Everything this runtime opens is released by one store, newest first; a start that fails part-way releases what it had opened.
+  const lifetime = new DisposableStore();
+  try {
+    return build(opts, paths, lifetime);
+  } catch (err) {
+    lifetime.dispose();
+    throw err;
+  }
+}
+
+function build(opts: RuntimeOptions, paths: PincerPaths, lifetime: DisposableStore): Runtime {
   const settings = new Settings({ userFile: paths.settingsFile, env: opts.env });
+  lifetime.add(() => settings.close());
   const warnings: string[] = settings.diagnostics().map(formatDiagnostic);
   const profileWarning = outsideProfileWarning(paths.home, os.homedir());
   if (profileWarning) warnings.push(profileWarning);
@@ -95,8 +108,12 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   if (project) warnings.push(...project.projectDiagnostics().map(formatDiagnostic));
   const view: SettingsView = project ?? settings;
   const store = openStore(paths.database);
+  lifetime.add(() => {
+    if (store.db.open) store.db.close();
+  });
   if (store.warning) warnings.push(store.warning);
   const storeGuard = new StoreFileGuard(paths.database, store.db);
+  lifetime.add(() => storeGuard.close());
   // Before any statement is prepared: every one that writes checks the file first.
   storeGuard.guardWrites();
   storeGuard.watch();
@@ -105,6 +122,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   const callbacks = new CallbacksRepo(store.db);
   const questions = new QuestionsRepo(store.db);
   const skills = new SkillCatalog(view, paths.skillsDir, opts.projectDir);
+  lifetime.add(() => skills.close());
   for (const p of skills.diagnostics()) log.warn(`skill ${p.file}:${p.line}: ${p.message}`);
   let playwright: { path: string; renderer: PlaywrightRenderer } | undefined;
   const browser = (): PageRenderer | undefined => {
@@ -117,6 +135,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
     }
     return playwright.renderer;
   };
+  lifetime.add(() => void playwright?.renderer.close());
   const services: Services = {
     paths,
     settings: view,
@@ -139,8 +158,13 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   const registry = new ToolRegistry(allTools(), services, contributions);
   contributions.onChange((kinds) => events.publish({ type: 'plugins_changed', kinds, at: Date.now() }));
   const calls = new ToolCalls(services, registry, settings);
+  lifetime.add(() => contributions.close());
   const notifier = new Notifier(events, callbacks);
+  lifetime.add(() => notifier.close());
   const activity = new Activity(events, new ActivityRepo(store.db), settings, store.readOnly);
+  lifetime.add(() => {
+    if (store.db.open) activity.close();
+  });
   skills.on('change', () => {
     for (const p of skills.diagnostics()) log.warn(`skill ${p.file}:${p.line}: ${p.message}`);
     events.publish({ type: 'skills_changed', at: Date.now() });
@@ -164,8 +188,9 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
     skills.watch();
   }
   jobs.startWatching();
+  lifetime.add(() => jobs.stopWatching());
   services.scheduler.start();
-  let closed = false;
+  lifetime.add(() => services.scheduler.stop());
   return {
     activity,
     settings,
@@ -177,19 +202,6 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
     contributions,
     events,
     warnings,
-    close() {
-      if (closed) return;
-      closed = true;
-      contributions.close();
-      notifier.close();
-      if (store.db.open) activity.close();
-      settings.close();
-      skills.close();
-      void playwright?.renderer.close();
-      services.scheduler.stop();
-      jobs.stopWatching();
-      storeGuard.close();
-      if (store.db.open) store.db.close();
-    },
+    close: () => lifetime.dispose(),
   };
 }

@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import type { Duplex } from 'node:stream';
 import { pincerPaths, ensureHome } from '../core/paths.js';
 import { createRuntime, type Runtime } from '../calls/runtime.js';
 import { createPincerServer } from '../mcp/server.js';
@@ -78,26 +79,24 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
   ensureHome(paths);
   const role = opts.role ?? 'headless';
   const claim = await claimHub(paths, { role, takeover: opts.takeover ?? 'never' });
-  const lock = claim.lock;
-  let runtime: Runtime | undefined;
+  // What the hub holds (the lock, the runtime, the handover gate): released last, newest first, on
+  // close — and at once if the start fails part-way.
+  const owned = new DisposableStore();
+  owned.add(() => claim.lock.release());
+  // Listeners on the runtime: released first on close, before sessions and streams are closed.
+  const listeners = new DisposableStore();
   try {
-    runtime = createRuntime({ home: opts.home, env: opts.env, renderer: opts.renderer });
-    if (opts.searchTransport) runtime.services.search.transport = opts.searchTransport;
+    const rt = createRuntime({ home: opts.home, env: opts.env, renderer: opts.renderer });
+    owned.add(() => rt.close());
+    if (opts.searchTransport) rt.services.search.transport = opts.searchTransport;
     // The user's own plugins (PINCER_HOME/tools and /plugins), loaded before the hub answers its first client.
-    await startPlugins(runtime);
-    const settings = runtime.settings;
-    const warnings = [...runtime.warnings];
+    await startPlugins(rt);
+    const settings = rt.settings;
+    const warnings = [...rt.warnings];
     if (settings.get('AUTH_TOKEN') === '') settings.set('AUTH_TOKEN', generateToken());
-
     const host = settings.get('HTTP_HOST');
-    if (!isLoopbackAddress(host)) {
-      if (!settings.get('HTTP_ALLOW_REMOTE')) {
-        throw new Error(`HTTP_HOST=${host} would expose Bash (remote code execution) to the network. Set HTTP_ALLOW_REMOTE=true as well if you really mean it, or use HTTP_HOST=127.0.0.1.`);
-      }
-      warnings.push(`WARNING: the hub listens on ${host}, reachable from other machines. Anyone with the token can run commands as you.`);
-    }
+    checkListenAddress(host, settings.get('HTTP_ALLOW_REMOTE'), warnings);
 
-    const rt = runtime;
     let port = 0;
     let hubUrl = '';
     const guard: GuardOptions = { settings, port: () => port, extraOrigins: opts.extraOrigins };
@@ -124,6 +123,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       onHandover: (to) => void handOver(to),
       onStop: (by) => void stopOnRequest(by),
     });
+    owned.add(() => gate.close());
     const dashboardSessions = new DashboardSessions(() => port, new DashboardSessionsRepo(rt.services.db));
     const streamable = streamableRoutes({ sessions, newServer: (era, client) => newServer('streamable-http', undefined, era, client), streamAfterMs: () => settings.get('HTTP_STREAM_AFTER_MS') });
     const app = new LazyApp(async () => {
@@ -141,60 +141,31 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     });
 
     const routes = mcpFastPath({ guard, settings, dashboardSessions, handle: streamable.handle }, healthRoute({ guard, runtime: rt, sessions, startedAt, identify: (challenge) => identityFor(secret, role, challenge) }, app.handler));
-    // Not an ESM import of node:http: that reads every export, and its WebSocket getters load Node's
-    // bundled undici (~16 MB of RSS) into a hub that may never need it (issue 17).
-    const server = process.getBuiltinModule('node:http').createServer({ maxHeaderSize: 16 * 1024 }, gate.handler(routes));
-    // Slow or half-open clients must not hold the hub: bounded header and body time.
-    server.headersTimeout = 15_000;
-    server.requestTimeout = 60_000;
-    server.keepAliveTimeout = 5_000;
-    // Sessions and streams have their own caps; this only bounds file descriptors. Sockets that
-    // have not sent a whole request are capped separately so they cannot lock real clients out.
-    server.maxConnections = 4096;
-    guardConnections(server, 128);
-    // Refuse an oversized upload before inviting the client to send it.
-    server.on('checkContinue', (req, res) => {
-      const tooLarge = declaredTooLarge(req.headers, settings.get('MAX_BODY_BYTES'));
-      if (tooLarge) {
-        res.writeHead(413, { 'Content-Type': 'application/json', Connection: 'close' });
-        res.end(JSON.stringify(jsonRpcErrorBody(-32600, tooLarge)));
-        return;
-      }
-      res.writeContinue();
-      server.emit('request', req, res);
-    });
+    const server = createHttpServer(gate.handler(routes), () => settings.get('MAX_BODY_BYTES'));
     // Both upgrades (the bridge's pipe, WebSocket) open a session with a stream: the same checks, then room for one more.
     const authorizeUpgrade = (req: http.IncomingMessage) =>
       gate.upgradeRefusal() ??
       hostOriginProblem(req.headers, guard) ??
       tokenProblem(req.headers, settings, dashboardSessions) ??
       (!sessions.hasRoom() || !sessions.hasStreamRoom() ? { status: 503, message: 'Too many sessions: the hub is at MAX_SESSIONS or MAX_STREAMS. Close unused clients or raise the limit.' } : undefined);
-    const pipes = new PipeEndpoint({
-      sessions,
-      newServer: (client) => newServer('bridge', undefined, undefined, client),
-      authorize: authorizeUpgrade,
-      refusal: () => (gate.handingOver ? RESTARTING_MESSAGE : undefined),
-      maxMessageBytes: () => settings.get('MAX_BODY_BYTES'),
-    });
-    const wss = webSockets({
-      sessions,
-      calls: rt.calls,
-      newServer: (client) => newServer('websocket', undefined, 'legacy', client),
-      authorize: authorizeUpgrade,
-      maxPayload: () => settings.get('MAX_BODY_BYTES'),
-    });
-    server.on('upgrade', (req, socket, head) => {
-      try {
-        if (!pipes.upgrade(req, socket, head)) wss.upgrade(req, socket, head);
-      } catch (err) {
-        // Nothing a client sends may stop the hub: a failing upgrade is that client's 400.
-        log.warn(`upgrade refused: ${(err as Error).message}`);
-        if (!socket.destroyed) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-      }
+    const wss = serveUpgrades(server, {
+      pipes: new PipeEndpoint({
+        sessions,
+        newServer: (client) => newServer('bridge', undefined, undefined, client),
+        authorize: authorizeUpgrade,
+        refusal: () => (gate.handingOver ? RESTARTING_MESSAGE : undefined),
+        maxMessageBytes: () => settings.get('MAX_BODY_BYTES'),
+      }),
+      wss: webSockets({
+        sessions,
+        calls: rt.calls,
+        newServer: (client) => newServer('websocket', undefined, 'legacy', client),
+        authorize: authorizeUpgrade,
+        maxPayload: () => settings.get('MAX_BODY_BYTES'),
+      }),
     });
 
-    const lifetime = new DisposableStore();
-    lifetime.add(rt.notifier.register(streamable.peer));
+    listeners.add(rt.notifier.register(streamable.peer));
     // A rotated token revokes everything opened with the old one: sessions on every
     // transport, WebSockets and event streams (each request also re-checks the token).
     const revokeConnections = async () => {
@@ -205,20 +176,11 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       await app.closeLegacy();
       await sessions.closeAll();
     };
-    lifetime.listen(settings, 'change', (c: { changed: string[] }) => {
+    listeners.listen(settings, 'change', (c: { changed: string[] }) => {
       if (c.changed.includes('AUTH_TOKEN')) void revokeConnections().catch((err: unknown) => log.warn(`revoking connections failed: ${(err as Error).message}`));
     });
 
-    const defaultPort = Number(SETTINGS.HTTP_PORT.default);
-    // After a handover, the port of the hub that handed over: clients' configured URLs stay right.
-    // Another program may have taken it in the moment between; then the configured port, as any start.
-    port =
-      claim.port === undefined
-        ? await listen(server, host, settings.get('HTTP_PORT'), defaultPort)
-        : await listen(server, host, claim.port, defaultPort).catch((err: Error) => {
-            log.warn(`the port of the hub that handed over was taken meanwhile (${err.message}); listening on HTTP_PORT instead`);
-            return listen(server, host, settings.get('HTTP_PORT'), defaultPort);
-          });
+    port = await listenOn(server, host, claim.port, settings.get('HTTP_PORT'));
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     hubUrl = url;
     writeHubInfo(paths, { url, port, pid: process.pid, started: new Date(startedAt).toISOString(), version: VERSION, role });
@@ -229,7 +191,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     const close = () =>
       (closing ??= (async () => {
         log.info('hub shutting down');
-        lifetime.dispose();
+        listeners.dispose();
         server.close();
         wss.close();
         wss.closeAll(1001, 'hub shutting down');
@@ -242,9 +204,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
         // Give open requests a moment to finish, then cut what is left.
         await new Promise((r) => setTimeout(r, 200));
         server.closeAllConnections();
-        gate.close();
-        rt.close();
-        lock.release();
+        owned.dispose();
       })());
     // Handover: no new calls, those in flight finish within the grace period, then the lock is let go.
     const handOver = async (to: HandoverTo) => {
@@ -265,8 +225,70 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     };
     return { url, port, runtime: rt, sessions, dashboardSessions, warnings, role, handedOver, stopRequested, tookOverFrom: claim.handedOverBy, close };
   } catch (err) {
-    runtime?.close();
-    lock.release();
+    listeners.dispose();
+    owned.dispose();
     throw err;
   }
+}
+
+/** Routes each upgrade to the bridge's pipe or to WebSocket; a failing one is that client's 400, never the hub's end. */
+function serveUpgrades<W extends { upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void }>(server: http.Server, to: { pipes: PipeEndpoint; wss: W }): W {
+  server.on('upgrade', (req, socket, head) => {
+    try {
+      if (!to.pipes.upgrade(req, socket, head)) to.wss.upgrade(req, socket, head);
+    } catch (err) {
+      log.warn(`upgrade refused: ${(err as Error).message}`);
+      if (!socket.destroyed) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    }
+  });
+  return to.wss;
+}
+
+/** A listen address other machines can reach needs HTTP_ALLOW_REMOTE, and earns a warning. */
+function checkListenAddress(host: string, allowRemote: boolean, warnings: string[]): void {
+  if (isLoopbackAddress(host)) return;
+  if (!allowRemote) {
+    throw new Error(`HTTP_HOST=${host} would expose Bash (remote code execution) to the network. Set HTTP_ALLOW_REMOTE=true as well if you really mean it, or use HTTP_HOST=127.0.0.1.`);
+  }
+  warnings.push(`WARNING: the hub listens on ${host}, reachable from other machines. Anyone with the token can run commands as you.`);
+}
+
+/** The hub's HTTP server, with the limits that keep slow, half-open or oversized clients from holding it. */
+function createHttpServer(handler: http.RequestListener, maxBodyBytes: () => number): http.Server {
+  // Not an ESM import of node:http: that reads every export, and its WebSocket getters load Node's
+  // bundled undici (~16 MB of RSS) into a hub that may never need it (issue 17).
+  const server = process.getBuiltinModule('node:http').createServer({ maxHeaderSize: 16 * 1024 }, handler);
+  // Slow or half-open clients must not hold the hub: bounded header and body time.
+  server.headersTimeout = 15_000;
+  server.requestTimeout = 60_000;
+  server.keepAliveTimeout = 5_000;
+  // Sessions and streams have their own caps; this only bounds file descriptors. Sockets that
+  // have not sent a whole request are capped separately so they cannot lock real clients out.
+  server.maxConnections = 4096;
+  guardConnections(server, 128);
+  // Refuse an oversized upload before inviting the client to send it.
+  server.on('checkContinue', (req, res) => {
+    const tooLarge = declaredTooLarge(req.headers, maxBodyBytes());
+    if (tooLarge) {
+      res.writeHead(413, { 'Content-Type': 'application/json', Connection: 'close' });
+      res.end(JSON.stringify(jsonRpcErrorBody(-32600, tooLarge)));
+      return;
+    }
+    res.writeContinue();
+    server.emit('request', req, res);
+  });
+  return server;
+}
+
+/**
+ * After a handover, the port of the hub that handed over: clients' configured URLs stay right.
+ * Another program may have taken it in the moment between; then the configured port, as any start.
+ */
+async function listenOn(server: http.Server, host: string, claimed: number | undefined, configured: number | 'auto'): Promise<number> {
+  const defaultPort = Number(SETTINGS.HTTP_PORT.default);
+  if (claimed === undefined) return listen(server, host, configured, defaultPort);
+  return listen(server, host, claimed, defaultPort).catch((err: Error) => {
+    log.warn(`the port of the hub that handed over was taken meanwhile (${err.message}); listening on HTTP_PORT instead`);
+    return listen(server, host, configured, defaultPort);
+  });
 }
