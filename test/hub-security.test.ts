@@ -160,13 +160,19 @@ test('a second hub that may not take over (a bridge\'s) says where the first run
   }
 });
 
-test('a taken fixed port is a clear error naming the port', async () => {
+test('a taken fixed port is a clear error naming the port and the program that holds it', async () => {
   const h = tempHome();
   const blocker = http.createServer();
   await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
   const port = (blocker.address() as { port: number }).port;
   try {
-    await assert.rejects(startHubProcess(h.home, { HTTP_PORT: String(port) }), new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use.*HTTP_PORT=auto`));
+    // The holder is this test process: named by its program and script, not by its main thread ("MainThread").
+    const err = await startHubProcess(h.home, { HTTP_PORT: String(port) }).then(() => undefined, (e: Error) => e);
+    assert.match(err?.message ?? '', new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use.*HTTP_PORT=auto`));
+    if (process.platform === 'linux') {
+      assert.match(err!.message, new RegExp(`in use by node (\\S+\\.js )?\\(pid ${process.pid}\\)`));
+      assert.doesNotMatch(err!.message, /MainThread/);
+    }
   } finally {
     blocker.close();
     h.cleanup();

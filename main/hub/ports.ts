@@ -1,5 +1,7 @@
 import type http from 'node:http';
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -43,28 +45,61 @@ export async function listen(server: http.Server, host: string, port: number | '
   throw new Error('no free port found');
 }
 
-/** Best effort: "node (pid 1234)". Tries the tools each OS has. */
+/**
+ * Best effort: "node server.js (pid 1234)". Finds the pid with the tools each
+ * OS has, then names it by its program (and script) rather than by what
+ * lsof/ss report, the main thread's name ("MainThread" for Node).
+ */
 export async function portHolder(port: number): Promise<string | undefined> {
+  const found = await listenerOf(port);
+  if (!found) return undefined;
+  const name = (await programOf(found.pid)) ?? found.name;
+  return name ? `${name} (pid ${found.pid})` : `pid ${found.pid}`;
+}
+
+async function listenerOf(port: number): Promise<{ pid: string; name?: string } | undefined> {
   try {
     if (process.platform === 'win32') {
       const { stdout } = await run('netstat', ['-ano', '-p', 'tcp'], { timeout: 3000 });
       const line = stdout.split(/\r?\n/).find((l) => new RegExp(`:${port}\\s+\\S+\\s+LISTENING`, 'i').test(l));
       const pid = line?.trim().split(/\s+/).pop();
-      return pid ? `pid ${pid}` : undefined;
+      return pid ? { pid } : undefined;
     }
     try {
       const { stdout } = await run('lsof', ['-nP', `-iTCP:${port}`, '-sTCP:LISTEN', '-Fpc'], { timeout: 3000 });
       const pid = /^p(\d+)/m.exec(stdout)?.[1];
-      const name = /^c(.+)$/m.exec(stdout)?.[1];
-      if (pid) return `${name ?? 'a process'} (pid ${pid})`;
+      if (pid) return { pid, name: /^c(.+)$/m.exec(stdout)?.[1] };
     } catch {
       // lsof missing: try ss.
     }
     const { stdout } = await run('ss', ['-ltnpH', `sport = :${port}`], { timeout: 3000 });
     const m = /users:\(\("([^"]+)",pid=(\d+)/.exec(stdout);
-    return m ? `${m[1]} (pid ${m[2]})` : undefined;
+    return m ? { pid: m[2]!, name: m[1] } : undefined;
   } catch {
     // Neither lsof nor ss could tell: the caller says the port is taken without naming by whom.
+    return undefined;
+  }
+}
+
+/** The program a pid runs, with its script when it is an interpreter's: "node server.js". Never its other arguments (they may hold secrets). */
+async function programOf(pid: string): Promise<string | undefined> {
+  try {
+    if (process.platform === 'win32') {
+      const { stdout } = await run('tasklist', ['/FI', `PID eq ${pid}`, '/FO', 'CSV', '/NH'], { timeout: 3000 });
+      return /^"([^"]+)"/.exec(stdout.trim())?.[1];
+    }
+    let args: string[];
+    if (process.platform === 'linux') {
+      args = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    } else {
+      const { stdout } = await run('ps', ['-o', 'args=', '-p', pid], { timeout: 3000 });
+      args = stdout.trim().split(/\s+/);
+    }
+    if (!args[0]) return undefined;
+    const script = args.slice(1).find((a) => !a.startsWith('-'));
+    return [path.basename(args[0]), ...(script && /\.[cm]?[jt]s$|\.py$|\.rb$|\.pl$/.test(script) ? [path.basename(script)] : [])].join(' ');
+  } catch {
+    // The process ended, or ps/tasklist could not say: lsof's or ss's name is used.
     return undefined;
   }
 }
