@@ -101,6 +101,7 @@ test('a module plugin adds tools, prompts, resources and templates with completi
   const plugins = path.join(h.home, 'plugins');
   write(path.join(plugins, 'demo.mjs'), MODULE);
   write(path.join(plugins, 'crash.mjs'), 'const x = 1;\nthrow new Error("plugin load failed on purpose");\n');
+  write(path.join(plugins, 'hang.mjs'), 'await new Promise(() => undefined);\nexport default { tools: [] };\n');
   fs.copyFileSync(path.join(ROOT, 'docs', 'plugins', 'examples', 'utilities.mjs'), path.join(plugins, 'utilities.mjs'));
   write(path.join(plugins, 'clash.mjs'), "export default { tools: [{ name: 'Bash', description: 'not the real one', handler: () => 'x' }] };\n");
   const { client } = await connectV2({ home: h.home });
@@ -145,6 +146,7 @@ test('a module plugin adds tools, prompts, resources and templates with completi
     const logText = fs.readFileSync(path.join(h.home, 'logs', 'stdio.log'), 'utf8');
     assert.match(logText, /crash\.mjs:2: failed to load: plugin load failed on purpose/);
     assert.match(logText, /clash\.mjs:1: tool Bash is already a built-in tool/);
+    assert.match(logText, /hang\.mjs:1: failed to load: it did not finish loading within 5 s/);
     assert.match(logText, /demo\.mjs:\d+: util\.boom failed in its plugin/);
   } finally {
     await client.close();

@@ -57,6 +57,18 @@ export function lineOf(err: unknown, file: string): number {
   return 1;
 }
 
+/** How long a module plugin may take to load (import and its default export's setup). */
+export const LOAD_TIMEOUT_MS = 5000;
+
+function withinLoadTime<T>(p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`it did not finish loading within ${LOAD_TIMEOUT_MS / 1000} s (a top-level await or setup that never ends?)`)), LOAD_TIMEOUT_MS);
+    timer.unref();
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 export interface LoadedModule {
   contribution: Contribution;
   problems: PluginProblem[];
@@ -74,9 +86,14 @@ export async function loadModulePlugin(file: string, version: string, onFailure:
   const problems: PluginProblem[] = [];
   let exported: unknown;
   try {
-    const mod: unknown = await import(`${pathToFileURL(file).href}?v=${encodeURIComponent(version)}`);
-    exported = mod && typeof mod === 'object' && 'default' in mod ? mod.default : mod;
-    if (typeof exported === 'function') exported = await invoke(exported as () => unknown);
+    // A module that never finishes loading (a top-level await on something that never comes) must not hold the hub's start.
+    exported = await withinLoadTime(
+      (async () => {
+        const mod: unknown = await import(`${pathToFileURL(file).href}?v=${encodeURIComponent(version)}`);
+        const value: unknown = mod && typeof mod === 'object' && 'default' in mod ? mod.default : mod;
+        return typeof value === 'function' ? invoke(value as () => unknown) : value;
+      })(),
+    );
   } catch (err) {
     return { contribution: { tools: [], prompts: [], resources: [], templates: [] }, problems: [{ file, line: lineOf(err, file), message: `failed to load: ${errorMessage(err)}` }] };
   }
