@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/s
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { sharedMatrixHub } from '../helpers/matrix-hub.js';
 import { waitFor } from '../helpers/env.js';
-import { textOf } from '../helpers/clients.js';
+import { drivenSdk, runScenario, textOf } from '../helpers/clients.js';
 
 /**
  * Streamable HTTP resumption as Gemini CLI drives it. Gemini CLI 0.61 bundles
@@ -66,7 +66,20 @@ const clients: { label: string; connect(url: URL, fetchFn: ReturnType<typeof rec
 ];
 
 describe('Streamable HTTP resumption, as the SDKs resume', { concurrency: 1 }, () => {
-  const m = sharedMatrixHub({});
+  const m = sharedMatrixHub({ ASK_REPLY_S: '2' });
+
+  test('Gemini CLI 0.61 (@modelcontextprotocol/sdk 1.23.0) over /mcp: the client matrix scenario', async (t) => {
+    const errors: string[] = [];
+    const client = new GeminiSdkClient({ name: 'gemini-cli-mcp-client', version: '0.61.0' });
+    client.onerror = (e) => void errors.push(e.message);
+    await client.connect(new GeminiSdkHttp(new URL(`${m.hub.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${m.hub.token}` } } }));
+    try {
+      await runScenario(t, drivenSdk('gemini-sdk-1.23 http', client), m.opts);
+      assert.deepEqual(errors, [], 'nothing Gemini CLI would print as "MCP ERROR"');
+    } finally {
+      await client.close();
+    }
+  });
 
   for (const c of clients) {
     test(`${c.label}: calls longer than 100 ms, their resumption GETs and the plain GET after them raise no error`, async () => {
