@@ -109,3 +109,54 @@ test('a hub that dies while starting: the client is told how it ended (the signa
     h.cleanup();
   }
 });
+
+test('a bridge on a Node too old for Pincer starts the hub with the checkout\'s pinned Node and says so in one line', async () => {
+  const h = tempHome();
+  try {
+    // The bridge (argv has "stdio") sees itself as Node 20; the hub it starts is not touched.
+    const hook = path.join(h.home, 'old.mjs');
+    fs.writeFileSync(hook, `if (process.argv.includes('stdio')) Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '20.20.2', napi: '9' } });\n`);
+    const raw = new RawStdio(h.home, ['stdio'], { HTTP_PORT: 'auto', NODE_OPTIONS: `--import=${pathToFileURL(hook).href}` }, NODE_MIN_BIN);
+    try {
+      await raw.initialize();
+      raw.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'echo relayed' } } });
+      const r = (await raw.response(2)) as { result?: { content: { text: string }[] } };
+      assert.equal(r.result?.content[0]?.text, 'relayed');
+      const hub = readHubJson(h.home)!;
+      const pinned = fs.realpathSync(path.join(ROOT, 'node_modules', 'node', 'bin', process.platform === 'win32' ? 'node.exe' : 'node'));
+      assert.ok(commandOf(hub.pid).startsWith(pinned), `the hub runs on the pinned Node (${commandOf(hub.pid)})`);
+      const note = raw.stderr.split('\n').filter((l) => l.includes('older than it needs'));
+      assert.equal(note.length, 1, raw.stderr);
+      assert.match(note[0]!, new RegExp(`Node\\.js 20\\.20\\.2 \\(.*\\), older than it needs \\(${MIN_NODE.replace('.', '\\.')}\\); the hub runs on Node\\.js 24`));
+    } finally {
+      raw.child.kill();
+    }
+  } finally {
+    await stopHubOf(h.home);
+    h.cleanup();
+  }
+});
+
+test('a pincer command on a Node too old for Pincer runs again on the pinned Node, saying so in one line; with none newer at hand it says what to do', () => {
+  const h = tempHome();
+  try {
+    const fake = (when: string) => {
+      const hook = path.join(h.home, `old-${when.length}.mjs`);
+      fs.writeFileSync(hook, `if (${when}) Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '20.20.2', napi: '9' } });\n`);
+      return { ...pincerEnv(h.home), NODE_OPTIONS: `--import=${pathToFileURL(hook).href}` };
+    };
+    // Only the first process is old: the command runs again on the pinned Node.
+    const rerun = spawnSync(process.execPath, [PINCER_BIN, 'status'], { env: fake('!process.env.PINCER_NODE_RERUN'), encoding: 'utf8' });
+    assert.equal(rerun.status, 1, 'status says no hub runs: its own exit code');
+    assert.match(rerun.stdout, /^No Pincer hub runs for /);
+    assert.match(rerun.stderr, new RegExp(`^pincer: Node\\.js 20\\.20\\.2 \\(.*\\) is older than Pincer needs \\(${MIN_NODE.replace('.', '\\.')}\\); running with Node\\.js 24\\.[0-9.]+ \\(.*\\), which this checkout installed\\.\\n$`));
+    // Every Node is old: named, never a crash.
+    const refused = spawnSync(process.execPath, [PINCER_BIN, 'status'], { env: fake('true'), encoding: 'utf8' });
+    assert.equal(refused.status, 1);
+    assert.equal(refused.stdout, '');
+    const last = refused.stderr.trimEnd().split('\n').at(-1)!;
+    assert.match(last, new RegExp(`^pincer: Pincer needs Node\\.js ${MIN_NODE.replace('.', '\\.')} or newer; this is Node\\.js 20\\.20\\.2 \\(.*\\), and no newer one is at hand: install Node\\.js ${MIN_NODE.replace('.', '\\.')} or newer \\(https://nodejs\\.org\\)`));
+  } finally {
+    h.cleanup();
+  }
+});

@@ -10,8 +10,8 @@ export class RawStdio {
   private waiters: (() => void)[] = [];
   stderr = '';
 
-  constructor(home: string, args = ['stdio', '--standalone'], env: Record<string, string> = {}) {
-    this.child = spawn(process.execPath, [PINCER_BIN, ...args], { env: pincerEnv(home, env), cwd: home });
+  constructor(home: string, args = ['stdio', '--standalone'], env: Record<string, string> = {}, node = process.execPath) {
+    this.child = spawn(node, [PINCER_BIN, ...args], { env: pincerEnv(home, env), cwd: home });
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (d: string) => {
       this.buf += d;
