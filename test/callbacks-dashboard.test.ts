@@ -30,3 +30,22 @@ test('the dashboard cancels a callback through the same service as SetCallback: 
     h.cleanup();
   }
 });
+
+test("the dashboard's kill answers KillBgTask's refusals with their codes: no such job 404, a finished one 409", async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home);
+  try {
+    const none = await fetch(`${hub.url}/api/jobs/999999/kill`, { method: 'POST', headers: hub.headers() });
+    assert.equal(none.status, 404);
+    assert.equal((await none.json()).error.code, 'NOT_FOUND');
+    const started = await (await fetch(`${hub.url}/api/mcp/tools/call`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ name: 'BackgroundBash', arguments: { command: 'true' } }) })).json();
+    const id = (started.structuredContent as { task_id: number }).task_id;
+    await waitFor(async () => ((await (await fetch(`${hub.url}/api/jobs`, { headers: hub.headers() })).json()) as { jobs: { id: number; status: string }[] }).jobs.some((j) => j.id === id && j.status !== 'running' && j.status !== 'starting'), 'the job to end');
+    const ended = await fetch(`${hub.url}/api/jobs/${id}/kill`, { method: 'POST', headers: hub.headers() });
+    assert.equal(ended.status, 409);
+    assert.equal((await ended.json()).error.code, 'CONFLICT');
+  } finally {
+    await hub.stop();
+    h.cleanup();
+  }
+});

@@ -12,8 +12,11 @@ import type { Dispatcher } from '../transports/dispatch.js';
 import type { Runtime } from '../calls/runtime.js';
 import { dashboardStatic } from './static.js';
 import { DisposableStore } from '../core/disposables.js';
+import { logger } from '../core/log.js';
 import { oauthAbsentRoutes } from './oauth-absent.js';
 import type { DashboardSessions } from './dashboard/sessions.js';
+
+const log = logger('http');
 
 export interface AppDeps {
   runtime: Runtime;
@@ -122,8 +125,10 @@ export function buildApp(deps: AppDeps): BuiltApp {
   app.use((req, res) => {
     res.status(404).json({ success: false, error: { code: 'NOT_FOUND', message: `No route ${req.method} ${req.path}. GET /api/mcp/health, POST /mcp, GET /sse, POST /api/mcp/jsonrpc, GET /api/mcp/tools.` } });
   });
-  app.use((err: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: NextFunction) => {
+  app.use((err: Error & { status?: number; type?: string }, req: Request, res: Response, _next: NextFunction) => {
     const status = err.status ?? 500;
+    // A 4xx is the client's mistake and its answer says so; a 5xx is ours and is logged with its stack.
+    if (status >= 500) log.error(`${req.method} ${req.path} failed`, { err });
     if (res.headersSent) {
       res.end();
       return;

@@ -9,6 +9,7 @@ import type { DashboardSessions } from './sessions.js';
 import { toolKey, skillKey } from '../../core/settings/schema.js';
 import { generateToken } from '../../access/security.js';
 import { SettingsError } from '../../core/settings/errors.js';
+import { ERROR_HTTP_STATUS, UserError } from '../../core/errors.js';
 import { SECRET_KEYS } from '../../core/settings/secrets.js';
 import { diagnosticViews, unmaskSecrets } from './settings.js';
 import { overviewView, toolsView, settingsView, tasksView, jobsView, callbacksView, skillsView, activityView, type MinutesView } from './views.js';
@@ -49,12 +50,29 @@ const ActivityQuery = z.object({
   to: optionalNumber,
 });
 
+interface Ctx {
+  r: express.Router;
+  runtime: Runtime;
+  sessions: SessionTable;
+  dashboard: DashboardSessions;
+  hubUrl: () => string;
+}
+
 /** What the dashboard reads and changes. Behind the token or a dashboard session like every other route. */
 export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard: DashboardSessions, hubUrl: () => string): express.Router {
-  const r = express.Router();
-  const s = runtime.services;
-  const settings = runtime.settings;
+  const ctx: Ctx = { r: express.Router(), runtime, sessions, dashboard, hubUrl };
+  overviewRoutes(ctx);
+  tokenRoutes(ctx);
+  toolRoutes(ctx);
+  settingsRoutes(ctx);
+  workRoutes(ctx);
+  activityRoutes(ctx);
+  return ctx.r;
+}
 
+/** The overview, the charts and the serving switch. */
+function overviewRoutes({ r, runtime, sessions, hubUrl }: Ctx): void {
+  const settings = runtime.settings;
   r.get('/api/overview', (_req, res) => {
     res.json(overviewView(runtime, sessions, hubUrl()));
   });
@@ -71,7 +89,11 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard
     settings.set('TOOLS', b.on ? 'true' : 'false');
     res.json({ success: true, serving: !runtime.registry.servingPaused() });
   });
+}
 
+/** The token: show it, rotate it (which signs every dashboard out). */
+function tokenRoutes({ r, runtime, dashboard }: Ctx): void {
+  const settings = runtime.settings;
   r.post('/api/token/rotate', (_req, res) => {
     if (settings.source('AUTH_TOKEN') === 'env') return fail(res, 409, 'TOKEN_FROM_ENV', 'AUTH_TOKEN comes from an environment variable; change it there.');
     const token = generateToken();
@@ -93,7 +115,12 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard
     res.setHeader('Cache-Control', 'no-store');
     res.json({ token: settings.get('AUTH_TOKEN') });
   });
+}
 
+/** Tools and skills on and off. */
+function toolRoutes({ r, runtime }: Ctx): void {
+  const s = runtime.services;
+  const settings = runtime.settings;
   r.get('/api/tools', (_req, res) => {
     res.json(toolsView(runtime));
   });
@@ -107,6 +134,23 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard
     res.json({ success: true, enabled: runtime.registry.isEnabled(tool.name) });
   });
 
+  r.get('/api/skills', (_req, res) => {
+    res.json(skillsView(runtime));
+  });
+
+  r.post('/api/skills/:name', (req, res) => {
+    const skill = s.skills.get(String(req.params.name));
+    if (!skill) return fail(res, 404, 'NO_SKILL', `No skill "${req.params.name}".`);
+    const b = body(req, res, Enabled, '{"enabled": true} or {"enabled": false}');
+    if (!b) return;
+    settings.set(skillKey(skill.name), b.enabled ? 'true' : 'false');
+    res.json({ success: true });
+  });
+}
+
+/** Settings: read, one key, the whole file, one secret on request. */
+function settingsRoutes({ r, runtime }: Ctx): void {
+  const settings = runtime.settings;
   r.get('/api/settings', (_req, res) => {
     res.json(settingsView(runtime));
   });
@@ -143,7 +187,11 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard
     }
     res.json({ success: true, diagnostics: diagnosticViews(settings.diagnostics()) });
   });
+}
 
+/** Tasks, jobs and callbacks: what runs and what is due. */
+function workRoutes({ r, runtime, sessions }: Ctx): void {
+  const s = runtime.services;
   r.get('/api/tasks', (_req, res) => {
     res.json(tasksView(runtime));
   });
@@ -169,7 +217,9 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard
       const r2 = await s.jobs.kill(Number(req.params.id));
       res.json({ success: true, status: r2.job.status, forced: r2.forced });
     } catch (err) {
-      fail(res, 400, 'KILL_FAILED', (err as Error).message);
+      // The same refusals as KillBgTask's (no such job 404, already ended 409); anything else is a bug, answered 500 and logged by the app.
+      if (!(err instanceof UserError)) throw err;
+      fail(res, ERROR_HTTP_STATUS[err.code], err.code, err.message);
     }
   });
 
@@ -183,7 +233,10 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard
     if (!c) return fail(res, 404, 'NO_CALLBACK', `No active callback ${req.params.slot}.`);
     res.json({ success: true });
   });
+}
 
+/** Tool-call activity: the list and one call. */
+function activityRoutes({ r, runtime }: Ctx): void {
   r.get('/api/activity', (req, res) => {
     const q = ActivityQuery.safeParse(req.query);
     if (!q.success) return fail(res, 400, 'BAD_QUERY', 'Activity takes limit (1-1000), tool, client, q, errors=1, from and to (milliseconds since 1970).');
@@ -196,19 +249,4 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard
     if (!call) return fail(res, 404, 'NO_CALL', `No tool call ${req.params.id} (older calls are deleted after ACTIVITY_RETENTION_DAYS).`);
     res.json({ call });
   });
-
-  r.get('/api/skills', (_req, res) => {
-    res.json(skillsView(runtime));
-  });
-
-  r.post('/api/skills/:name', (req, res) => {
-    const skill = s.skills.get(String(req.params.name));
-    if (!skill) return fail(res, 404, 'NO_SKILL', `No skill "${req.params.name}".`);
-    const b = body(req, res, Enabled, '{"enabled": true} or {"enabled": false}');
-    if (!b) return;
-    settings.set(skillKey(skill.name), b.enabled ? 'true' : 'false');
-    res.json({ success: true });
-  });
-
-  return r;
 }
