@@ -187,13 +187,15 @@ class Bridge {
     for (;;) {
       let info;
       try {
-        info = await ensureHub(this.home, { headers: this.identity });
+        info = await ensureHub(this.home);
       } catch (err) {
         this.startFailure = { error: err instanceof Error ? err : new Error(String(err)), at: Date.now() };
         throw err;
       }
       this.startFailure = undefined;
-      const opened = await openPipe(info.url, { authorization: `Bearer ${token}`, ...this.identity });
+      const opened = await openPipe(info, { authorization: `Bearer ${token}`, ...this.identity });
+      // The proven connection became the pipe, or failed: the agent has nothing left to hold.
+      info.agent.destroy();
       if (opened.kind === 'open') {
         const events = { line: (l: Buffer) => this.fromHub(l), closed: (why: string) => this.lost(pipe, why) };
         const pipe: HubPipe = new HubPipe(opened.socket, opened.head, process.stdout, events, opened.maxMessageBytes);

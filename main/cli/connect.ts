@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { CLIENT_IDS, type ClientId } from '../connect/clients.js';
 import { connectClient, disconnectClient } from '../connect/connect.js';
 import { cliLauncher, describeLauncher } from '../connect/launcher.js';
-import { readLiveHubFile } from '../core/hub-file.js';
+import { findHub, squatterNote } from './hub-control.js';
 import { pincerPaths } from '../core/paths.js';
 import { readToken } from './hub-client.js';
 import { UserError } from '../core/errors.js';
@@ -28,8 +28,12 @@ export async function runConnect(command: 'connect' | 'disconnect', argv: string
     const stdio = { command: launcher?.command ?? '', args: launcher?.args ?? [], env: launcher?.env };
     let http;
     if (values.http) {
-      const hub = readLiveHubFile(pincerPaths(home));
-      http = { url: `${hub?.url ?? 'http://127.0.0.1:7717'}/mcp`, token: readToken(home) };
+      // The client will send the token to this URL: only a hub that proved itself names it (hub.json alone may be stale or squatted).
+      const found = await findHub(pincerPaths(home));
+      if (found.state !== 'running' && found.recorded && (found.reason === 'not-this-home' || found.reason === 'other-pid')) {
+        throw new UserError(`${(await squatterNote(found)) ?? `hub.json names ${found.recorded.url}, but ${found.why}`}. Start the hub ("pincer serve") and run this again.`, 'CONFLICT');
+      }
+      http = { url: `${found.state === 'running' ? found.info.url : 'http://127.0.0.1:7717'}/mcp`, token: readToken(home) };
       if (!http.token) throw new UserError('no token yet: start the hub once ("pincer serve") or run "pincer token".', 'UNAVAILABLE');
     }
     const r = connectClient({ client, stdio, http, project });

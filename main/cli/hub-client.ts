@@ -1,11 +1,12 @@
 import type http from 'node:http';
 import path from 'node:path';
-import { pincerPaths, ensureHome } from '../core/paths.js';
+import { pincerPaths, ensureHome, type PincerPaths } from '../core/paths.js';
 import { EnvDocument } from '../core/settings/envfile.js';
 import { readLiveHubFile, type HubInfo } from '../core/hub-file.js';
 import { HUB_NODE_FLAGS, hubLaunchEnv } from '../core/node-flags.js';
 import { describeExit, hubNode, HubStartError, startFailure } from './hub-start.js';
 import { logger } from '../core/log.js';
+import { newChallenge, parseSecret, provenPid } from '../core/hub-proof.js';
 
 const log = logger('bridge');
 
@@ -13,7 +14,7 @@ const log = logger('bridge');
 // every export of the builtin, and its lazy WebSocket getters load undici (~15 MB
 // of RSS); node:fs likewise loads fs/promises. child_process loads only when a hub
 // must be started.
-const { get } = process.getBuiltinModule('node:http');
+const { get, request, Agent } = process.getBuiltinModule('node:http');
 const fs = process.getBuiltinModule('node:fs');
 
 // This module is on the bridge's path (`pincer stdio`), which must stay a light
@@ -33,23 +34,138 @@ export function readToken(home: string, env: NodeJS.ProcessEnv = process.env): s
   }
 }
 
-/** GET /api/mcp/health answered 2xx within the time limit. */
-export function hubHealthy(info: Pick<HubInfo, 'url'>, timeoutMs = 2000, headers: http.OutgoingHttpHeaders = {}): Promise<boolean> {
-  return new Promise((resolve) => {
-    const req = get(new URL('/api/mcp/health', info.url), { headers, timeout: timeoutMs, agent: false }, (res) => {
-      res.resume();
-      resolve((res.statusCode ?? 500) < 300);
+/**
+ * A hub that proved, on this connection, to be the hub of this data folder.
+ * `agent` holds that one socket: requests made with it (the pipe's upgrade, with
+ * the token) go over the socket the proof came on and can never open another,
+ * so a process that binds the port after the proof gets nothing.
+ */
+export interface ProvenHub extends HubInfo {
+  agent: http.Agent;
+}
+
+export type Proof =
+  | { kind: 'proven'; hub: ProvenHub }
+  /** Nothing listens there (the hub is gone or not up yet). */
+  | { kind: 'no-answer'; reason: string }
+  /** The hub is handing over: the next one is on its way. */
+  | { kind: 'restarting' }
+  /** Something answered that cannot prove to be this folder's hub: never trusted. */
+  | { kind: 'impostor'; port: number; what: string };
+
+/**
+ * Asks what listens at `info.url` to prove it is this data folder's hub
+ * (HMAC of a fresh challenge with `hub-secret`, identity.ts). Nothing is sent
+ * but the challenge: no token, no cookie, no client identity. A valid proof
+ * from another pid is still this folder's hub (a new one that has not written
+ * hub.json yet); its pid is what the result carries.
+ */
+export function proveHub(paths: PincerPaths, info: HubInfo, timeoutMs = 2000): Promise<Proof> {
+  let secret: Buffer | undefined;
+  try {
+    secret = parseSecret(fs.readFileSync(path.join(paths.home, 'hub-secret'), 'utf8'));
+  } catch {
+    // No secret: nothing can prove to be this folder's hub (a hub makes it before it listens).
+  }
+  if (!secret) return Promise.resolve({ kind: 'no-answer', reason: 'this data folder has no hub-secret yet' });
+  const agent = oneSocketAgent();
+  const challenge = newChallenge();
+  return new Promise<Proof>((resolve) => {
+    const req = request(new URL(`/api/mcp/health?challenge=${challenge}`, info.url), { agent, timeout: timeoutMs });
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        if ((size += c.length) <= 64 * 1024) chunks.push(c);
+      });
+      res.on('end', () => {
+        let body: unknown;
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        } catch {
+          body = undefined;
+        }
+        const pid = provenPid(secret, challenge, body);
+        if (pid !== undefined && res.statusCode === 200) return resolve({ kind: 'proven', hub: { ...info, pid, agent } });
+        agent.destroy();
+        if (res.statusCode === 503) return resolve({ kind: 'restarting' });
+        resolve({ kind: 'impostor', port: info.port, what: `it answered HTTP ${res.statusCode ?? '?'} without a valid proof` });
+      });
+      res.on('error', () => {
+        agent.destroy();
+        resolve({ kind: 'no-answer', reason: 'the answer broke off' });
+      });
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', () => resolve(false));
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      agent.destroy();
+      // Refused: nobody listens. Anything else (a timeout, a reset, not HTTP) means someone holds the port and did not prove itself.
+      if (err.code === 'ECONNREFUSED' || err.message === 'the proven connection is gone') resolve({ kind: 'no-answer', reason: err.message });
+      else resolve({ kind: 'impostor', port: info.port, what: `it did not answer as a hub (${err.message})` });
+    });
+    req.end();
   });
+}
+
+/** A keep-alive agent that opens one socket in its life: a second connection attempt fails instead. */
+function oneSocketAgent(): http.Agent {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const open = agent.createConnection.bind(agent);
+  let opened = false;
+  agent.createConnection = ((options: object, done?: (err: Error | null, socket?: unknown) => void) => {
+    if (opened) {
+      const err = new Error('the proven connection is gone');
+      if (done) done(err);
+      else throw err;
+      return undefined;
+    }
+    opened = true;
+    return open(options as never, done as never);
+  }) as typeof agent.createConnection;
+  return agent;
+}
+
+/** "port 7717 is held by pid 1234 (python3), which is not Pincer": who holds a port that failed the proof. */
+export async function impostorMessage(paths: PincerPaths, proof: Extract<Proof, { kind: 'impostor' }>): Promise<string> {
+  const { portHolder } = await import('../hub/ports.js');
+  const holder = await portHolder(proof.port);
+  return `port ${proof.port} is held by ${holder ?? 'a process this system does not name'}, which is not Pincer: ${proof.what}, so it cannot be the hub of ${paths.home} and nothing was sent to it. Stop that program, or set HTTP_PORT in ${paths.settingsFile} to a free port (or auto).`;
 }
 
 export interface EnsureHubOptions {
   timeoutMs?: number;
   cliPath?: string;
-  /** Headers for the health checks (the bridge sends its identity on every request). */
-  headers?: http.OutgoingHttpHeaders;
+}
+
+/**
+ * What hub.json names, once it proved itself; what answered without a proof is
+ * remembered (and not asked again for the same hub.json), so that a failure to
+ * start can say who holds the port.
+ */
+class ProvenLookup {
+  impostor?: Extract<Proof, { kind: 'impostor' }>;
+  private refused = '';
+
+  constructor(private readonly paths: PincerPaths) {}
+
+  async find(timeoutMs: number): Promise<ProvenHub | undefined> {
+    const info = readLiveHubFile(this.paths);
+    if (!info) return undefined;
+    const key = `${info.url} ${info.pid} ${info.started}`;
+    if (key === this.refused) return undefined;
+    const proof = await proveHub(this.paths, info, timeoutMs);
+    if (proof.kind === 'proven') return proof.hub;
+    if (proof.kind === 'impostor') {
+      this.impostor = proof;
+      this.refused = key;
+    }
+    return undefined;
+  }
+
+  /** The failure, with who holds the port when something failed the proof there. */
+  async failure(message: string, logFile: string): Promise<HubStartError> {
+    return new HubStartError(this.impostor ? `${await impostorMessage(this.paths, this.impostor)} (${message})` : message, logFile);
+  }
 }
 
 /**
@@ -59,11 +175,13 @@ export interface EnsureHubOptions {
  * with the reason it gave instead of waiting out the deadline; when it exits
  * because another hub holds the lock, waits for that one.
  */
-export async function ensureHub(home: string, opts: EnsureHubOptions = {}): Promise<HubInfo> {
+export async function ensureHub(home: string, opts: EnsureHubOptions = {}): Promise<ProvenHub> {
   const paths = pincerPaths(home);
   ensureHome(paths);
-  const existing = readLiveHubFile(paths);
-  if (existing && (await hubHealthy(existing, 2000, opts.headers))) return existing;
+  // Only a hub that proves itself is used: hub.json and a live pid prove nothing (a crash, a reused pid, a squatter on the port).
+  const lookup = new ProvenLookup(paths);
+  const existing = await lookup.find(2000);
+  if (existing) return existing;
   const cli = opts.cliPath ?? process.argv[1]!;
   const logFile = path.join(paths.logsDir, 'hub-start.log');
   const { node, note } = await hubNode(logFile);
@@ -96,16 +214,16 @@ export async function ensureHub(home: string, opts: EnsureHubOptions = {}): Prom
   const timeoutMs = opts.timeoutMs ?? 20_000;
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const info = readLiveHubFile(paths);
     // Either ours or one another bridge started at the same moment.
-    if (info && (await hubHealthy(info, 1000, opts.headers))) return info;
+    const proven = await lookup.find(1000);
+    if (proven) return proven;
     // A short grace after our hub failed, in case another one is coming up.
     if (failedAt !== undefined && Date.now() - failedAt > 500) {
-      throw new HubStartError(`the Pincer hub could not start: ${startFailure(logFile, logStart, ended)}`, logFile);
+      throw await lookup.failure(`the Pincer hub could not start: ${startFailure(logFile, logStart, ended)}`, logFile);
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new HubStartError(`the Pincer hub did not start within ${Math.round(timeoutMs / 1000)} s; see ${logFile} and ${path.join(paths.logsDir, 'hub.log')}`, logFile);
+  throw await lookup.failure(`the Pincer hub did not start within ${Math.round(timeoutMs / 1000)} s; see ${logFile} and ${path.join(paths.logsDir, 'hub.log')}`, logFile);
 }
 
 function openStartLog(file: string): number | 'ignore' {

@@ -13,7 +13,7 @@ const REASONS: Record<Exclude<Verification, { ok: true }>['reason'], string> = {
   'other-pid': 'the hub answering there has a different pid',
 };
 
-type NotRunning = { recorded?: HubInfo; why?: string };
+type NotRunning = { recorded?: HubInfo; why?: string; reason?: Exclude<Verification, { ok: true }>['reason'] };
 type Found = { state: 'running'; info: HubInfo; role: HubInfo['role'] } | ({ state: 'none' } & NotRunning) | ({ state: 'unverified' } & NotRunning);
 
 /** What runs for this home, verified: hub.json alone proves nothing after a crash and a reused pid. */
@@ -22,9 +22,17 @@ export async function findHub(paths: PincerPaths): Promise<Found> {
   if (recorded) {
     const v = await verifyHub(paths, recorded);
     if (v.ok) return { state: 'running', info: recorded, role: v.role };
-    return { state: hubLockHeld(paths) ? 'unverified' : 'none', recorded, why: REASONS[v.reason] };
+    return { state: hubLockHeld(paths) ? 'unverified' : 'none', recorded, why: REASONS[v.reason], reason: v.reason };
   }
   return { state: hubLockHeld(paths) ? 'unverified' : 'none' };
+}
+
+/** "port 7717 is held by pid N (name), which is not Pincer" when what answers at hub.json's address failed the proof. */
+export async function squatterNote(found: Found): Promise<string | undefined> {
+  if (found.state === 'running' || !found.recorded || found.reason !== 'not-this-home') return undefined;
+  const { portHolder } = await import('../hub/ports.js');
+  const holder = await portHolder(found.recorded.port);
+  return `port ${found.recorded.port} is held by ${holder ?? 'a process this system does not name'}, which is not Pincer (it cannot prove to be the hub of this data folder; nothing was sent to it)`;
 }
 
 const roleName = (role: HubInfo['role']) => (role === 'desktop' ? 'the tray app' : 'headless');
@@ -40,6 +48,8 @@ export async function runStatus(paths: PincerPaths): Promise<number> {
     );
     return 0;
   }
+  const squatter = await squatterNote(found);
+  if (squatter) process.stdout.write(`Warning: ${squatter}.\n`);
   if (found.state === 'unverified') {
     process.stdout.write(`A Pincer process holds the lock of ${paths.home} but does not answer as its hub${found.recorded ? ` at ${found.recorded.url}` : ''}${found.why ? ` (${found.why})` : ''}. It may be starting or handing over; try again in a moment.\n`);
     return 1;

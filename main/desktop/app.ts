@@ -1,6 +1,9 @@
 import path from 'node:path';
 import type { ElectronApi, Electron } from './electron-api.js';
 import { startHub, HubAlreadyRunning, type Hub } from '../hub/hub.js';
+import { readHubFile } from '../hub/lock.js';
+import { verifyHub } from '../hub/identity.js';
+import { pincerPaths } from '../core/paths.js';
 import { DashboardWindow } from './window.js';
 import { registerIpc } from './ipc.js';
 import { AutoStart } from './autostart.js';
@@ -40,6 +43,10 @@ export interface DesktopApp {
  * The tray app: one instance per user, the hub in this process, a tray icon
  * that shows its state, notifications, and the dashboard window.
  */
+/** The origin the window's pages must have; one no page has when there is no hub to show. */
+export const NO_HUB_ORIGIN = 'pincer:no-hub';
+const originOf = (url: string | undefined) => (url ? new URL(url).origin : NO_HUB_ORIGIN);
+
 export async function startDesktop(electron: ElectronApi, opts: DesktopOptions): Promise<DesktopApp | undefined> {
   const { app } = electron;
   const platform = opts.platform ?? process.platform;
@@ -60,8 +67,16 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
     error = err instanceof HubAlreadyRunning ? `another Pincer hub runs for this data folder (pid ${err.pid}): ${err.message}` : (err as Error).message;
     log.error(`hub did not start: ${error}`);
   }
-  const hubUrl = () => hub?.url ?? 'http://127.0.0.1:7717';
-  const dashboard = new DashboardWindow(electron, hubUrl);
+  // Without a hub of its own the window shows another hub of this folder only once it proved itself
+  // (identity.ts): a squatter on the port must get neither the window's cookies nor its preload API.
+  let provenOther: string | undefined;
+  if (!hub) {
+    const paths = pincerPaths(opts.home);
+    const recorded = readHubFile(paths);
+    if (recorded && (await verifyHub(paths, recorded)).ok) provenOther = recorded.url;
+  }
+  const hubUrl = (): string | undefined => hub?.url ?? provenOther;
+  const dashboard = new DashboardWindow(electron, hubUrl, () => error ?? 'the hub is not running');
   const autostart = new AutoStart(electron, opts.execPath, platform);
   const launcher: StdioLauncher = app.isPackaged
     ? packagedLauncher(opts.execPath ?? process.execPath, opts.resourcesPath ?? process.resourcesPath, platform)
@@ -167,8 +182,8 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
     if (['question_asked', 'question_answered', 'settings_changed', 'tools_changed', 'job_started', 'job_ended'].includes(e.type)) refresh();
   });
 
-  registerIpc(electron.ipcMain, () => new URL(hubUrl()).origin, {
-    [IPC.info]: () => ({ version: VERSION, platform, hubUrl: hubUrl() }),
+  registerIpc(electron.ipcMain, () => originOf(hubUrl()), {
+    [IPC.info]: () => ({ version: VERSION, platform, hubUrl: hubUrl() ?? '' }),
     // The window signs in without the token: a fresh dashboard session, its id in the cookie, its key to the page.
     [IPC.signIn]: async () => {
       if (!hub) throw new Error('the hub is not running');

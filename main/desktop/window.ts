@@ -39,11 +39,16 @@ export function guardNavigation(electron: Pick<ElectronApi, 'shell'>, contents: 
 export class DashboardWindow {
   private win?: Electron.BrowserWindow;
 
-  constructor(private electron: ElectronApi, private hubUrl: () => string) {}
+  constructor(
+    private electron: ElectronApi,
+    private hubUrl: () => string | undefined,
+    private why: () => string = () => 'the hub is not running',
+  ) {}
 
-  /** Shows the dashboard (creating it if needed) at a page, e.g. "questions". */
+  /** Shows the dashboard (creating it if needed) at a page, e.g. "questions"; without a hub, a page saying why. */
   open(page = 'overview'): Electron.BrowserWindow {
-    const url = `${this.hubUrl()}/#/${page}`;
+    const hub = this.hubUrl();
+    const url = hub ? `${hub}/#/${page}` : noHubPage(this.why());
     if (this.win && !this.win.isDestroyed()) {
       void this.win.loadURL(url);
       this.win.show();
@@ -61,10 +66,16 @@ export class DashboardWindow {
       icon: path.join(PACKAGE_ROOT, 'build', 'icon.png'),
       webPreferences: dashboardWebPreferences(),
     });
-    guardNavigation(this.electron, win.webContents, new URL(this.hubUrl()).origin);
+    guardNavigation(this.electron, win.webContents, hub ? new URL(hub).origin : 'null');
     win.once('ready-to-show', () => win.show());
     void win.loadURL(url);
     this.win = win;
     return win;
   }
+}
+
+/** A page of the app's own, with no origin any hub page has: no cookie goes anywhere, no IPC answers it. */
+export function noHubPage(why: string): string {
+  const text = why.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `data:text/html;charset=utf-8,${encodeURIComponent(`<!doctype html><meta charset="utf-8"><title>Pincer</title><body style="font:14px system-ui;margin:2em"><h1>Pincer's hub is not running</h1><p>${text}</p>`)}`;
 }

@@ -191,6 +191,8 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     const close = () =>
       (closing ??= (async () => {
         log.info('hub shutting down');
+        // hub.json goes before the port: no one may find this address in it once another process can bind it.
+        claim.lock.forgetHubFile();
         listeners.dispose();
         server.close();
         wss.close();

@@ -4,6 +4,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic, type PincerPaths } from '../core/paths.js';
 import { HubRole, type HubInfo } from './lock.js';
+import { CHALLENGE, identityProof, newChallenge, parseSecret, sameMac } from '../core/hub-proof.js';
+
+export { CHALLENGE, identityProof };
 
 /**
  * Proving "this is the hub of this data directory" without a secret on the
@@ -16,7 +19,6 @@ import { HubRole, type HubInfo } from './lock.js';
  * recorded port, cannot answer it.
  */
 const SECRET_FILE = 'hub-secret';
-export const CHALLENGE = /^[A-Za-z0-9_-]{16,128}$/;
 
 export function secretFile(paths: PincerPaths): string {
   return path.join(paths.home, SECRET_FILE);
@@ -29,8 +31,8 @@ export function secretFile(paths: PincerPaths): string {
 export function homeSecret(paths: PincerPaths, create = false): Buffer | undefined {
   const file = secretFile(paths);
   try {
-    const text = fs.readFileSync(file, 'utf8').trim();
-    if (/^[0-9a-f]{64}$/.test(text)) return Buffer.from(text, 'hex');
+    const secret = parseSecret(fs.readFileSync(file, 'utf8'));
+    if (secret) return secret;
   } catch {
     // Missing: made below when asked to.
   }
@@ -44,15 +46,6 @@ function mac(secret: Buffer, parts: (string | number | boolean)[]): string {
   return crypto.createHmac('sha256', secret).update(parts.join('\n')).digest('base64url');
 }
 
-function sameMac(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && crypto.timingSafeEqual(x, y);
-}
-
-export function identityProof(secret: Buffer, challenge: string, pid: number): string {
-  return mac(secret, ['pincer-hub-identity', challenge, pid]);
-}
 
 /** What the health endpoint adds when asked with `?challenge=`: who answers, and the proof. */
 export const HubIdentity = z.object({ pid: z.number().int(), role: HubRole, proof: z.string() });
@@ -71,14 +64,20 @@ export type Verification =
 export async function verifyHub(paths: PincerPaths, info: HubInfo, timeoutMs = 2000): Promise<Verification> {
   const secret = homeSecret(paths);
   if (!secret) return { ok: false, reason: 'no-secret' };
-  const challenge = crypto.randomBytes(24).toString('base64url');
+  const challenge = newChallenge();
   let body: unknown;
+  let res: Response;
   try {
-    const res = await fetch(`${info.url}/api/mcp/health?challenge=${challenge}`, { signal: AbortSignal.timeout(timeoutMs) });
-    if (res.status === 503) return { ok: false, reason: 'restarting' };
-    body = await res.json();
+    res = await fetch(`${info.url}/api/mcp/health?challenge=${challenge}`, { signal: AbortSignal.timeout(timeoutMs) });
   } catch {
     return { ok: false, reason: 'no-answer' };
+  }
+  if (res.status === 503) return { ok: false, reason: 'restarting' };
+  try {
+    body = await res.json();
+  } catch {
+    // Something answered, and not as a hub: it holds the port all the same.
+    return { ok: false, reason: 'not-this-home' };
   }
   const parsed = z.object({ hub: HubIdentity }).safeParse(body);
   if (!parsed.success) return { ok: false, reason: 'not-this-home' };

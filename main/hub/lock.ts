@@ -18,6 +18,8 @@ function lockFile(paths: PincerPaths): string {
 export interface HubLock {
   /** Lets the next hub start; removes hub.json if it is still ours. Idempotent. */
   release(): void;
+  /** Removes hub.json if it is still ours, keeping the lock: a closing hub does this before it stops listening. */
+  forgetHubFile(): void;
 }
 
 // Loaded on first lock: reading hub.json (what a bridge does) must not load a native module.
@@ -64,14 +66,18 @@ export function tryHubLock(paths: PincerPaths): HubLock | undefined {
     throw err;
   }
   let released = false;
+  const forgetHubFile = () => {
+    if (readHubFile(paths)?.pid === process.pid) fs.rmSync(paths.hubFile, { force: true });
+  };
   return {
     release() {
       if (released) return;
       released = true;
       // hub.json first: once the lock is free the next hub may write its own.
-      if (readHubFile(paths)?.pid === process.pid) fs.rmSync(paths.hubFile, { force: true });
+      forgetHubFile();
       db.close();
     },
+    forgetHubFile,
   };
 }
 

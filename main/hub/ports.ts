@@ -51,8 +51,9 @@ export async function listen(server: http.Server, host: string, port: number | '
  * lsof/ss report, the main thread's name ("MainThread" for Node).
  */
 export async function portHolder(port: number): Promise<string | undefined> {
-  const found = await listenerOf(port);
+  const found = (process.platform === 'linux' ? procListener(port) : undefined) ?? (await listenerOf(port));
   if (!found) return undefined;
+  if ('owner' in found) return found.owner;
   const name = (await programOf(found.pid)) ?? found.name;
   return name ? `${name} (pid ${found.pid})` : `pid ${found.pid}`;
 }
@@ -102,4 +103,69 @@ async function programOf(pid: string): Promise<string | undefined> {
     // The process ended, or ps/tasklist could not say: lsof's or ss's name is used.
     return undefined;
   }
+}
+
+/**
+ * Linux: the listening socket on `port` from /proc/net/tcp{,6} (its inode and
+ * owner), then the process whose fd is that socket. Another user's process
+ * cannot be looked into: then its owner is what can be said.
+ */
+export function procListener(port: number): { pid: string; name?: string } | { owner: string } | undefined {
+  const wanted = port.toString(16).toUpperCase().padStart(4, '0');
+  let socket: { inode: string; uid: number } | undefined;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try {
+      text = fs.readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      // local_address is ADDR:PORT in hex; state 0A is LISTEN; uid and inode are fields 7 and 9.
+      if (f.length > 9 && f[1]!.endsWith(`:${wanted}`) && f[3] === '0A') socket = { inode: f[9]!, uid: Number(f[7]) };
+      if (socket) break;
+    }
+    if (socket) break;
+  }
+  if (!socket || socket.inode === '0') return undefined;
+  const target = `socket:[${socket.inode}]`;
+  let pids: string[] = [];
+  try {
+    pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    // No /proc listing: say what the socket table told.
+  }
+  for (const pid of pids.slice(0, 100_000)) {
+    let fds: string[];
+    try {
+      fds = fs.readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue; // another user's process, or gone
+    }
+    for (const fd of fds) {
+      let link = '';
+      try {
+        link = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        continue;
+      }
+      if (link === target) return { pid };
+    }
+  }
+  return { owner: `a process of ${userName(socket.uid)} (uid ${socket.uid}; this system does not show its pid to you)` };
+}
+
+function userName(uid: number): string {
+  try {
+    const line = fs
+      .readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .find((l) => l.split(':')[2] === String(uid));
+    const name = line?.split(':')[0];
+    if (name) return `user ${name}`;
+  } catch {
+    // No passwd file: the uid alone.
+  }
+  return 'another user';
 }

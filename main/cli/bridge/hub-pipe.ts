@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import type { Socket } from 'node:net';
 import { MAX_MESSAGE_HEADER, PIPE_PATH, PIPE_PROTOCOL } from '../../core/pipe-protocol.js';
+import type { ProvenHub } from '../hub-client.js';
 
 // `import http from 'node:http'` in an ES module reads every export of the
 // builtin, and its lazy WebSocket getters load undici: ~15 MB of RSS the bridge
@@ -16,13 +17,15 @@ export type PipeOpening =
 /**
  * Opens the bridge's one connection to the hub: `GET /mcp/pipe` with
  * `Upgrade: pincer-jsonrpc`, the token and the client's identity. After `101`
- * the socket carries newline-delimited JSON-RPC both ways.
+ * the socket carries newline-delimited JSON-RPC both ways. Only to a hub that
+ * proved itself, over the very connection the proof came on (hub-client.ts):
+ * if that connection is gone, the token is not sent anywhere else.
  */
-export function openPipe(url: string, headers: http.OutgoingHttpHeaders, timeoutMs = 10_000): Promise<PipeOpening> {
+export function openPipe(hub: ProvenHub, headers: http.OutgoingHttpHeaders, timeoutMs = 10_000): Promise<PipeOpening> {
   return new Promise((resolve) => {
-    const req = request(new URL(PIPE_PATH, url), {
+    const req = request(new URL(PIPE_PATH, hub.url), {
       method: 'GET',
-      agent: false,
+      agent: hub.agent,
       timeout: timeoutMs,
       headers: { ...headers, connection: 'Upgrade', upgrade: PIPE_PROTOCOL },
     });

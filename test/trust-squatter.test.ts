@@ -1,0 +1,152 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { RawStdio } from './helpers/raw-stdio.js';
+import { tempHome, waitFor, PINCER_BIN, pincerEnv, pidAlive } from './helpers/env.js';
+import { readHubJson, stopHubOf, tokenOf } from './helpers/hub.js';
+import { osFreePort } from './helpers/ports.js';
+
+// Issue 23, item 1, written as the attack: another local process binds the hub's port the moment
+// the hub lets go of it (stop, handover, crash with its pid reused). Whatever it answers, no Pincer
+// process may send it the token, a cookie or a client's messages, and the client is told who holds the port.
+
+const SQUATTER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'helpers', 'squatter.js');
+const MARKER = 'client-secret-marker-5f1e';
+
+interface Squatter {
+  child: ChildProcess;
+  pid: number;
+  /** Whether hub.json still existed when the port became free. */
+  hubFileWhenBound: boolean;
+  received(): string;
+  stop(): void;
+}
+
+async function squat(port: number, home: string): Promise<Squatter> {
+  const record = path.join(home, '..', `${path.basename(home)}-squatter.bin`);
+  const child = spawn(process.execPath, [SQUATTER, String(port), home, record], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  const line = await waitFor(() => /bound (\d+) hub\.json=(yes|no)/.exec(out), 'the squatter to bind the port', 20_000);
+  return {
+    child,
+    pid: Number(line[1]),
+    hubFileWhenBound: line[2] === 'yes',
+    received: () => (fs.existsSync(record) ? fs.readFileSync(record, 'latin1') : ''),
+    stop: () => {
+      child.kill('SIGKILL');
+      fs.rmSync(record, { force: true });
+    },
+  };
+}
+
+/** Nothing but a health probe with a challenge: no token, no cookie, no client identity, no client message. */
+function assertNothingSecret(received: string, token: string): void {
+  assert.ok(!received.includes(token), 'the squatter received the token');
+  assert.doesNotMatch(received, /authorization|cookie|x-pincer-session-key/i, 'the squatter received credentials');
+  assert.doesNotMatch(received, /x-pincer-client|x-pincer-cwd/i, "the squatter received the client's identity");
+  assert.ok(!received.includes(MARKER), "the squatter received the client's message");
+  assert.doesNotMatch(received, /\/mcp\/pipe|upgrade/i, 'the squatter was asked to open a pipe');
+  for (const line of received.split('\r\n').filter((l) => /^[A-Z]+ \//.test(l))) assert.match(line, /^GET \/api\/mcp\/health\?challenge=[A-Za-z0-9_-]+ HTTP\/1\.1$/, `the squatter got "${line}"`);
+}
+
+/** Gone, or a zombie: the hub is the bridge's child, and a stopped bridge cannot reap it. */
+function exited(pid: number): boolean {
+  try {
+    return /^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return !pidAlive(pid);
+  }
+}
+
+async function bridgeWithHub(home: string, port: number): Promise<{ bridge: RawStdio; hubPid: number }> {
+  const bridge = new RawStdio(home, ['stdio'], { HTTP_PORT: String(port) });
+  await bridge.initialize();
+  bridge.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'echo up' } } });
+  assert.match(JSON.stringify(await bridge.response(1, 30_000)), /up/);
+  const hubPid = readHubJson(home)!.pid;
+  return { bridge, hubPid };
+}
+
+/** After the bridge noticed that its hub is gone, a tools/call: answered with an error, never relayed to the squatter. */
+async function callAfterLoss(bridge: RawStdio, id: number): Promise<string> {
+  await waitFor(() => /lost the hub/.test(bridge.stderr), 'the bridge to notice the hub is gone', 15_000);
+  bridge.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'Bash', arguments: { command: `echo ${MARKER}` } } });
+  const r = await bridge.response(id, 40_000);
+  assert.ok(r.error, `expected an error, got ${JSON.stringify(r)}`);
+  return (r.error as { message: string }).message;
+}
+
+test('crash, pid reused, port squatted: the bridge sends the squatter nothing but a challenge, and the client learns who holds the port', { timeout: 120_000 }, async () => {
+  const h = tempHome();
+  const port = await osFreePort();
+  const { bridge, hubPid } = await bridgeWithHub(h.home, port);
+  let squatter: Squatter | undefined;
+  try {
+    const token = tokenOf(h.home);
+    // The bridge is held still while the hub dies and the squatter moves in, so it cannot win the race by luck.
+    process.kill(bridge.child.pid!, 'SIGSTOP');
+    process.kill(hubPid, 'SIGKILL');
+    await waitFor(() => exited(hubPid), 'the hub to die');
+    squatter = await squat(port, h.home);
+    // hub.json outlives a crash; the squatter has the hub's pid (a reused pid), and it is alive.
+    const recorded = JSON.parse(fs.readFileSync(path.join(h.home, 'hub.json'), 'utf8'));
+    fs.writeFileSync(path.join(h.home, 'hub.json'), JSON.stringify({ ...recorded, pid: squatter.pid }));
+    process.kill(bridge.child.pid!, 'SIGCONT');
+
+    const message = await callAfterLoss(bridge, 2);
+    assert.match(message, new RegExp(`port ${port} is held by (pid ${squatter.pid}\\b|.*\\(pid ${squatter.pid}\\)).*which is not Pincer`));
+    assertNothingSecret(squatter.received(), token);
+    assert.match(squatter.received(), /GET \/api\/mcp\/health\?challenge=/, 'the squatter was asked to prove itself');
+
+    // `pincer status` and `connect --http` say the same and send nothing either.
+    const status = spawnSync(process.execPath, [PINCER_BIN, 'status'], { env: pincerEnv(h.home), encoding: 'utf8', timeout: 30_000 });
+    assert.match(status.stdout, new RegExp(`port ${port} is held by (pid ${squatter.pid}\\b|.*\\(pid ${squatter.pid}\\)).*which is not Pincer`));
+    const connect = spawnSync(process.execPath, [PINCER_BIN, 'connect', 'cursor', '--http'], { env: pincerEnv(h.home), encoding: 'utf8', timeout: 30_000 });
+    assert.equal(connect.status, 1, connect.stdout + connect.stderr);
+    assert.match(connect.stderr, new RegExp(`port ${port} is held by (pid ${squatter.pid}\\b|.*\\(pid ${squatter.pid}\\)).*which is not Pincer`));
+    assert.ok(!fs.existsSync(path.join(h.home, '.cursor', 'mcp.json')), 'no client config names the squatter');
+    assertNothingSecret(squatter.received(), token);
+  } finally {
+    squatter?.stop();
+    process.kill(bridge.child.pid!, 'SIGCONT');
+    bridge.child.kill('SIGKILL');
+    await stopHubOf(h.home).catch(() => undefined);
+    h.cleanup();
+  }
+});
+
+for (const how of ['stop', 'handover'] as const) {
+  test(`${how}: hub.json is gone before the port is free, and a squatter on it gets nothing from the bridge`, { timeout: 120_000 }, async () => {
+    const h = tempHome();
+    const port = await osFreePort();
+    const { bridge, hubPid } = await bridgeWithHub(h.home, port);
+    let squatter: Squatter | undefined;
+    let newcomer: ChildProcess | undefined;
+    try {
+      const token = tokenOf(h.home);
+      process.kill(bridge.child.pid!, 'SIGSTOP');
+      const squatting = squat(port, h.home);
+      if (how === 'stop') process.kill(hubPid, 'SIGTERM');
+      else newcomer = spawn(process.execPath, [PINCER_BIN, 'serve', '--quiet', '--takeover'], { env: pincerEnv(h.home, { HTTP_PORT: String(port) }), stdio: 'ignore' });
+      squatter = await squatting;
+      assert.equal(squatter.hubFileWhenBound, false, 'hub.json still named the port when another process could bind it');
+      await waitFor(() => exited(hubPid), 'the old hub to exit', 20_000);
+      process.kill(bridge.child.pid!, 'SIGCONT');
+
+      const message = await callAfterLoss(bridge, 2);
+      assert.match(message, new RegExp(`port ${port}\\b.*(held|in use) by (pid ${squatter.pid}\\b|.*\\(pid ${squatter.pid}\\))`));
+      assertNothingSecret(squatter.received(), token);
+    } finally {
+      squatter?.stop();
+      newcomer?.kill('SIGKILL');
+      process.kill(bridge.child.pid!, 'SIGCONT');
+      bridge.child.kill('SIGKILL');
+      await stopHubOf(h.home).catch(() => undefined);
+      h.cleanup();
+    }
+  });
+}
