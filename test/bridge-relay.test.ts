@@ -149,7 +149,7 @@ test("a port taken by another program reaches the client within 3 s, with the hu
   }
 });
 
-test("every request the bridge sends carries its fixed client id and its working folder, over one connection for the session; each bridge has its own id (both protocol generations)", async () => {
+test("every pipe the bridge opens carries its fixed client id and its working folder (its health probes carry neither), over one connection for the session; each bridge has its own id (both protocol generations)", async () => {
   const h = tempHome();
   const hub = await startHubProcess(h.home);
   const seen: { client?: string; cwd?: string; method: string }[] = [];
@@ -204,13 +204,17 @@ test("every request the bridge sends carries its fixed client id and its working
     // One bridge served the 2025-era client, handshake and both calls, over a single connection.
     assert.deepEqual(legacyRequests.filter((r) => r.method.startsWith('UPGRADE')).map((r) => r.method), ['UPGRADE /mcp/pipe'], JSON.stringify(legacyRequests));
     assert.ok(legacyRequests.every((r) => r.method === 'UPGRADE /mcp/pipe' || r.method.startsWith('GET /api/mcp/health')), `only the pipe and health checks: ${JSON.stringify(legacyRequests)}`);
-    const legacyIds = new Set(legacyRequests.map((r) => r.client));
+    // The health probe asks an unproven process to prove it is the hub: it carries nothing of the client (issue 23).
+    for (const r of [...legacyRequests, ...modernRequests].filter((x) => x.method.startsWith('GET /api/mcp/health'))) assert.deepEqual([r.client, r.cwd], [undefined, undefined], `${r.method} carries nothing of the client`);
+    const legacyPipes = legacyRequests.filter((r) => r.method === 'UPGRADE /mcp/pipe');
+    const modernPipes = modernRequests.filter((r) => r.method === 'UPGRADE /mcp/pipe');
+    const legacyIds = new Set(legacyPipes.map((r) => r.client));
     assert.equal(legacyIds.size, 1, `one id for the life of the bridge: ${JSON.stringify(legacyRequests)}`);
     assert.match([...legacyIds][0] ?? '', /^[0-9a-f-]{16,}$/);
     // The SDK client spawns its server once for the 2026-07-28 discovery probe and once for the session.
     assert.ok(modernRequests.some((r) => r.method === 'UPGRADE /mcp/pipe'));
-    assert.ok(modernRequests.every((r) => r.client && !legacyIds.has(r.client)), 'each bridge has its own id');
-    for (const [requests, cwd] of [[legacyRequests, project], [modernRequests, h.home]] as const) {
+    assert.ok(modernPipes.every((r) => r.client && !legacyIds.has(r.client)), 'each bridge has its own id');
+    for (const [requests, cwd] of [[legacyPipes, project], [modernPipes, h.home]] as const) {
       for (const r of requests) assert.equal(decodeURIComponent(r.cwd ?? ''), fs.realpathSync(cwd), `${r.method} carries the working folder`);
     }
   } finally {

@@ -3,7 +3,7 @@ import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type 
 import { SessionEventStore } from './event-store.js';
 import { SseStream } from './sse-stream.js';
 import { StreamDeadlines, monotonicMs } from './stream-deadlines.js';
-import { sendRpcError } from '../access/respond.js';
+import { sendJson, sendRpcError } from '../access/respond.js';
 
 /** The SDK's batch limit for one POST. */
 const MAX_BATCH = 100;
@@ -100,6 +100,13 @@ export class StreamableSessionTransport implements Transport {
       for (const m of messages) this.onmessage?.(m);
       res.writeHead(202).end();
       return;
+    }
+    // An id still in flight in this session cannot be told apart from the new request: its answer would
+    // reach the wrong one and the other would wait forever. The new POST is refused, naming the id.
+    const busy = ids.filter((id) => this.byRequest.has(id));
+    if (busy.length > 0) {
+      const errors = busy.map((id) => ({ jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: a request with id ${JSON.stringify(id)} is still in flight in this session; send each request with an id not in use` } }));
+      return sendJson(res, 400, messages.length === 1 ? errors[0] : errors);
     }
     const header = req.headers['mcp-protocol-version'];
     const version = init ? initVersion(init) : typeof header === 'string' ? header : DEFAULT_NEGOTIATED_PROTOCOL_VERSION;

@@ -1,0 +1,92 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import WebSocket from 'ws';
+import { startHubProcess, type HubProcess } from './helpers/hub.js';
+import { tempHome } from './helpers/env.js';
+import { openRawPipe } from './helpers/raw-pipe.js';
+
+// Issue 23 (items 6–10), written as the attacks: what one local client or web page can do to
+// another client's session or to the hub's sockets, and what must hold against it.
+
+async function openSession(hub: HubProcess): Promise<Record<string, string>> {
+  const init = await fetch(`${hub.url}/mcp`, {
+    method: 'POST',
+    headers: hub.headers({ Accept: 'application/json, text/event-stream' }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+  });
+  assert.equal(init.status, 200);
+  await init.text();
+  const headers = hub.headers({ Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': init.headers.get('mcp-session-id')!, 'MCP-Protocol-Version': '2025-11-25' });
+  const note = await fetch(`${hub.url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  assert.equal(note.status, 202);
+  return headers;
+}
+
+/** A Bash call that waits until `gate` exists, then prints `word`. */
+const gated = (id: number, gate: string, word: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'Bash', arguments: { command: `while [ ! -e '${gate}' ]; do sleep 0.05; done; echo ${word}` } } });
+const quick = (id: number, word: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'Bash', arguments: { command: `echo ${word}` } } });
+
+test('the same JSON-RPC id twice in flight: /mcp refuses the second with an error naming the id, the first gets its own answer, the pipe and the WebSocket answer both', { timeout: 90_000 }, async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home);
+  try {
+    // Streamable HTTP: one session, id 7 in flight, id 7 again.
+    const headers = await openSession(hub);
+    const gate = path.join(h.home, 'gate-http');
+    const first = fetch(`${hub.url}/mcp`, { method: 'POST', headers, body: JSON.stringify(gated(7, gate, 'first')) }).then((r) => r.text());
+    // The first is in flight once its Bash runs (the hub streams its answer after HTTP_STREAM_AFTER_MS).
+    await new Promise((r) => setTimeout(r, 500));
+    const second = await fetch(`${hub.url}/mcp`, { method: 'POST', headers, body: JSON.stringify(quick(7, 'second')), signal: AbortSignal.timeout(10_000) });
+    assert.equal(second.status, 400);
+    const refused = (await second.json()) as { id: unknown; error: { message: string } };
+    assert.equal(refused.id, 7);
+    assert.match(refused.error.message, /id 7 is still in flight/);
+    fs.writeFileSync(gate, '');
+    const firstText = await first;
+    assert.match(firstText, /first/);
+    assert.doesNotMatch(firstText, /second/);
+    // Once answered, the id is free again.
+    const again = await fetch(`${hub.url}/mcp`, { method: 'POST', headers, body: JSON.stringify(quick(7, 'third')) });
+    assert.match(await again.text(), /third/);
+
+    // The bridge's pipe: both are answered (the SDK answers each request it was given).
+    const attempt = await openRawPipe(hub.url, { authorization: `Bearer ${hub.token}` });
+    if (!('pipe' in attempt)) throw new Error(`the pipe was refused: ${attempt.status} ${attempt.body}`);
+    const pipe = attempt.pipe;
+    pipe.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    await pipe.response(0);
+    pipe.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const pipeGate = path.join(h.home, 'gate-pipe');
+    pipe.send(gated(7, pipeGate, 'first'));
+    pipe.send(quick(7, 'second'));
+    await pipe.next((m) => m.id === 7 && JSON.stringify(m).includes('second'), 'the second answer');
+    fs.writeFileSync(pipeGate, '');
+    await pipe.next((m) => m.id === 7 && JSON.stringify(m).includes('first'), 'the first answer');
+    pipe.socket.destroy();
+
+    // WebSocket: the same.
+    const ws = new WebSocket(`ws://127.0.0.1:${hub.port}/mcp/ws`, { headers: { Authorization: `Bearer ${hub.token}` } });
+    const seen: string[] = [];
+    ws.on('message', (d) => seen.push(d.toString()));
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    const wsGate = path.join(h.home, 'gate-ws');
+    ws.send(JSON.stringify(gated(7, wsGate, 'first')));
+    ws.send(JSON.stringify(quick(7, 'second')));
+    const until = async (word: string) => {
+      for (let i = 0; i < 200 && !seen.some((m) => m.includes(`"id":7`) && m.includes(word)); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(seen.some((m) => m.includes(`"id":7`) && m.includes(word)), `the WebSocket answer "${word}": ${seen.join('\n')}`);
+    };
+    await until('second');
+    fs.writeFileSync(wsGate, '');
+    await until('first');
+    ws.close();
+  } finally {
+    await hub.stop();
+    h.cleanup();
+  }
+});
