@@ -63,7 +63,8 @@ function exited(pid: number): boolean {
 }
 
 async function bridgeWithHub(home: string, port: number): Promise<{ bridge: RawStdio; hubPid: number }> {
-  const bridge = new RawStdio(home, ['stdio'], { HTTP_PORT: String(port) });
+  // info: the bridge's "lost the hub" line tells the test when to send the next call.
+  const bridge = new RawStdio(home, ['stdio'], { HTTP_PORT: String(port), PINCER_LOG_LEVEL: 'info' });
   await bridge.initialize();
   bridge.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'echo up' } } });
   assert.match(JSON.stringify(await bridge.response(1, 30_000)), /up/);
@@ -72,8 +73,9 @@ async function bridgeWithHub(home: string, port: number): Promise<{ bridge: RawS
 }
 
 /** After the bridge noticed that its hub is gone, a tools/call: answered with an error, never relayed to the squatter. */
-async function callAfterLoss(bridge: RawStdio, id: number): Promise<string> {
-  await waitFor(() => /lost the hub/.test(bridge.stderr), 'the bridge to notice the hub is gone', 15_000);
+async function callAfterLoss(home: string, bridge: RawStdio, id: number): Promise<string> {
+  const log = path.join(home, 'logs', 'bridge.log');
+  await waitFor(() => fs.existsSync(log) && /lost the hub/.test(fs.readFileSync(log, 'utf8')), 'the bridge to notice the hub is gone', 15_000);
   bridge.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'Bash', arguments: { command: `echo ${MARKER}` } } });
   const r = await bridge.response(id, 40_000);
   assert.ok(r.error, `expected an error, got ${JSON.stringify(r)}`);
@@ -97,7 +99,7 @@ test('crash, pid reused, port squatted: the bridge sends the squatter nothing bu
     fs.writeFileSync(path.join(h.home, 'hub.json'), JSON.stringify({ ...recorded, pid: squatter.pid }));
     process.kill(bridge.child.pid!, 'SIGCONT');
 
-    const message = await callAfterLoss(bridge, 2);
+    const message = await callAfterLoss(h.home, bridge, 2);
     assert.match(message, new RegExp(`port ${port} is held by (pid ${squatter.pid}\\b|.*\\(pid ${squatter.pid}\\)).*which is not Pincer`));
     assertNothingSecret(squatter.received(), token);
     assert.match(squatter.received(), /GET \/api\/mcp\/health\?challenge=/, 'the squatter was asked to prove itself');
@@ -137,7 +139,7 @@ for (const how of ['stop', 'handover'] as const) {
       await waitFor(() => exited(hubPid), 'the old hub to exit', 20_000);
       process.kill(bridge.child.pid!, 'SIGCONT');
 
-      const message = await callAfterLoss(bridge, 2);
+      const message = await callAfterLoss(h.home, bridge, 2);
       assert.match(message, new RegExp(`port ${port}\\b.*(held|in use) by (pid ${squatter.pid}\\b|.*\\(pid ${squatter.pid}\\))`));
       assertNothingSecret(squatter.received(), token);
     } finally {
