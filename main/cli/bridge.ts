@@ -39,6 +39,8 @@ interface Session {
   initParams: string;
   answered: boolean;
   initialized: boolean;
+  /** The params of the client's last logging/setLevel: the next hub sends log messages only after it. */
+  logLevel?: string;
 }
 
 /**
@@ -100,6 +102,8 @@ class Bridge {
       this.session = { initId: r.id!, initParams: JSON.stringify((v as { params?: unknown }).params ?? {}), answered: false, initialized: false };
     } else if (r.method === 'notifications/initialized' && this.session) {
       this.session.initialized = true;
+    } else if (r.isRequest && r.method === 'logging/setLevel' && this.session) {
+      this.session.logLevel = JSON.stringify((v as { params?: unknown }).params ?? {});
     } else if (r.method === 'notifications/cancelled') {
       // The client gave up on that request: it expects no answer, so none is made up if the hub goes.
       const id = (v as { params?: { requestId?: unknown } }).params?.requestId;
@@ -229,6 +233,11 @@ class Bridge {
       this.pending.set(id, { line: '', method: 'initialize', sentOn: pipe });
       pipe.write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"initialize","params":${s.initParams}}`);
       if (s.initialized) pipe.write('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+      if (s.initialized && s.logLevel) {
+        const level = `${REPLAY_PREFIX}${++this.replays}`;
+        this.pending.set(level, { line: '', method: 'logging/setLevel', sentOn: pipe });
+        pipe.write(`{"jsonrpc":"2.0","id":${JSON.stringify(level)},"method":"logging/setLevel","params":${s.logLevel}}`);
+      }
     }
     const held = this.held;
     this.held = [];

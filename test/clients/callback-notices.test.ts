@@ -4,7 +4,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { sharedMatrixHub } from '../helpers/matrix-hub.js';
-import { waitFor } from '../helpers/env.js';
+import { tempHome, waitFor } from '../helpers/env.js';
+import { stopHubOf } from '../helpers/hub.js';
 import { connectV1, connectV2, contentText } from '../helpers/clients.js';
 
 /**
@@ -131,5 +132,28 @@ describe('a fired callback reaches the model, and only asked-for notifications a
         await client.close();
       }
     });
+  }
+});
+
+test('pincer stdio: a log level the client set is replayed on the next hub, so fires still come as notifications after a hub restart', async () => {
+  const h = tempHome();
+  const { client } = await connectV2({ home: h.home, args: ['stdio'], env: { HTTP_PORT: 'auto' } });
+  try {
+    const logs: string[] = [];
+    client.setNotificationHandler('notifications/message', (n) => void logs.push(String(n.params.data)));
+    await client.setLoggingLevel('info');
+    await client.callTool({ name: 'Bash', arguments: { command: 'echo first-hub' } });
+    await stopHubOf(h.home);
+    // The bridge starts the next hub and replays the handshake and the log level there.
+    await waitFor(async () => {
+      const r = await client.callTool({ name: 'Bash', arguments: { command: 'echo next-hub' } });
+      return r.isError ? undefined : r;
+    }, 'a call on the next hub', 20_000);
+    await client.callTool({ name: 'SetCallback', arguments: { action: 'set', message: 'after the restart', delay_seconds: 1, repeat_count: 1 } });
+    await waitFor(() => logs.includes('[Callback] Timer fired: after the restart') || undefined, 'the fire as a log notification', 15_000);
+  } finally {
+    await client.close();
+    await stopHubOf(h.home);
+    h.cleanup();
   }
 });
