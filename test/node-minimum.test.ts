@@ -160,3 +160,38 @@ test('a pincer command on a Node too old for Pincer runs again on the pinned Nod
     h.cleanup();
   }
 });
+
+test('a bridge on a Node too old even to relay (no getBuiltinModule): it runs again on the pinned Node, or answers every request with the reason', async () => {
+  const h = tempHome();
+  try {
+    const hook = (when: string) => {
+      const file = path.join(h.home, `ancient-${when.length}.mjs`);
+      fs.writeFileSync(file, `if (${when}) { Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '18.19.1', napi: '9' } }); process.getBuiltinModule = undefined; }\n`);
+      return { HTTP_PORT: 'auto', NODE_OPTIONS: `--import=${pathToFileURL(file).href}` };
+    };
+    const rerun = new RawStdio(h.home, ['stdio'], hook("process.argv.includes('stdio') && !process.env.PINCER_NODE_RERUN"));
+    try {
+      await rerun.initialize();
+      rerun.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'echo through' } } });
+      assert.equal(((await rerun.response(2)) as { result?: { content: { text: string }[] } }).result?.content[0]?.text, 'through');
+      assert.match(rerun.stderr, /^pincer: Node\.js 18\.19\.1 \(.*\) is older than Pincer needs/);
+    } finally {
+      rerun.child.kill();
+    }
+    const refused = new RawStdio(h.home, ['stdio'], hook("process.argv.includes('stdio')"));
+    try {
+      refused.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      const r = (await refused.response(1)) as { error?: { code: number; message: string } };
+      assert.equal(r.error?.code, -32000);
+      assert.match(r.error?.message ?? '', /^Pincer: Pincer needs Node\.js 22\.14 or newer; this is Node\.js 18\.19\.1 \(.*\), and no newer one is at hand: point the client's config at a newer Node/);
+      refused.child.stdin.end();
+      await waitFor(() => refused.child.exitCode !== null, 'the refusing bridge to exit when its input ends');
+      assert.equal(refused.child.exitCode, 1);
+    } finally {
+      refused.child.kill();
+    }
+  } finally {
+    await stopHubOf(h.home);
+    h.cleanup();
+  }
+});

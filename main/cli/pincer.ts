@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The only static import: it runs on any Node, so a too-old one is named before anything needing a newer one loads.
-import { describeNode, MIN_NODE, nodeSupported, runningNode, supportedNodeAtHand, tooOldMessage } from '../core/node-version.js';
+import { describeNode, INSTALL_NODE, MIN_NODE, nodeSupported, runningNode, supportedNodeAtHand, tooOldMessage } from '../core/node-version.js';
 
 const help = (version: string) => `pincer ${version} — local tools for AI clients over MCP
 
@@ -43,16 +43,58 @@ async function checkNode(argv: string[]): Promise<number | undefined> {
   const rerun = process.env.PINCER_NODE_RERUN;
   delete process.env.PINCER_NODE_RERUN;
   if (nodeSupported()) return undefined;
-  // Node 22.3+ and 20.16+ have getBuiltinModule, all the bridge's own code needs.
+  // Node 22.3+ and 20.16+ have getBuiltinModule, all the bridge's own code needs; an older bridge runs again
+  // on the pinned Node (a second, waiting process), or answers the client with the reason.
   if (isBridge(argv) && typeof process.getBuiltinModule === 'function') return undefined;
   const found = runningNode();
   const other = rerun === undefined ? await supportedNodeAtHand() : undefined;
   if (!other) {
-    process.stderr.write(`pincer: ${tooOldMessage(found, 'Pincer')}\n`);
-    return 1;
+    const bridge = isBridge(argv);
+    const message = tooOldMessage(found, 'Pincer', bridge ? `point the client's config at a newer Node ("command": "/path/to/node"), or ${INSTALL_NODE}` : INSTALL_NODE);
+    process.stderr.write(`pincer: ${message}\n`);
+    // A client started this bridge: it gets the reason as the answer to its requests, not just a closed pipe.
+    return bridge ? answerEveryRequest(message) : 1;
   }
   process.stderr.write(`pincer: ${describeNode(found)} is older than Pincer needs (${MIN_NODE}); running with ${describeNode(other)}, which this checkout installed.\n`);
   return runWith(other.path);
+}
+
+/**
+ * A bridge that cannot run answers each request the client sends with `message` (JSON-RPC error
+ * -32000) until its input ends, so the client shows why. Plain JSON.parse on this old Node: nothing
+ * else of Pincer loads here.
+ */
+function answerEveryRequest(message: string): Promise<number> {
+  return new Promise((resolve) => {
+    let buffered = '';
+    const answer = (line: string) => {
+      let msg: unknown;
+      try {
+        msg = JSON.parse(line);
+      } catch {
+        return;
+      }
+      for (const m of Array.isArray(msg) ? msg : [msg]) {
+        const id = (m as { id?: unknown; method?: unknown } | null)?.id;
+        if ((typeof id === 'string' || typeof id === 'number') && typeof (m as { method?: unknown }).method === 'string') {
+          process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message: `Pincer: ${message}` } }) + '\n');
+        }
+      }
+    };
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (chunk: string) => {
+      buffered += chunk;
+      // One line at most 1 MB kept: this only needs ids.
+      if (buffered.length > 1 << 20 && !buffered.includes('\n')) buffered = '';
+      let i;
+      while ((i = buffered.indexOf('\n')) >= 0) {
+        answer(buffered.slice(0, i));
+        buffered = buffered.slice(i + 1);
+      }
+    });
+    process.stdin.on('end', () => resolve(1));
+    process.stdout.on('error', () => resolve(1));
+  });
 }
 
 /** This very command under another Node; signals reach it, its exit code is ours. */
