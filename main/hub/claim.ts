@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { PincerPaths } from '../core/paths.js';
 import { logger } from '../core/log.js';
-import { readHubFile, tryHubLock, type HubInfo, type HubLock, type HubRole } from './lock.js';
+import { LOCK_CONTENTION_MS, readHubFile, tryHubLock, type HubInfo, type HubLock, type HubRole } from './lock.js';
 import { homeSecret, signHandover, verifyHub } from './identity.js';
 import { HANDOVER_PATH } from './handover.js';
 
@@ -44,14 +44,20 @@ export interface Claim {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The hub that holds the lock, once it answers with this home's identity (it may still be starting). */
-async function runningHub(paths: PincerPaths, deadline: number): Promise<HubInfo | undefined> {
+/**
+ * The hub that holds the lock, once it answers with this home's identity (it may still be starting),
+ * or the lock itself when whoever held it let go meanwhile (another starter that gave up, a probe,
+ * a process that crashed before it served): then no hub is coming, and this starter is it.
+ */
+async function runningHub(paths: PincerPaths, deadline: number): Promise<{ hub: HubInfo } | { lock: HubLock } | undefined> {
   for (;;) {
     const info = readHubFile(paths);
     if (info) {
       const v = await verifyHub(paths, info);
-      if (v.ok) return { ...info, role: v.role };
+      if (v.ok) return { hub: { ...info, role: v.role } };
     }
+    const lock = tryHubLock(paths);
+    if (lock) return { lock };
     if (Date.now() > deadline) return undefined;
     await sleep(100);
   }
@@ -90,13 +96,15 @@ export async function claimHub(paths: PincerPaths, opts: ClaimOptions): Promise<
   const timeoutMs = opts.timeoutMs ?? 20_000;
   let handedOverBy: HubInfo | undefined;
   for (let round = 0; round < 3; round++) {
-    const lock = tryHubLock(paths);
+    const lock = tryHubLock(paths, LOCK_CONTENTION_MS);
     if (lock) return { lock, port: handedOverBy?.port, handedOverBy };
     // The lock is held by a live process of this home. Find out which hub it is.
-    const hub = await runningHub(paths, Date.now() + Math.min(timeoutMs, 10_000));
+    const found = await runningHub(paths, Date.now() + Math.min(timeoutMs, 10_000));
+    if (found && 'lock' in found) return { lock: found.lock, port: handedOverBy?.port, handedOverBy };
+    const hub = found?.hub;
     if (!hub) {
       const recorded = readHubFile(paths);
-      const lock2 = tryHubLock(paths);
+      const lock2 = tryHubLock(paths, LOCK_CONTENTION_MS);
       if (lock2) return { lock: lock2, port: handedOverBy?.port, handedOverBy };
       throw new HubAlreadyRunning(
         'HUB_NOT_ANSWERING',

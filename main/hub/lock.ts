@@ -24,7 +24,16 @@ export interface HubLock {
 
 // Loaded on first lock: reading hub.json (what a bridge does) must not load a native module.
 let sqlite: typeof BetterSqlite3 | undefined;
-const openSqlite = (file: string) => new (sqlite ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3)(file, { timeout: 0 });
+const openSqlite = (file: string, timeout: number) => new (sqlite ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3)(file, { timeout });
+
+/**
+ * How long a starting hub waits out another process's brief hold on hub.lock before it concludes a
+ * hub holds it. Taking the lock is several steps (SQLite reads the file under a shared lock, then
+ * escalates), and every other starter, and every `pincer status` probe, holds the file for such an
+ * instant: without waiting, starters that meet each other's instants can all give up at once, and
+ * then each waited ~10 s for a hub that nobody was starting (issue 23).
+ */
+export const LOCK_CONTENTION_MS = 500;
 
 const SQLITE_HEADER = 'SQLite format 3\0';
 
@@ -51,12 +60,13 @@ function prepareLockFile(file: string): void {
  * a reused pid can never hold it, and of any number of simultaneous starters
  * exactly one wins. The file itself is never deleted: deleting a lock file
  * that another process has open is what lets two processes both "win".
- * Returns undefined when a live process of this data directory holds it.
+ * Returns undefined when a live process of this data directory holds it (after waiting up to
+ * `waitMs` for a brief hold to end: LOCK_CONTENTION_MS for a starting hub).
  */
-export function tryHubLock(paths: PincerPaths): HubLock | undefined {
+export function tryHubLock(paths: PincerPaths, waitMs = 0): HubLock | undefined {
   const file = lockFile(paths);
   prepareLockFile(file);
-  const db = openSqlite(file);
+  const db = openSqlite(file, waitMs);
   try {
     db.pragma('journal_mode = OFF');
     db.exec('BEGIN EXCLUSIVE');
