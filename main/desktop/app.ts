@@ -58,15 +58,7 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   if (platform === 'darwin') app.dock?.hide();
   await app.whenReady();
 
-  let hub: Hub | undefined;
-  let error: string | undefined;
-  try {
-    // The tray app has the better claim: a headless hub (one a client's bridge started) hands over to it.
-    hub = await startHub({ home: opts.home, role: 'desktop', takeover: 'headless', renderer: new ElectronRenderer(electron), searchTransport: electronNetTransport(electron) });
-  } catch (err) {
-    error = err instanceof HubAlreadyRunning ? `another Pincer hub runs for this data folder (pid ${err.pid}): ${err.message}` : (err as Error).message;
-    log.error(`hub did not start: ${error}`);
-  }
+  const { hub, error } = await startTrayHub(electron, opts.home);
   // Without a hub of its own the window shows another hub of this folder only once it proved itself
   // (identity.ts): a squatter on the port must get neither the window's cookies nor its preload API.
   let provenOther: string | undefined;
@@ -82,17 +74,7 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
     ? packagedLauncher(opts.execPath ?? process.execPath, opts.resourcesPath ?? process.resourcesPath, platform)
     : { command: opts.execPath ?? process.execPath, args: [path.join(PACKAGE_ROOT, 'dist', 'main', 'cli', 'pincer.js'), 'stdio'], env: { ELECTRON_RUN_AS_NODE: '1' } };
 
-  // No page in the app may use the camera, location, notifications of its own…
-  electron.session.defaultSession.setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
-  const readdocs = electron.session.fromPartition('readdocs');
-  readdocs.setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
-  // ReadDocs' window loads what builds a page's text, not what is only looked at (the same rule as headless Chromium).
-  readdocs.webRequest.onBeforeRequest((details, cb) => {
-    const policy = subresourcePolicy(details.resourceType);
-    if (policy === 'skip') cb({ cancel: true });
-    else if (policy === 'empty-stylesheet') cb({ redirectURL: 'data:text/css,' });
-    else cb({});
-  });
+  lockDownSessions(electron);
 
   const bundle = () => claudeDesktopBundle({ isPackaged: app.isPackaged, resourcesPath: opts.resourcesPath ?? process.resourcesPath, platform });
   const facts = (): TrayFacts => {
@@ -108,12 +90,7 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
     };
   };
   const icon = (state: TrayState) => electron.nativeImage.createFromPath(path.join(PACKAGE_ROOT, 'build', 'tray', `${state}.png`));
-  const notify = (title: string, body: string, page?: string) => {
-    if (!electron.Notification.isSupported()) return;
-    const n = new electron.Notification({ title, body, silent: false });
-    if (page) n.on('click', () => dashboard.open(page));
-    n.show();
-  };
+  const notify = notifier(electron, dashboard);
 
   let quitting = false;
   const quit = async (): Promise<boolean> => {
@@ -172,30 +149,8 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   tray.on('click', () => dashboard.open());
   refresh();
 
-  hub?.runtime.events.subscribe((e) => {
-    if (e.type === 'question_asked') {
-      const qs = e.questions;
-      notify('Pincer: a question for you', qs[0]?.question ?? 'A model is waiting for your answer.', 'questions');
-    } else if (e.type === 'callback_fired') {
-      notify('Pincer: callback', e.text, 'callbacks');
-    }
-    if (['question_asked', 'question_answered', 'settings_changed', 'tools_changed', 'job_started', 'job_ended'].includes(e.type)) refresh();
-  });
-
-  registerIpc(electron.ipcMain, () => originOf(hubUrl()), {
-    [IPC.info]: () => ({ version: VERSION, platform, hubUrl: hubUrl() ?? '' }),
-    // The window signs in without the token: a fresh dashboard session, its id in the cookie, its key to the page.
-    [IPC.signIn]: async () => {
-      if (!hub) throw new Error('the hub is not running');
-      const session = hub.dashboardSessions.create();
-      await electron.session.defaultSession.cookies.set({ url: hub.url, name: hub.dashboardSessions.cookieName(), value: session.id, httpOnly: true, sameSite: 'strict' });
-      return { key: session.key };
-    },
-    [IPC.openExternal]: (url: unknown) => {
-      if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new Error('only http(s) links open outside');
-      return electron.shell.openExternal(url);
-    },
-  });
+  if (hub) forwardHubEvents(hub, notify, refresh);
+  registerWindowIpc(electron, hub, hubUrl, platform);
 
   // `pincer serve --takeover` took the hub: this app has nothing left to show.
   void hub?.handedOver.then((to) => {
@@ -219,4 +174,70 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
     void quit();
   });
   return { hub, facts, state: () => trayState(facts()), menu: () => trayMenu(facts(), actions), dashboard, refresh, quit };
+}
+
+/** The hub in this process. The tray app has the better claim: a headless hub (one a client's bridge started) hands over to it. */
+async function startTrayHub(electron: ElectronApi, home: string): Promise<{ hub?: Hub; error?: string }> {
+  try {
+    return { hub: await startHub({ home, role: 'desktop', takeover: 'headless', renderer: new ElectronRenderer(electron), searchTransport: electronNetTransport(electron) }) };
+  } catch (err) {
+    // The tray still starts, showing why in its menu and tooltip.
+    const error = err instanceof HubAlreadyRunning ? `another Pincer hub runs for this data folder (pid ${err.pid}): ${err.message}` : (err as Error).message;
+    log.error(`hub did not start: ${error}`, { err });
+    return { error };
+  }
+}
+
+/** No page in the app may use the camera, location, notifications of its own…; ReadDocs' window loads only what builds a page's text. */
+function lockDownSessions(electron: ElectronApi): void {
+  electron.session.defaultSession.setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
+  const readdocs = electron.session.fromPartition('readdocs');
+  readdocs.setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
+  // Not what is only looked at: the same rule as headless Chromium.
+  readdocs.webRequest.onBeforeRequest((details, cb) => {
+    const policy = subresourcePolicy(details.resourceType);
+    if (policy === 'skip') cb({ cancel: true });
+    else if (policy === 'empty-stylesheet') cb({ redirectURL: 'data:text/css,' });
+    else cb({});
+  });
+}
+
+/** A desktop notification; clicking it opens the dashboard at `page`. */
+function notifier(electron: ElectronApi, dashboard: DashboardWindow): (title: string, body: string, page?: string) => void {
+  return (title, body, page) => {
+    if (!electron.Notification.isSupported()) return;
+    const n = new electron.Notification({ title, body, silent: false });
+    if (page) n.on('click', () => dashboard.open(page));
+    n.show();
+  };
+}
+
+/** Questions and callbacks become notifications; what the tray shows is refreshed when it changes. */
+function forwardHubEvents(hub: Hub, notify: (title: string, body: string, page?: string) => void, refresh: () => void): void {
+  hub.runtime.events.subscribe((e) => {
+    if (e.type === 'question_asked') {
+      notify('Pincer: a question for you', e.questions[0]?.question ?? 'A model is waiting for your answer.', 'questions');
+    } else if (e.type === 'callback_fired') {
+      notify('Pincer: callback', e.text, 'callbacks');
+    }
+    if (['question_asked', 'question_answered', 'settings_changed', 'tools_changed', 'job_started', 'job_ended'].includes(e.type)) refresh();
+  });
+}
+
+/** What the dashboard window may ask of the main process (preload's narrow API). */
+function registerWindowIpc(electron: ElectronApi, hub: Hub | undefined, hubUrl: () => string | undefined, platform: NodeJS.Platform): void {
+  registerIpc(electron.ipcMain, () => originOf(hubUrl()), {
+    [IPC.info]: () => ({ version: VERSION, platform, hubUrl: hubUrl() ?? '' }),
+    // The window signs in without the token: a fresh dashboard session, its id in the cookie, its key to the page.
+    [IPC.signIn]: async () => {
+      if (!hub) throw new Error('the hub is not running');
+      const session = hub.dashboardSessions.create();
+      await electron.session.defaultSession.cookies.set({ url: hub.url, name: hub.dashboardSessions.cookieName(), value: session.id, httpOnly: true, sameSite: 'strict' });
+      return { key: session.key };
+    },
+    [IPC.openExternal]: (url: unknown) => {
+      if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new Error('only http(s) links open outside');
+      return electron.shell.openExternal(url);
+    },
+  });
 }
