@@ -90,3 +90,53 @@ test('the same JSON-RPC id twice in flight: /mcp refuses the second with an erro
     h.cleanup();
   }
 });
+
+test('oversized uploads all read their 413, 8 at once on each of /mcp, /api/mcp/jsonrpc, /messages and REST, declared or chunked: never EPIPE', { timeout: 120_000 }, async () => {
+  const h = tempHome();
+  const limit = 64 * 1024;
+  const hub = await startHubProcess(h.home, { MAX_BODY_BYTES: String(limit) });
+  try {
+    // Far more than the kernel buffers between two loopback sockets hold: a hub that closes early makes the sender's writes fail.
+    const size = 8 * 1024 * 1024;
+    const big = Buffer.alloc(size, 0x20);
+    big.write('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Bash","arguments":{"command":"echo x"}},"pad":"');
+    const chunked = () =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let i = 0; i < size; i += 256 * 1024) controller.enqueue(big.subarray(i, i + 256 * 1024));
+          controller.close();
+        },
+      });
+    const routes = ['/mcp', '/api/mcp/jsonrpc', '/messages?sessionId=none', '/api/mcp/tools/call'];
+    const outcomes: string[] = [];
+    await Promise.all(
+      routes.flatMap((route) =>
+        Array.from({ length: 8 }, async (_, i) => {
+          const declared = i % 2 === 0;
+          try {
+            const r = await fetch(`${hub.url}${route}`, {
+              method: 'POST',
+              headers: hub.headers({ Accept: 'application/json, text/event-stream' }),
+              body: declared ? big : chunked(),
+              ...(declared ? {} : { duplex: 'half' }),
+              signal: AbortSignal.timeout(60_000),
+            } as RequestInit);
+            const text = await r.text();
+            outcomes.push(r.status === 413 && /larger than MAX_BODY_BYTES/.test(text) ? 'read 413' : `${route} ${declared ? 'declared' : 'chunked'}: ${r.status} ${text.slice(0, 200)}`);
+          } catch (err) {
+            const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+            outcomes.push(`${route} ${declared ? 'declared' : 'chunked'}: ${(err as Error).message} (${cause?.code ?? cause?.message ?? ''})`);
+          }
+        }),
+      ),
+    );
+    assert.deepEqual(outcomes.filter((o) => o !== 'read 413'), []);
+    assert.equal(outcomes.length, 32);
+    // The hub is well and serves the next call.
+    const call = await fetch(`${hub.url}/api/mcp/tools/call`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ name: 'Bash', arguments: { command: 'echo after' } }) });
+    assert.equal(call.status, 200);
+  } finally {
+    await hub.stop();
+    h.cleanup();
+  }
+});

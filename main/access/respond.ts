@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { jsonRpcErrorBody } from './security.js';
 
 /**
@@ -18,4 +18,48 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 /** A JSON-RPC error with `id: null`: the answer to a request that could not be read or routed. */
 export function sendRpcError(res: ServerResponse, status: number, code: number, message: string, headers?: Record<string, string>): void {
   sendJson(res, status, jsonRpcErrorBody(code, message), headers);
+}
+
+/** How much of an oversized body the hub reads (and discards) so that its client can read the 413. */
+export const DISCARD_BYTES = 64 * 1024 * 1024;
+/** How long it reads it for. */
+export const DISCARD_MS = 15_000;
+
+/**
+ * Answers 413 and then reads the rest of the upload into nothing before closing: a hub that closes
+ * while the client is still sending makes the client's next write fail (EPIPE, a reset) and many
+ * clients then report that instead of the 413. The answer is written at once and finished when the
+ * body ends; past DISCARD_BYTES or DISCARD_MS the connection is cut, so the reading stays bounded.
+ */
+export function refuseTooLarge(req: IncomingMessage, res: ServerResponse, message: string): void {
+  if (res.headersSent) {
+    req.socket.destroy();
+    return;
+  }
+  const text = JSON.stringify(jsonRpcErrorBody(-32600, message));
+  res.writeHead(413, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)), Connection: 'close' });
+  res.write(text);
+  if (req.complete) {
+    res.end();
+    return;
+  }
+  let read = 0;
+  const finish = () => {
+    clearTimeout(timer);
+    req.off('data', discard);
+    if (!res.writableEnded) res.end();
+  };
+  const cut = () => {
+    finish();
+    req.socket.destroy();
+  };
+  const discard = (chunk: Buffer) => {
+    if ((read += chunk.length) > DISCARD_BYTES) cut();
+  };
+  const timer = setTimeout(cut, DISCARD_MS);
+  timer.unref();
+  req.on('data', discard);
+  req.once('end', finish);
+  req.once('error', cut);
+  req.resume();
 }

@@ -1,6 +1,6 @@
 import express, { type Request, type Response, type NextFunction } from 'express';
 import type { Settings } from '../core/settings/settings.js';
-import { jsonRpcErrorBody } from '../access/security.js';
+import { refuseTooLarge } from '../access/respond.js';
 import { EMPTY_BODY, declaredTooLarge, parseBody, type ParsedBody } from '../access/body.js';
 
 const bodies = new WeakMap<Request, ParsedBody>();
@@ -14,12 +14,9 @@ export function jsonBodies(settings: Settings) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const limit = settings.get('MAX_BODY_BYTES');
     const tooLarge = declaredTooLarge(req.headers, limit);
-    if (tooLarge) {
-      res.set('Connection', 'close');
-      res.status(413).json(jsonRpcErrorBody(-32600, tooLarge));
-      return;
-    }
+    if (tooLarge) return refuseTooLarge(req, res, tooLarge);
     express.raw({ type: () => true, limit })(req, res, (err?: unknown) => {
+      if ((err as { type?: string } | undefined)?.type === 'entity.too.large') return refuseTooLarge(req, res, `Request body is larger than MAX_BODY_BYTES (${limit}).`);
       if (err) {
         next(err);
         return;

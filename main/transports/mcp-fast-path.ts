@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Settings } from '../core/settings/settings.js';
 import { hostOriginProblem, tokenProblem, unauthorizedHeaders, type GuardOptions, type SessionCheck } from '../access/security.js';
-import { sendRpcError } from '../access/respond.js';
+import { refuseTooLarge, sendRpcError } from '../access/respond.js';
 import { EMPTY_BODY, declaredTooLarge, parseBody, type ParsedBody } from '../access/body.js';
 import { logger } from '../core/log.js';
 
@@ -47,7 +47,7 @@ export function mcpFastPath(deps: FastPathDeps, next: RequestListener): RequestL
 /** Reads the whole body up to `limit` bytes and parses it as JSON once; past the limit answers 413 and stops reading. */
 function readBody(req: IncomingMessage, res: ServerResponse, limit: number, done: (body: ParsedBody) => void): void {
   const declared = declaredTooLarge(req.headers, limit);
-  if (declared) return tooLarge(res, declared);
+  if (declared) return refuseTooLarge(req, res, declared);
   const chunks: Buffer[] = [];
   let size = 0;
   let over = false;
@@ -57,8 +57,7 @@ function readBody(req: IncomingMessage, res: ServerResponse, limit: number, done
     if (size > limit) {
       over = true;
       chunks.length = 0;
-      req.pause();
-      return tooLarge(res, `Request body is larger than MAX_BODY_BYTES (${limit}).`);
+      return refuseTooLarge(req, res, `Request body is larger than MAX_BODY_BYTES (${limit}).`);
     }
     chunks.push(chunk);
   });
@@ -66,8 +65,4 @@ function readBody(req: IncomingMessage, res: ServerResponse, limit: number, done
     if (over) return;
     done(parseBody(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
   });
-}
-
-function tooLarge(res: ServerResponse, message: string): void {
-  sendRpcError(res, 413, -32600, message, { Connection: 'close' });
 }
