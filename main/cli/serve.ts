@@ -26,7 +26,7 @@ export async function runServe(home: string, opts: ServeOptions): Promise<number
   installLastResort(log, { keepServing: true, ignoreStdoutErrors: true });
   let hub;
   try {
-    hub = await startHub({ home, env: opts.env && Object.keys(opts.env).length > 0 ? { ...process.env, ...opts.env } : undefined, role: 'headless', takeover: opts.ifNone ? 'never' : opts.takeover ? 'any' : 'headless' });
+    hub = await startHub({ home, env: opts.env && Object.keys(opts.env).length > 0 ? { ...process.env, ...opts.env } : undefined, role: 'headless', takeover: opts.ifNone ? 'never' : opts.takeover ? 'any' : 'headless', clientStarted: opts.ifNone === true });
   } catch (err) {
     if (err instanceof HubAlreadyRunning) {
       process.stderr.write(`pincer serve: ${err.message}\n`);

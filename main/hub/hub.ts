@@ -1,3 +1,4 @@
+import { useLoginEnvironment } from '../tools/shell/process.js';
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { pincerPaths, ensureHome } from '../core/paths.js';
@@ -71,6 +72,8 @@ export interface HubOptions {
   takeover?: Takeover;
   /** How long calls in flight may take to finish when this hub hands over (default 10 s). */
   handoverGraceMs?: number;
+  /** Started by a client's bridge (`serve --if-none`): its environment is that client's, not the user's. */
+  clientStarted?: boolean;
 }
 
 /** Starts the hub: one per data directory, listening on HTTP_HOST:HTTP_PORT. */
@@ -79,6 +82,8 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
   ensureHome(paths);
   const role = opts.role ?? 'headless';
   const claim = await claimHub(paths, { role, takeover: opts.takeover ?? 'never' });
+  // The tray app's and a bridge's hub run commands with the login shell's environment, read once (login-env.ts).
+  if (role === 'desktop' || opts.clientStarted) void useLoginEnvironment();
   // What the hub holds (the lock, the runtime, the handover gate): released last, newest first, on
   // close — and at once if the start fails part-way.
   const owned = new DisposableStore();

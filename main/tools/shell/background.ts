@@ -4,7 +4,7 @@ import { formatBytes, formatDuration } from '../../core/format.js';
 import type { JobRow } from '../../store/jobs.js';
 import { isActive } from './jobs.js';
 import { startingFolder } from './workdir.js';
-import { shellSentence } from './process.js';
+import { shellSentence, commandEnvReady } from './process.js';
 
 const taskId = (what: string) => z.number().int().positive('task_id must be a positive task id from BackgroundBash').describe(what);
 
@@ -50,6 +50,7 @@ export const backgroundBashTool = defineTool({
   outputSchema: z.object({ task_id: z.number().int(), pid: z.number().int().nullable(), log_file: z.string(), cwd: z.string().describe('The folder the job runs in'), shell: z.string().describe('The shell that runs the command') }),
   annotations: { title: 'Start a background command', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async handler(args, ctx) {
+    await commandEnvReady();
     const { job, shell } = ctx.services.jobs.start(args.command, ctx.sessionId, await startingFolder(ctx));
     return textResult(
       `Started background task ${job.id} (pid ${job.pid}) in ${job.cwd}, in ${shell}. Read its output with ReadBgOutput {"task_id": ${job.id}}; stop it with KillBgTask.`,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { StringDecoder } from 'node:string_decoder';
 import { defineTool, type ToolContext, type ToolResult } from '../types.js';
-import { resolveShell, spawnShell, killTree, shellSentence, commandEnv } from './process.js';
+import { resolveShell, spawnShell, killTree, shellSentence, commandEnv, commandEnvReady } from './process.js';
 import { shellPhrase } from './shells.js';
 import { trackCwd } from './cwd-track.js';
 import { startingFolder, rememberFolder } from './workdir.js';
@@ -67,6 +67,7 @@ export async function runBash(command: string, timeoutArg: number | undefined, c
 
   // The command reports the folder it ends in (fd 3 or a file), so that a `cd` carries over to the next call.
   const track = trackCwd(shell, command);
+  await commandEnvReady();
   const child = spawnShell(shell, track.command, { cwd, stdio: ['ignore', 'pipe', 'pipe', track.fd3 ? 'pipe' : 'ignore'], detached: process.platform !== 'win32', ...(env ? { env: { ...commandEnv(), ...env } } : {}) });
   let endedIn = '';
   child.stdio[3]?.on('data', (d: Buffer) => (endedIn += d.toString('utf8')));

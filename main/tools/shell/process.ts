@@ -5,6 +5,7 @@ import treeKill from 'tree-kill';
 import { UserError } from '../../core/errors.js';
 import type { SettingsView } from '../../core/settings/view.js';
 import { withoutPincerSecrets } from '../../core/settings/secrets.js';
+import { resolveLoginEnv, bareSystemPath } from './login-env.js';
 import { findShell, systemProbe, shellPhrase, type ShellSpec, type ShellProbe } from './shells.js';
 
 export type { ShellSpec } from './shells.js';
@@ -48,20 +49,43 @@ export function resolveCwd(settings: SettingsView): string {
 }
 
 let inherited: NodeJS.ProcessEnv | undefined;
+let loginEnv: Record<string, string> | undefined;
+let loginPending: Promise<void> | undefined;
+let loginSettled = false;
+
+/** Reads the login shell's environment once (login-env.ts); commands wait for it, at most its timeout. */
+export function useLoginEnvironment(timeoutMs?: number): Promise<void> {
+  if (process.platform === 'win32') return Promise.resolve();
+  return (loginPending ??= resolveLoginEnv({ timeoutMs }).then((env) => {
+    loginEnv = env;
+    loginSettled = true;
+    inherited = undefined;
+  }));
+}
 
 /**
- * The environment commands run with: Pincer's own without its secrets (AUTH_TOKEN, API keys: see
- * withoutPincerSecrets), copied once. Node reads `process.env` through
- * a getenv interceptor, one native call per variable, on every spawn (~30 µs for 40 variables, a
- * tenth of a cheap tool call; issue 17); a plain object costs under a microsecond. Pincer never
- * changes its own environment after it starts.
+ * Before a command starts: the login environment, when it is being read (and a process whose PATH
+ * is a bare system PATH — started from a dock or menu — starts reading it here). Undefined: ready.
+ */
+export function commandEnvReady(): Promise<void> | undefined {
+  if (!loginPending && process.platform !== 'win32' && bareSystemPath(process.env.PATH)) void useLoginEnvironment();
+  return loginSettled ? undefined : loginPending;
+}
+
+/**
+ * The environment commands run with: the login shell's when it was read, else Pincer's own; without
+ * Pincer's secrets either way. Copied once: Node reads `process.env` through a getenv interceptor,
+ * one native call per variable, on every spawn (~30 µs for 40 variables, a tenth of a cheap tool
+ * call; issue 17); a plain object costs under a microsecond.
  */
 export function commandEnv(): NodeJS.ProcessEnv {
   if (inherited) return inherited;
-  inherited = withoutPincerSecrets(process.env);
+  const env = withoutPincerSecrets(loginEnv ?? process.env);
   // The packaged app runs its hub as Node through this switch; an Electron app a command starts (VS Code's `code`) must not inherit it.
-  if (process.versions.electron) delete inherited.ELECTRON_RUN_AS_NODE;
-  return inherited;
+  if (process.versions.electron) delete env.ELECTRON_RUN_AS_NODE;
+  // While the login environment is being read, this answer is provisional.
+  if (!loginPending || loginSettled) inherited = env;
+  return env;
 }
 
 export function spawnShell(shell: ShellSpec, command: string, opts: { cwd: string; stdio: StdioOptions; detached: boolean; env?: NodeJS.ProcessEnv }): ChildProcess {
