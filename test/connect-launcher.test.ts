@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { tempHome, ROOT, PINCER_BIN, pincerEnv } from './helpers/env.js';
-import { cliLauncher } from '../main/connect/launcher.js';
+import { cliLauncher, stableNodePath } from '../main/connect/launcher.js';
 
 /** The checkout's pinned Node (npm's `node` package), by its real path. */
 const PINNED = fs.realpathSync(path.join(ROOT, 'node_modules', 'node', 'bin', process.platform === 'win32' ? 'node.exe' : 'node'));
@@ -47,6 +47,25 @@ test('connect refuses to write a config that points into the npx cache', async (
     fs.writeFileSync(script, '');
     await assert.rejects(cliLauncher(script), /runs from npm's npx cache \(.*_npx.*\), which npm deletes when it prunes the cache/);
     await assert.rejects(cliLauncher(path.join(h.home, 'nothing.js')), /cannot find Pincer's own script/);
+  } finally {
+    h.cleanup();
+  }
+});
+
+test("a Node without a pinned one is written by the name on PATH that leads to it (Homebrew's bin/node, not its versioned Cellar path)", () => {
+  const h = tempHome();
+  try {
+    // …/Cellar/node/24.1.0/bin/node is the real file; …/bin/node the link an upgrade moves.
+    const cellar = path.join(h.home, 'Cellar', 'node', '24.1.0', 'bin');
+    const bin = path.join(h.home, 'bin');
+    fs.mkdirSync(cellar, { recursive: true });
+    fs.mkdirSync(bin);
+    fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(cellar, 'node'));
+    fs.symlinkSync(path.join(cellar, 'node'), path.join(bin, 'node'));
+    const elsewhere = path.join(h.home, 'empty');
+    fs.mkdirSync(elsewhere);
+    assert.equal(stableNodePath(path.join(cellar, 'node'), [elsewhere, 'relative/bin', bin].join(path.delimiter)), path.join(bin, 'node'));
+    assert.equal(stableNodePath(path.join(cellar, 'node'), elsewhere), path.join(cellar, 'node'), 'no PATH entry leads to it: its own path');
   } finally {
     h.cleanup();
   }

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { UserError, errorMessage } from '../core/errors.js';
 import { describeNode, MIN_NODE, nodeSupported, pinnedNode, runningNode, tooOldMessage, type NodeAt } from '../core/node-version.js';
 import type { StdioLauncher } from './clients.js';
@@ -32,11 +33,32 @@ export async function cliLauncher(script: string, env?: Record<string, string>):
     );
   }
   const pinned = await pinnedNode();
-  const node = pinned && nodeSupported({ node: pinned.version }) ? pinned : nodeSupported() ? runningNode() : undefined;
+  const running = runningNode();
+  const node = pinned && nodeSupported({ node: pinned.version }) ? pinned : nodeSupported() ? { ...running, path: stableNodePath(running.path) } : undefined;
   if (node === undefined) {
-    throw new UserError(tooOldMessage(runningNode(), 'Pincer', `a client started with it could not run Pincer; run "pincer connect" with Node.js ${MIN_NODE} or newer`), 'UNSUPPORTED');
+    throw new UserError(tooOldMessage(running, 'Pincer', `a client started with it could not run Pincer; run "pincer connect" with Node.js ${MIN_NODE} or newer`), 'UNSUPPORTED');
   }
   return { command: node.path, args: [real, 'stdio'], ...(env ? { env } : {}), node };
+}
+
+/**
+ * The name on PATH of the Node at `real`, when one there leads to it: Homebrew's
+ * `/opt/homebrew/bin/node` rather than `…/Cellar/node/24.1.0/bin/node`, which the next
+ * `brew upgrade` deletes. `real` itself when no PATH entry is that Node.
+ */
+export function stableNodePath(real: string, envPath = process.env.PATH ?? ''): string {
+  const name = process.platform === 'win32' ? 'node.exe' : 'node';
+  for (const dir of envPath.split(path.delimiter)) {
+    // Only absolute entries: a client starts from a folder of its own.
+    if (!path.isAbsolute(dir)) continue;
+    const candidate = path.join(dir, name);
+    try {
+      if (fs.realpathSync(candidate) === fs.realpathSync(real)) return candidate;
+    } catch {
+      // Not there: the next PATH entry.
+    }
+  }
+  return real;
 }
 
 /** "Node.js 24.21.0 (/path/node) runs /path/pincer.js": what the written entry starts. */
