@@ -97,7 +97,7 @@ export class Activity {
       if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) this.prune();
     } catch (err) {
       // Activity is a record for the person, never a reason for a call to fail.
-      log.warn(`could not record ${batch.length} tool call event(s): ${(err as Error).message}`);
+      log.warn(`could not record ${batch.length} tool call event(s): ${(err as Error).message}`, { err });
     }
   }
 

@@ -83,7 +83,7 @@ export class ToolCalls {
     try {
       return this.hubSettings.forProject(dir);
     } catch (err) {
-      log.warn(`project settings of ${dir} not applied: ${errorMessage(err)}`);
+      log.warn(`project settings of ${dir} not applied: ${errorMessage(err)}`, { err });
       return this.services.settings;
     }
   }

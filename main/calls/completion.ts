@@ -45,7 +45,7 @@ async function ask(what: string, fn: () => Promise<string[]> | undefined): Promi
     const values = await fn();
     return Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [];
   } catch (err) {
-    log.warn(`completion of ${what} failed: ${errorMessage(err)}`);
+    log.warn(`completion of ${what} failed: ${errorMessage(err)}`, { err });
     return [];
   }
 }

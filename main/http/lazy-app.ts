@@ -21,7 +21,7 @@ export class LazyApp {
     (this.built ??= this.build()).then(
       ({ app }) => app(req, res),
       (err: Error) => {
-        log.error(`the hub's routes could not be loaded: ${err.message}`);
+        log.error(`the hub's routes could not be loaded: ${err.message}`, { err });
         sendRpcError(res, 500, -32603, `Internal error: the hub's routes could not be loaded (${err.message}). Reinstall Pincer.`);
       },
     );

@@ -97,7 +97,7 @@ export class HandoverGate {
       const pathname = (req.url ?? '/').split('?')[0];
       if (pathname === HANDOVER_PATH && req.method === 'POST') {
         this.handle(req, res).catch((err: unknown) => {
-          log.warn(`handover request failed: ${err instanceof Error ? err.message : String(err)}`);
+          log.warn(`handover request failed: ${err instanceof Error ? err.message : String(err)}`, { err });
           if (!res.headersSent) fail(res, 500, 'HANDOVER_REFUSED', 'The handover request could not be handled; see hub.log.');
         });
         return;

@@ -182,7 +182,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       await sessions.closeAll();
     };
     listeners.listen(settings, 'change', (c: { changed: string[] }) => {
-      if (c.changed.includes('AUTH_TOKEN')) void revokeConnections().catch((err: unknown) => log.warn(`revoking connections failed: ${(err as Error).message}`));
+      if (c.changed.includes('AUTH_TOKEN')) void revokeConnections().catch((err: unknown) => log.warn(`revoking connections failed: ${(err as Error).message}`, { err }));
     });
 
     port = await listenOn(server, host, claim.port, settings.get('HTTP_PORT'));

@@ -36,7 +36,7 @@ export function mcpFastPath(deps: FastPathDeps, next: RequestListener): RequestL
     if (unauthorized) return sendRpcError(res, 401, unauthorized.code, unauthorized.message, unauthorizedHeaders(req.headers));
     const serve = (body: ParsedBody) =>
       deps.handle(req, res, body).catch((err: Error) => {
-        log.warn(`/mcp: ${err.message}`);
+        log.warn(`/mcp: ${err.message}`, { err });
         sendRpcError(res, 500, -32603, `Internal error: ${err.message}`);
       });
     if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return void serve(EMPTY_BODY);

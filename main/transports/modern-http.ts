@@ -40,7 +40,7 @@ export class ModernHttp {
     try {
       response = await this.handler.fetch(request, body === undefined ? undefined : { parsedBody: body });
     } catch (err) {
-      log.warn(`modern handler: ${(err as Error).message}`);
+      log.warn(`modern handler: ${(err as Error).message}`, { err });
       response = Response.json({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal server error' } }, { status: 500 });
     }
     const headers: Record<string, string> = {};

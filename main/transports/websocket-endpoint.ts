@@ -65,7 +65,7 @@ export function webSockets(deps: WsDeps): WebSockets {
         w.handleUpgrade(req, socket, head, (ws) => onConnection(ws, deps, client));
       },
       (err: unknown) => {
-        log.warn(`WebSocket support failed to load: ${(err as Error).message}`);
+        log.warn(`WebSocket support failed to load: ${(err as Error).message}`, { err });
         if (!socket.destroyed) socket.end('HTTP/1.1 500 Internal Server Error\r\nConnection: close\r\n\r\n');
       },
     );

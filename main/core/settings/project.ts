@@ -157,7 +157,7 @@ export class ProjectSettings extends EventEmitter<{ change: [SettingsChange] }> 
       // Listeners run after the read that noticed the change, never inside it.
       if (changed.length > 0) queueMicrotask(() => this.emit('change', { changed }));
     } catch (err) {
-      log.error(`project settings ${this.file}: ${(err as Error).message}`);
+      log.error(`project settings ${this.file}: ${(err as Error).message}`, { err });
     }
   }
 

@@ -83,7 +83,7 @@ export class CallbackScheduler {
       // Poll at least once a second: another process may add or change callbacks.
       if (next !== undefined) wait = Math.max(10, Math.min(1000, next - Date.now()));
     } catch (err) {
-      log.warn(`callback tick failed: ${(err as Error).message}`);
+      log.warn(`callback tick failed: ${(err as Error).message}`, { err });
     }
     this.timer = setTimeout(() => this.tick(), wait);
     this.timer.unref();
