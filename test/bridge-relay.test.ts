@@ -124,13 +124,14 @@ test('pincer with no arguments at a terminal prints help on stderr only, and sta
   }
 });
 
-test("a port taken by another program reaches the client within 3 s, with the hub's reason", async () => {
+// How soon is a benchmark's question; here the answer must be the hub's own reason, not the bridge's
+// start timeout, which is what a client saw before the bridge read the hub's reason.
+test("a port taken by another program reaches the client with the hub's reason, not a start timeout", async () => {
   const h = tempHome();
   const squatter = net.createServer();
   await new Promise<void>((r) => squatter.listen(0, '127.0.0.1', r));
   const port = (squatter.address() as net.AddressInfo).port;
   try {
-    const t0 = Date.now();
     const failure = await connectV2({ home: h.home, args: ['stdio'], env: { HTTP_PORT: String(port) } }).then(
       async ({ client }) => {
         await client.close();
@@ -138,11 +139,10 @@ test("a port taken by another program reaches the client within 3 s, with the hu
       },
       (e: Error) => e,
     );
-    const elapsed = Date.now() - t0;
     assert.ok(failure, 'initialize fails');
     assert.match(failure.message, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use`));
     assert.match(failure.message, /HTTP_PORT/, 'and says what to do');
-    assert.ok(elapsed < 3000, `answered after ${elapsed} ms`);
+    assert.doesNotMatch(failure.message, /did not (start|answer)|timed? ?out/i, 'the reason, not a timeout');
   } finally {
     squatter.close();
     h.cleanup();
