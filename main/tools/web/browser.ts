@@ -180,7 +180,8 @@ export class PlaywrightRenderer implements PageRenderer {
         return { html, finalUrl: page.url(), title: await withTimeout(page.title(), 1000, 'no title').catch(() => '') };
       } finally {
         opts.signal?.removeEventListener('abort', onAbort);
-        await context.close().catch(ignoreFailure(log, 'closing a page context'));
+        // Each call gets its own context (no cookies or storage carried over); closing it need not delay the answer.
+        void context.close().catch(ignoreFailure(log, 'closing a page context'));
       }
     } finally {
       this.active--;
