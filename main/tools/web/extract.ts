@@ -3,6 +3,7 @@ import { Readability } from '@mozilla/readability';
 import TurndownService from 'turndown';
 import { gfm } from '@joplin/turndown-plugin-gfm';
 import { blockText } from './block-text.js';
+import { cleanArticle } from './boilerplate.js';
 import type { LinkStyle } from './link-styles.js';
 
 export interface Extracted {
@@ -125,7 +126,12 @@ export function extract(html: string, baseUrl: string, links: LinkStyle = 'refer
     // Readability throws on some malformed documents: the whole body is used below instead.
     article = null;
   }
-  const contentHtml = article?.content ?? document.querySelector('body')?.innerHTML ?? html;
+  let contentHtml = article?.content ?? document.querySelector('body')?.innerHTML ?? html;
+  if (article?.content) {
+    const content = parseHTML(`<!doctype html><html><body>${article.content}</body></html>`).document.body;
+    cleanArticle(content);
+    contentHtml = content.innerHTML;
+  }
   const { td, references } = turndown(links, baseUrl);
   let converted = td.turndown(contentHtml);
   // Tables markdown cannot hold (spans, nesting) come back as HTML, URLs and all; lean output shows them as text rows.
