@@ -140,3 +140,34 @@ test('oversized uploads all read their 413, 8 at once on each of /mcp, /api/mcp/
     h.cleanup();
   }
 });
+
+test('sign-out with the cookie alone (what another local web server receives) ends nothing and clears nothing; with the key it signs out', { timeout: 60_000 }, async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home);
+  try {
+    const login = await fetch(`${hub.url}/api/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ token: hub.token }) });
+    assert.equal(login.status, 200);
+    const { key } = (await login.json()) as { key: string };
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    const signedIn = async () => (await fetch(`${hub.url}/api/session`, { headers: { Cookie: cookie, 'X-Pincer-Session-Key': key } }).then((r) => r.json()) as { signedIn: boolean }).signedIn;
+    assert.equal(await signedIn(), true);
+
+    // The attacker has the cookie (and may guess a key).
+    for (const headers of [{ Cookie: cookie }, { Cookie: cookie, 'X-Pincer-Session-Key': 'guessed' }] as Record<string, string>[]) {
+      const out = await fetch(`${hub.url}/api/logout`, { method: 'POST', headers });
+      assert.equal(out.status, 401);
+      assert.match(await out.text(), /X-Pincer-Session-Key/);
+      assert.equal(out.headers.get('set-cookie'), null, 'no cookie-clearing answer either');
+      assert.equal(await signedIn(), true, 'the session survived');
+    }
+
+    // The dashboard itself, with its key: signed out.
+    const out = await fetch(`${hub.url}/api/logout`, { method: 'POST', headers: { Cookie: cookie, 'X-Pincer-Session-Key': key } });
+    assert.equal(out.status, 200);
+    assert.match(out.headers.get('set-cookie') ?? '', /Max-Age=0/i);
+    assert.equal(await signedIn(), false);
+  } finally {
+    await hub.stop();
+    h.cleanup();
+  }
+});

@@ -70,7 +70,11 @@ export function dashboardStatic(settings: Settings, sessions: DashboardSessions)
     res.json({ signedIn: sessions.authenticated(req.headers) !== undefined });
   });
   r.post('/api/logout', (req, res) => {
-    sessions.revokeFrom(req.headers);
+    // Neither the session nor the browser's cookie is touched without the key: a cookie alone proves nothing.
+    if (!sessions.revokeFrom(req.headers)) {
+      res.status(401).json({ success: false, error: { code: 'UNAUTHORIZED', message: 'Sign-out needs the session: the cookie and its key (the X-Pincer-Session-Key header the dashboard sends).' } });
+      return;
+    }
     res.setHeader('Set-Cookie', sessions.clearCookie());
     res.json({ success: true });
   });

@@ -71,12 +71,16 @@ export class DashboardSessions extends EventEmitter<{ revoked: [idHashes: string
     return value && value.length <= 256 ? value : undefined;
   }
 
-  /** Signs out the session a request's cookie names (sign-out needs no key: ending a session is harmless). */
-  revokeFrom(headers: Headers): void {
-    const id = this.cookieValue(headers);
-    if (!id) return;
-    const idHash = hash(id);
+  /**
+   * Signs out the session a request proves with its cookie and its key. The cookie alone is not
+   * enough: any local web server on another port receives `127.0.0.1` cookies and could end the
+   * person's session with it. True when a session was ended.
+   */
+  revokeFrom(headers: Headers): boolean {
+    const idHash = this.authenticated(headers);
+    if (!idHash) return false;
     if (this.repo.delete(idHash)) this.emit('revoked', [idHash]);
+    return true;
   }
 
   /** Signs every dashboard out: token rotation calls this. */
