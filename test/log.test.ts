@@ -74,3 +74,30 @@ test('a log file is rotated by size, keeping three old ones', () => {
     h.cleanup();
   }
 });
+
+test('the last resort: a hub survives a few uncaught errors but exits (70) after too many in a minute; a relay exits on the first', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { pathToFileURL } = await import('node:url');
+  const h = tempHome();
+  try {
+    const mod = (p: string) => pathToFileURL(path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'main', 'core', p)).href;
+    const script = (keepServing: boolean) => `
+      const { configureLogging, logger } = await import(${JSON.stringify(mod('log.js'))});
+      const { installLastResort } = await import(${JSON.stringify(mod('last-resort.js'))});
+      configureLogging({ logsDir: ${JSON.stringify(h.home)}, fileName: '${keepServing}.log', stderr: false });
+      installLastResort(logger('t'), { keepServing: ${keepServing}, maxPerMinute: 3 });
+      for (let i = 0; i < 6; i++) setTimeout(() => { throw new Error('boom ' + i); }, 10 * (i + 1));
+      setTimeout(() => process.exit(0), 500);`;
+    const hub = spawnSync(process.execPath, ['--input-type=module', '-e', script(true)], { encoding: 'utf8', timeout: 10_000 });
+    assert.equal(hub.status, 70, hub.stderr);
+    const hubLines = lines(path.join(h.home, 'true.log'));
+    assert.equal(hubLines.filter((l) => l.msg === 'uncaught exception; still serving').length, 4);
+    assert.match(String(hubLines.at(-1)!.msg), /4 uncaught errors within a minute: exiting/);
+    const relay = spawnSync(process.execPath, ['--input-type=module', '-e', script(false)], { encoding: 'utf8', timeout: 10_000 });
+    assert.equal(relay.status, 70, relay.stderr);
+    const relayLines = lines(path.join(h.home, 'false.log'));
+    assert.deepEqual(relayLines.map((l) => [l.msg, (l.err as { message: string }).message]), [['uncaught exception', 'boom 0']]);
+  } finally {
+    h.cleanup();
+  }
+});
