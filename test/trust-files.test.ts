@@ -11,6 +11,8 @@ import { startHubProcess, tokenOf } from './helpers/hub.js';
 import { tempHome, pincerEnv, PINCER_BIN, waitFor } from './helpers/env.js';
 import { launchChromium, signIn } from './helpers/browser.js';
 import { skipUnless } from './helpers/prerequisites.js';
+import { FakeElectron, isolateHome } from './helpers/fake-electron.js';
+import { startDesktop } from '../main/desktop/app.js';
 
 function pincer(home: string, args: string[]): { status: number | null; out: string; err: string } {
   const r = spawnSync(process.execPath, [PINCER_BIN, ...args], { env: pincerEnv(home), cwd: home, encoding: 'utf8', timeout: 30_000 });
@@ -300,4 +302,29 @@ test('Windows: a data folder outside the user profile (which gives it a private 
   assert.match(outsideProfileWarning('D:\\shared\\pincer', 'C:\\Users\\Ann', 'win32')!, /The data folder D:\\shared\\pincer is outside your user profile \(C:\\Users\\Ann\).*Move it under your profile/);
   assert.ok(outsideProfileWarning('C:\\Users\\Annabel\\.pincer', 'C:\\Users\\Ann', 'win32'), 'a sibling profile is not inside');
   assert.equal(outsideProfileWarning('/srv/pincer', '/home/ann', 'linux'), undefined, 'POSIX checks owners and modes instead');
+});
+
+test('the tray app neither serves from nor shows the hub of a data folder another user owns', { skip: skipUnless(notRoot) }, async () => {
+  const h = tempHome();
+  const home = path.join(h.home, 'data');
+  fs.mkdirSync(home, { mode: 0o700 });
+  const restore = isolateHome(h.home);
+  // The other user runs a hub there, which proves itself with that folder's hub-secret: theirs.
+  const theirs = await startHubProcess(home);
+  fs.chownSync(home, STRANGER, STRANGER);
+  const fake = new FakeElectron();
+  try {
+    const desk = (await startDesktop(fake.api(), { home, platform: 'linux' }))!;
+    assert.equal(desk.hub, undefined);
+    assert.equal(desk.state(), 'error');
+    assert.match(desk.facts().error ?? '', new RegExp(`Pincer's data folder ${home} belongs to uid ${STRANGER}, not to you`));
+    desk.dashboard.open();
+    const loaded = fake.windows.flatMap((w) => w.urls);
+    assert.ok(!loaded.some((u) => u.startsWith(theirs.url)), `the window opened their hub: ${loaded.join(', ')}`);
+    await desk.quit();
+  } finally {
+    await theirs.stop();
+    restore();
+    h.cleanup();
+  }
 });

@@ -4,6 +4,7 @@ import { startHub, HubAlreadyRunning, type Hub } from '../hub/hub.js';
 import { readHubFile } from '../hub/lock.js';
 import { verifyHub } from '../hub/identity.js';
 import { pincerPaths } from '../core/paths.js';
+import { HomeNotYoursError } from '../core/ownership.js';
 import { DashboardWindow } from './window.js';
 import { registerIpc } from './ipc.js';
 import { AutoStart } from './autostart.js';
@@ -58,11 +59,12 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   if (platform === 'darwin') app.dock?.hide();
   await app.whenReady();
 
-  const { hub, error } = await startTrayHub(electron, opts.home);
+  const { hub, error, foreignHome } = await startTrayHub(electron, opts.home);
   // Without a hub of its own the window shows another hub of this folder only once it proved itself
   // (identity.ts): a squatter on the port must get neither the window's cookies nor its preload API.
   let provenOther: string | undefined;
-  if (!hub) {
+  // A data folder another user owns proves nothing: its hub-secret is theirs (ownership.ts).
+  if (!hub && !foreignHome) {
     const paths = pincerPaths(opts.home);
     const recorded = readHubFile(paths);
     if (recorded && (await verifyHub(paths, recorded)).ok) provenOther = recorded.url;
@@ -177,14 +179,14 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
 }
 
 /** The hub in this process. The tray app has the better claim: a headless hub (one a client's bridge started) hands over to it. */
-async function startTrayHub(electron: ElectronApi, home: string): Promise<{ hub?: Hub; error?: string }> {
+async function startTrayHub(electron: ElectronApi, home: string): Promise<{ hub?: Hub; error?: string; foreignHome?: boolean }> {
   try {
     return { hub: await startHub({ home, role: 'desktop', takeover: 'headless', renderer: new ElectronRenderer(electron), searchTransport: electronNetTransport(electron) }) };
   } catch (err) {
     // The tray still starts, showing why in its menu and tooltip.
     const error = err instanceof HubAlreadyRunning ? `another Pincer hub runs for this data folder (pid ${err.pid}): ${err.message}` : (err as Error).message;
     log.error(`hub did not start: ${error}`, { err });
-    return { error };
+    return { error, foreignHome: err instanceof HomeNotYoursError };
   }
 }
 
