@@ -171,3 +171,57 @@ test('sign-out with the cookie alone (what another local web server receives) en
     h.cleanup();
   }
 });
+
+test('4 200 keep-alive sockets, each holding half of its second request, do not starve real MCP calls', { timeout: 180_000 }, async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home);
+  const sockets: import('node:net').Socket[] = [];
+  const net = await import('node:net');
+  try {
+    const first = `GET /api/mcp/health HTTP/1.1\r\nHost: 127.0.0.1:${hub.port}\r\nConnection: keep-alive\r\n\r\n`;
+    const half = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${hub.port}\r\nContent-Type: application/json\r\n`;
+    // One attacker socket: a whole first request, its answer read, then half of the next one, held.
+    const attacker = () =>
+      new Promise<void>((resolve) => {
+        const s = net.connect(hub.port, '127.0.0.1');
+        sockets.push(s);
+        const t = setTimeout(resolve, 10_000);
+        s.on('error', () => undefined);
+        s.on('close', () => {
+          clearTimeout(t);
+          resolve();
+        });
+        let seen = '';
+        s.on('data', (d: Buffer) => {
+          seen += d.toString('latin1');
+          if (seen.includes('"status":"healthy"')) {
+            seen = '';
+            s.write(half);
+            clearTimeout(t);
+            resolve();
+          }
+        });
+        s.write(first);
+      });
+    for (let i = 0; i < 4200; i += 200) await Promise.all(Array.from({ length: 200 }, attacker));
+    const open = sockets.filter((s) => !s.destroyed).length;
+    // Real clients: each opens its own connection and must get its answer.
+    const headers = hub.headers({ Accept: 'application/json, text/event-stream' });
+    const results = await Promise.all(
+      Array.from({ length: 11 }, async (_, i) => {
+        const r = await fetch(`${hub.url}/mcp`, { method: 'POST', headers: { ...headers, Connection: 'close' }, body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }), signal: AbortSignal.timeout(30_000) }).catch((err: Error) => err);
+        if (r instanceof Error) return `failed: ${r.message}`;
+        return r.status === 200 || r.status === 400 ? 'answered' : `HTTP ${r.status}`;
+      }),
+    );
+    assert.deepEqual(results.filter((r) => r !== 'answered'), [], `with ${open} attacker sockets still open`);
+    // And a real tool call through the REST surface.
+    const call = await fetch(`${hub.url}/api/mcp/tools/call`, { method: 'POST', headers: { ...hub.headers(), Connection: 'close' }, body: JSON.stringify({ name: 'Bash', arguments: { command: 'echo served' } }), signal: AbortSignal.timeout(30_000) });
+    assert.equal(call.status, 200);
+    assert.match(await call.text(), /served/);
+  } finally {
+    for (const s of sockets) s.destroy();
+    await hub.stop();
+    h.cleanup();
+  }
+});

@@ -7,7 +7,8 @@ import type { Socket } from 'node:net';
  * request, those that have waited longer than `staleMs` (a real client sends
  * its request within milliseconds) are dropped, longest-waiting first. A
  * local process that holds a thousand half-open sockets thus costs the hub a
- * bounded number of slots, while a burst of real clients is never cut.
+ * bounded number of slots, while a burst of real clients is never cut. A
+ * keep-alive socket waits again between its requests.
  */
 export function guardConnections(server: http.Server, maxWaiting: number, staleMs = 1000): () => number {
   // Insertion order is arrival order, so iteration starts with the longest waiting.
@@ -16,16 +17,30 @@ export function guardConnections(server: http.Server, maxWaiting: number, staleM
     const now = Date.now();
     waiting.set(socket, now);
     socket.once('close', () => waiting.delete(socket));
+    trim(now);
+  });
+  function trim(now: number): void {
     if (waiting.size <= maxWaiting) return;
     for (const [old, since] of waiting) {
       if (waiting.size <= maxWaiting || now - since < staleMs) break;
       waiting.delete(old);
       old.destroy();
     }
-  });
+  }
   const started = (req: http.IncomingMessage) => void waiting.delete(req.socket);
-  server.on('request', started);
+  // A keep-alive socket between two requests waits again, from the moment its answer went out: one
+  // that sends half of its next request holds a slot as much as one that never sent a first.
+  const answered = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    started(req);
+    res.once('finish', () => {
+      const socket = req.socket;
+      if (socket.destroyed || !res.shouldKeepAlive) return;
+      waiting.set(socket, Date.now());
+      trim(Date.now());
+    });
+  };
+  server.on('request', answered);
   server.on('upgrade', started);
-  server.on('checkContinue', started);
+  server.on('checkContinue', answered);
   return () => waiting.size;
 }
