@@ -12,17 +12,21 @@ import type { Socket } from 'node:net';
  */
 export function guardConnections(server: http.Server, maxWaiting: number, staleMs = 1000): () => number {
   // Insertion order is arrival order, so iteration starts with the longest waiting.
-  const waiting = new Map<Socket, number>();
+  // `read`: for a keep-alive socket between requests, its bytesRead when its answer went out. Until it
+  // sends more it is idle, and keepAliveTimeout (not this guard) closes it: a real client's pooled
+  // connection is never cut here; one holding part of its next request is.
+  const waiting = new Map<Socket, { since: number; read?: number }>();
   server.on('connection', (socket: Socket) => {
     const now = Date.now();
-    waiting.set(socket, now);
+    waiting.set(socket, { since: now });
     socket.once('close', () => waiting.delete(socket));
     trim(now);
   });
   function trim(now: number): void {
     if (waiting.size <= maxWaiting) return;
-    for (const [old, since] of waiting) {
+    for (const [old, { since, read }] of waiting) {
       if (waiting.size <= maxWaiting || now - since < staleMs) break;
+      if (read !== undefined && old.bytesRead === read) continue;
       waiting.delete(old);
       old.destroy();
     }
@@ -35,8 +39,7 @@ export function guardConnections(server: http.Server, maxWaiting: number, staleM
     res.once('finish', () => {
       const socket = req.socket;
       if (socket.destroyed || !res.shouldKeepAlive) return;
-      waiting.set(socket, Date.now());
-      trim(Date.now());
+      waiting.set(socket, { since: Date.now(), read: socket.bytesRead });
     });
   };
   server.on('request', answered);
