@@ -141,3 +141,36 @@ test('a job started by one hub is stopped by the next one, which adopted it afte
     h.cleanup();
   }
 });
+
+test('a job of an older Pincer (bash wrapper, no start time) is known by its command line: the wrapper is stopped, a stranger at a recorded pid is not', { skip: posixOnly }, async () => {
+  const h = tempHome();
+  const jobs = path.join(h.home, 'jobs');
+  const wrapperExit = path.join(jobs, '1.exit');
+  // What the old wrapper looked like in the process table: bash -c <script> pincer-job <command> <exit file> <cap>.
+  const wrapper = spawn('bash', ['-c', 'sleep 300; exit 0', 'pincer-job', 'sleep 300', wrapperExit, '1000'], { detached: true, stdio: 'ignore' });
+  const stranger = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' });
+  try {
+    const first = await connectV2({ home: h.home });
+    await first.client.close();
+    const db = new Database(path.join(h.home, 'pincer.db'));
+    const insert = db.prepare(`INSERT INTO jobs (id, command, cwd, pid, status, started_at, log_path, exit_path) VALUES (?, 'sleep 300', ?, ?, 'running', ?, ?, ?)`);
+    insert.run(1, h.home, wrapper.pid, Date.now(), path.join(jobs, '1.log'), wrapperExit);
+    insert.run(2, h.home, stranger.pid, Date.now(), path.join(jobs, '2.log'), path.join(jobs, '2.exit'));
+    db.close();
+    const second = await connectV2({ home: h.home });
+    try {
+      const killed = await second.client.callTool({ name: 'KillBgTask', arguments: { task_id: 1 } });
+      assert.match(textOf(killed), /Killed task 1 .*terminated/);
+      await waitFor(() => wrapper.exitCode !== null || wrapper.signalCode !== null, 'the old wrapper to stop');
+      const lost = await second.client.callTool({ name: 'KillBgTask', arguments: { task_id: 2 } });
+      assert.match(textOf(lost), /task 2 already lost/);
+      assert.ok(pidAlive(stranger.pid!), 'the stranger was not signalled');
+    } finally {
+      await second.client.close();
+    }
+  } finally {
+    wrapper.kill('SIGKILL');
+    stranger.kill('SIGKILL');
+    h.cleanup();
+  }
+});

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { EventEmitter } from 'node:events';
 import { JobsRepo, type JobRow } from '../../store/jobs.js';
@@ -190,7 +190,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
    */
   private alive(job: JobRow): boolean {
     const run = readRunRecord(jobFile(job.exit_path, 'run'));
-    if (!run) return groupAlive(job.pid!);
+    if (!run) return groupAlive(job.pid!) && startedAs(job.pid!, job.exit_path);
     if (process.platform !== 'linux' && this.verified.get(job.id) === run.supervisorPid) return sameProcess(run.supervisorPid, undefined);
     const same = sameProcess(run.supervisorPid, run.supervisorStart);
     if (same) this.verified.set(job.id, run.supervisorPid);
@@ -322,6 +322,24 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
 
   logSize(job: JobRow): number {
     return logSize(job.log_path);
+  }
+}
+
+/**
+ * A process without a run record — a supervisor that has not written it yet, or the bash wrapper
+ * of an older Pincer — is known by its command line, which names the job's files
+ * (`<node> job-supervisor.js <id>.spec`; `bash -c <wrapper> pincer-job <command> <id>.exit <cap>`).
+ * Whatever else holds that pid is not the job. (Windows: no cheap command line; the pid alone.)
+ */
+function startedAs(pid: number, exitPath: string): boolean {
+  if (process.platform === 'win32') return true;
+  try {
+    const args = process.platform === 'linux'
+      ? fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      : execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 });
+    return args.includes(jobFile(exitPath, 'spec')) || (args.includes('pincer-job') && args.includes(exitPath));
+  } catch {
+    return false;
   }
 }
 
