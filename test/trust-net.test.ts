@@ -225,3 +225,30 @@ test('4 200 keep-alive sockets, each holding half of its second request, do not 
     h.cleanup();
   }
 });
+
+test('X-Pincer-Cwd on POST /api/mcp/jsonrpc: the project narrows that caller, as on /mcp, and its commands run in its folder', { timeout: 60_000 }, async () => {
+  const h = tempHome();
+  const repo = path.join(h.home, 'a cloned repo');
+  fs.mkdirSync(path.join(repo, '.pincer'), { recursive: true });
+  fs.writeFileSync(path.join(repo, '.pincer', 'pincer-env.txt'), 'TOOL_WEBSEARCH=false\nBASH_OUTPUT_LIMIT=1000\n');
+  const hub = await startHubProcess(h.home);
+  try {
+    const rpc = async (body: object, extra: Record<string, string> = {}) => {
+      const r = await fetch(`${hub.url}/api/mcp/jsonrpc`, { method: 'POST', headers: hub.headers(extra), body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...body }) });
+      assert.equal(r.status, 200);
+      return (await r.json()) as { result: { tools?: { name: string }[]; structuredContent?: { dropped_chars: number; output: string } } };
+    };
+    const inRepo = { 'X-Pincer-Cwd': encodeURIComponent(repo) };
+    const names = async (extra?: Record<string, string>) => (await rpc({ method: 'tools/list' }, extra)).result.tools!.map((t) => t.name);
+    assert.ok(!(await names(inRepo)).includes('WebSearch'), 'the project turned WebSearch off for its caller');
+    assert.ok((await names()).includes('WebSearch'), 'a caller elsewhere keeps it');
+    const long = { method: 'tools/call', params: { name: 'Bash', arguments: { command: `head -c 5000 /dev/zero | tr '\\0' x` } } };
+    assert.ok((await rpc(long, inRepo)).result.structuredContent!.dropped_chars > 0, 'BASH_OUTPUT_LIMIT from the project applies');
+    assert.equal((await rpc(long)).result.structuredContent!.dropped_chars, 0, 'not to other callers');
+    const pwd = await rpc({ method: 'tools/call', params: { name: 'Bash', arguments: { command: 'pwd' } } }, inRepo);
+    assert.equal(pwd.result.structuredContent!.output.trim(), fs.realpathSync(repo));
+  } finally {
+    await hub.stop();
+    h.cleanup();
+  }
+});

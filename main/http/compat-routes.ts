@@ -56,13 +56,15 @@ export function compatRouter(deps: CompatDeps): express.Router {
       return;
     }
     const signal = abortOnClose(res);
+    // X-Pincer-Client / X-Pincer-Cwd: the caller's folder and its project's settings, as on /mcp.
+    const client = clientHandleFrom(req.headers);
     if (Array.isArray(parsed.value)) {
-      const answers = await dispatcher.handleBatch(parsed.value, group, signal);
+      const answers = await dispatcher.handleBatch(parsed.value, group, signal, client);
       if (answers.length === 0) res.status(202).end();
       else res.json(answers);
       return;
     }
-    const answer = await dispatcher.handle(parsed.value, group, signal);
+    const answer = await dispatcher.handle(parsed.value, group, signal, client);
     if (answer === undefined) res.status(202).end();
     else res.json(answer);
   };

@@ -111,7 +111,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       idleMs: () => settings.get('SESSION_IDLE_S') * 1000,
     });
     const newServer = (transport: string, group?: ToolGroup, era?: 'legacy' | 'modern', client?: ClientHandle) => createPincerServer(rt, { transport, group, era, client });
-    const dispatcher = new Dispatcher((group) => newServer('jsonrpc', group));
+    const dispatcher = new Dispatcher((group, client) => newServer('jsonrpc', group, undefined, client));
     const startedAt = Date.now();
     const secret = homeSecret(paths, true)!;
     let handedOverTo: (to: HandoverTo) => void = () => undefined;
