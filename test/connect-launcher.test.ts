@@ -5,10 +5,13 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { tempHome, ROOT, PINCER_BIN, pincerEnv } from './helpers/env.js';
 import { cliLauncher, stableNodePath } from '../main/connect/launcher.js';
+import { minimumNode } from './helpers/min-node.js';
 
 /** The checkout's pinned Node (npm's `node` package), by its real path. */
 const PINNED = fs.realpathSync(path.join(ROOT, 'node_modules', 'node', 'bin', process.platform === 'win32' ? 'node.exe' : 'node'));
-const NODE_MIN = path.join(ROOT, 'node_modules', 'node22', 'bin', process.platform === 'win32' ? 'node.exe' : 'node');
+const MIN = minimumNode();
+if ('problem' in MIN) throw new Error(MIN.problem);
+const NODE_MIN = MIN.bin;
 
 type Entry = { command: string; args: string[] };
 
