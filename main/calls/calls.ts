@@ -36,6 +36,7 @@ export interface CallChannel {
   request?: ToolContext['request'];
   clientCapabilities?: Record<string, unknown>;
   rounds?: ToolContext['rounds'];
+  taskInput?: ToolContext['taskInput'];
 }
 
 export interface CallRequest {
@@ -190,6 +191,7 @@ export class ToolCalls {
       request: channel.request,
       clientCapabilities: channel.clientCapabilities,
       rounds: channel.rounds,
+      taskInput: channel.taskInput,
     };
   }
 }

@@ -89,6 +89,7 @@ export class ToolRegistry {
       annotations: tool.annotations,
     };
     if (schemas.output) def.outputSchema = schemas.output;
+    if (tool.taskSupport) def.execution = { taskSupport: tool.taskSupport };
     return def;
   }
 

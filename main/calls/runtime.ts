@@ -25,6 +25,7 @@ import { ToolCalls } from './calls.js';
 import { Notifier } from './notifier.js';
 import { ActivityRepo } from '../store/activity.js';
 import { Contributions } from './contributions.js';
+import { TaskRunner } from './task-runner.js';
 
 const log = logger('runtime');
 
@@ -56,6 +57,8 @@ export interface Runtime {
   notifier: Notifier;
   /** What the user's plugins add (main/plugins/ fills it; empty where none are loaded). */
   contributions: Contributions;
+  /** Tool calls answered as MCP tasks (the tasks extension), durable in pincer.db. */
+  mcpTasks: TaskRunner;
   events: EventBus;
   warnings: string[];
   close(): void;
@@ -155,6 +158,7 @@ function build(opts: RuntimeOptions, paths: PincerPaths, lifetime: DisposableSto
     search: new SearchService(view),
   };
   const contributions = new Contributions();
+  const mcpTasks = new TaskRunner(store.db, events, store.readOnly);
   const registry = new ToolRegistry(allTools(), services, contributions);
   contributions.onChange((kinds) => events.publish({ type: 'plugins_changed', kinds, at: Date.now() }));
   const calls = new ToolCalls(services, registry, settings);
@@ -200,6 +204,7 @@ function build(opts: RuntimeOptions, paths: PincerPaths, lifetime: DisposableSto
     calls,
     notifier,
     contributions,
+    mcpTasks,
     events,
     warnings,
     close: () => lifetime.dispose(),

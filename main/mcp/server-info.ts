@@ -20,6 +20,8 @@ export const SERVER_CAPABILITIES = {
   resources: { subscribe: true, listChanged: true },
   prompts: { listChanged: true },
   completions: {},
+  /** The tasks extension (SEP-2663): a long call may be answered with a task, for clients that declare it too. */
+  extensions: { 'io.modelcontextprotocol/tasks': {} },
 };
 
 /** The modern protocol revisions served (2025-era versions are negotiated by initialize). */

@@ -1,6 +1,6 @@
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, McpServer, MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, createRequestStateCodec, inputRequired, inputResponse, type CallToolResult, type InputRequests, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
 import { randomBytes } from 'node:crypto';
-import { ASK_IN_CLIENT, NEED_INPUT, MISSING_CAPABILITY, type AskInClient, type NeedInput, type RoundTrip, type Rounds, type Services, type ToolGroup, type ClientAsk } from '../tools/types.js';
+import { ASK_IN_CLIENT, NEED_INPUT, MISSING_CAPABILITY, PROTOCOL_FAILURE, type AskInClient, type NeedInput, type RoundTrip, type Rounds, type Services, type ToolGroup, type ClientAsk } from '../tools/types.js';
 import type { ToolCalls, CallChannel } from '../calls/calls.js';
 import type { Notifier } from '../calls/notifier.js';
 import { Caller } from '../calls/caller.js';
@@ -10,6 +10,8 @@ import { SERVER_CAPABILITIES, SERVER_INFO, SERVER_INSTRUCTIONS } from './server-
 import { DisposableStore } from '../core/disposables.js';
 import { registerResources, registerPrompts, registerCompletion, rejectCursor } from './surfaces.js';
 import type { Contributions } from '../calls/contributions.js';
+import type { TaskRunner, TaskOutcome } from '../calls/task-runner.js';
+import { createTaskResult, missingTasksCapability, registerTaskMethods, tasksNegotiated } from './tasks.js';
 import { statelessIdentity, type ClientHandle } from './client-identity.js';
 
 export { SERVER_INSTRUCTIONS, SERVER_CAPABILITIES } from './server-info.js';
@@ -23,6 +25,7 @@ export interface ServerDeps {
   calls: ToolCalls;
   notifier: Notifier;
   contributions: Contributions;
+  mcpTasks: TaskRunner;
 }
 
 export interface ServerOptions {
@@ -96,12 +99,35 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
     rejectCursor('tools/list', req.params);
     return { tools: await calls.listFor(opts.group, workdir) };
   });
+  registerTaskMethods(mcp, deps.mcpTasks);
   server.setRequestHandler('tools/call', async (request, ctx) => {
+    const support = calls.registry.byName.get(request.params.name)?.taskSupport;
+    if (support) {
+      const canTask = tasksNegotiated(ctx, server);
+      if (!canTask && support === 'required') throw missingTasksCapability(request.params.name);
+      if (canTask) {
+        // The call runs on after this answer: nothing of this request's stream (progress, forms) outlives it.
+        const caller = callerForCall();
+        const clientCapabilities = capabilitiesOf(ctx, server);
+        const row = deps.mcpTasks.start(request.params.name, caller.clientName, async (signal, taskId): Promise<TaskOutcome> => {
+          const channel = { workdir, signal, clientCapabilities, taskInput: (requests: Record<string, { method: ClientAsk; params: Record<string, unknown> }>) => deps.mcpTasks.askInput(taskId, requests) };
+          const outcome = await calls.call({ name: request.params.name, arguments: request.params.arguments, caller, group: opts.group, channel });
+          const protocolCode = outcome.error ? JSONRPC_ERROR[outcome.error.code] : undefined;
+          if (protocolCode !== undefined) return { error: { code: protocolCode, message: outcome.error!.message } };
+          const failure = outcome.result._meta?.[PROTOCOL_FAILURE];
+          if (failure && typeof failure === 'object') return { error: failure as { code: number; message: string } };
+          return { result: server.projectCallToolResult(outcome.result, outcome.outputSchema) };
+        });
+        return createTaskResult(row) as CallToolResult;
+      }
+    }
     const outcome = await calls.call({ name: request.params.name, arguments: request.params.arguments, caller: callerForCall(), group: opts.group, channel: { ...channelOf(ctx, server, services), workdir, roundTrip: roundTripOf(ctx, server), rounds: roundsOf(ctx, server) } });
     const ask = askInClientOf(outcome.result);
     if (ask) {
       return inputRequired({ inputRequests: { ask: inputRequired.elicit(ask.params) }, requestState: await askState.mint({ questionId: ask.questionId }) });
     }
+    const failure = outcome.result._meta?.[PROTOCOL_FAILURE];
+    if (failure && typeof failure === 'object' && 'code' in failure && typeof failure.code === 'number') throw new ProtocolError(failure.code, firstTextOf(outcome.result));
     const lacking = outcome.result._meta?.[MISSING_CAPABILITY];
     if (Array.isArray(lacking) && isModern(ctx, server)) {
       throw new MissingRequiredClientCapabilityError({ requiredCapabilities: Object.fromEntries(lacking.map((c) => [String(c), {}])) }, firstTextOf(outcome.result));

@@ -59,6 +59,12 @@ export function pluginContext(ctx: ToolContext, tool: string): PluginContext {
   const askClient = async (requests: Record<string, { method: ClientAsk; params?: Record<string, unknown> }>): Promise<Record<string, Record<string, unknown>>> => {
     const missing = [...new Set(Object.values(requests).map((r) => CAPABILITY_OF[r.method]))].filter((c) => !capabilities[c]);
     if (missing.length) throw new CapabilityMissing(missing, tool);
+    if (ctx.taskInput) {
+      // A task: it waits as input_required until the client answers through tasks/update.
+      const inputRequests: Record<string, { method: ClientAsk; params: Record<string, unknown> }> = {};
+      for (const [k, r] of Object.entries(requests)) inputRequests[k] = { method: r.method, params: r.params ?? {} };
+      return ctx.taskInput(inputRequests);
+    }
     if (rounds) {
       const round = asked++;
       if (round < answered.length) return answered[round] as Record<string, Record<string, unknown>>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { fromJsonSchema, type CallToolResult, type ToolAnnotations, type StandardSchemaV1 } from '@modelcontextprotocol/server';
-import { needInput, missingCapability, type AnyTool, type ToolContext } from '../tools/types.js';
+import { needInput, missingCapability, PROTOCOL_FAILURE, type AnyTool, type ToolContext } from '../tools/types.js';
 import { UserError, errorMessage } from '../core/errors.js';
 import { InputNeeded, CapabilityMissing } from './context.js';
 
@@ -14,6 +14,7 @@ export interface PluginToolSpec {
   inputSchema: ObjectSchema;
   outputSchema?: ObjectSchema;
   annotations?: ToolAnnotations;
+  taskSupport?: 'optional' | 'required';
   /** Where it came from (file), for messages. */
   origin: string;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult>;
@@ -39,6 +40,7 @@ export function pluginTool(spec: PluginToolSpec): AnyTool {
     description: spec.description,
     inputSchema: anyObject,
     annotations: spec.annotations ?? { title: spec.title ?? spec.name, readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+    ...(spec.taskSupport ? { taskSupport: spec.taskSupport } : {}),
     jsonSchemas: { input: spec.inputSchema, ...(spec.outputSchema ? { output: spec.outputSchema } : {}) },
     async handler(args, ctx) {
       const checked = await validator['~standard'].validate(args);
@@ -49,6 +51,9 @@ export function pluginTool(spec: PluginToolSpec): AnyTool {
         if (err instanceof InputNeeded) return needInput({ inputRequests: err.inputRequests, replay: err.replay });
         if (err instanceof CapabilityMissing) return missingCapability(err.capabilities, err.message);
         if (err instanceof UserError) throw err;
+        // An error carrying a JSON-RPC code is the plugin saying "this is a protocol error", not a tool failure.
+        const code = err && typeof err === 'object' && 'code' in err && typeof err.code === 'number' && Number.isInteger(err.code) && err.code <= -32000 && err.code >= -32768 ? err.code : undefined;
+        if (code !== undefined) return { content: [{ type: 'text', text: errorMessage(err) }], isError: true, _meta: { [PROTOCOL_FAILURE]: { code, message: errorMessage(err) } } };
         const message = `${spec.name} failed in its plugin (${spec.origin}): ${errorMessage(err)}`;
         spec.onFailure?.(message);
         throw new UserError(message, 'UPSTREAM');

@@ -131,6 +131,27 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'MCP tasks (the io.modelcontextprotocol/tasks extension)',
+    sql: `
+      CREATE TABLE mcp_tasks (
+        id           TEXT    PRIMARY KEY,
+        tool         TEXT    NOT NULL,
+        client       TEXT,
+        status       TEXT    NOT NULL CHECK (status IN ('working','input_required','completed','failed','cancelled')),
+        status_message TEXT,
+        owner        TEXT    NOT NULL,
+        created_at   INTEGER NOT NULL,
+        updated_at   INTEGER NOT NULL,
+        ttl_ms       INTEGER NOT NULL,
+        result       TEXT,
+        error        TEXT,
+        input_requests TEXT
+      );
+      CREATE INDEX mcp_tasks_status ON mcp_tasks(status);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

@@ -27,7 +27,9 @@ export type HubEvent =
   | { type: 'tasks_changed' | 'plan_changed' | 'callbacks_changed'; at: number }
   | { type: 'callback_fired'; fire: FireRow; text: string; at: number }
   | { type: 'question_asked'; id: number; questions: Question[]; session?: string; client?: string; /** Also put to the client's own form. */ elicited: boolean; at: number }
-  | { type: 'question_answered'; id: number; at: number };
+  | { type: 'question_answered'; id: number; at: number }
+  /** An MCP task (tasks extension) was created or changed status. */
+  | { type: 'mcp_task_changed'; id: string; at: number };
 
 export type HubEventType = HubEvent['type'];
 export type HubEventOf<T extends HubEventType> = Extract<HubEvent, { type: T }>;

@@ -79,6 +79,8 @@ export interface ToolContext {
   clientCapabilities?: Record<string, unknown>;
   /** Present on 2026-07-28 calls: a tool asks the client by answering `needInput` and is called again. */
   rounds?: Rounds;
+  /** Present when the call runs as a task: asking the client parks the task as input_required until tasks/update answers. */
+  taskInput?: (requests: Record<string, { method: ClientAsk; params: Record<string, unknown> }>) => Promise<Record<string, Record<string, unknown>>>;
 }
 
 /** What a tool may ask of the client. */
@@ -105,6 +107,9 @@ export interface NeedInput {
   /** Earlier rounds' answers, carried (sealed) to the retry. */
   replay: unknown[];
 }
+
+/** `_meta` key of a result that is a protocol-level failure `{ code, message }` (a plugin threw an error with a JSON-RPC code). */
+export const PROTOCOL_FAILURE = 'dev.pincer/protocol-failure';
 
 /** `_meta` key of a result saying the call needs client capabilities the client did not declare (see `missingCapability`). */
 export const MISSING_CAPABILITY = 'dev.pincer/missing-capability';
@@ -152,6 +157,12 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
    * (its `inputSchema` then only accepts an object; the handler validates against these).
    */
   jsonSchemas?: { input: { type: 'object'; [k: string]: unknown }; output?: { type: 'object'; [k: string]: unknown } };
+  /**
+   * Whether a client that negotiated the tasks extension gets this call as a task (it may take long):
+   * `optional` runs it as a task when the client can follow one, else synchronously; `required` refuses
+   * clients that cannot (-32021).
+   */
+  taskSupport?: 'optional' | 'required';
 }
 
 /** Keeps each tool's argument type tied to its own schema. */

@@ -12,7 +12,7 @@ import { SettingsError } from '../../core/settings/errors.js';
 import { ERROR_HTTP_STATUS, UserError } from '../../core/errors.js';
 import { SECRET_KEYS } from '../../core/settings/secrets.js';
 import { diagnosticViews, unmaskSecrets } from './settings.js';
-import { overviewView, toolsView, settingsView, tasksView, jobsView, callbacksView, skillsView, activityView, type MinutesView } from './views.js';
+import { overviewView, toolsView, settingsView, tasksView, jobsView, mcpTasksView, callbacksView, skillsView, activityView, type MinutesView } from './views.js';
 
 /**
  * The body checked against a schema, or undefined after answering 400: not
@@ -198,6 +198,10 @@ function workRoutes({ r, runtime, sessions }: Ctx): void {
 
   r.get('/api/jobs', (_req, res) => {
     res.json(jobsView(runtime, sessions));
+  });
+
+  r.get('/api/mcp-tasks', (_req, res) => {
+    res.json(mcpTasksView(runtime));
   });
 
   /** A window of a job's log for the dashboard; it never moves the model's read position. */

@@ -79,6 +79,22 @@ export function jobsView(runtime: Runtime, sessions: SessionTable) {
   };
 }
 
+/** Tool calls answered as MCP tasks (the tasks extension), newest first; the Jobs page shows them beside the jobs. */
+export function mcpTasksView(runtime: Runtime) {
+  return {
+    tasks: runtime.mcpTasks.repo.recent(100).map((t) => ({
+      id: t.id,
+      tool: t.tool,
+      client: t.client,
+      status: t.status,
+      message: t.status_message,
+      created_at: t.created_at,
+      updated_at: t.updated_at,
+      waiting_for: t.input_requests ? Object.keys(JSON.parse(t.input_requests) as Record<string, unknown>) : [],
+    })),
+  };
+}
+
 export function callbacksView(runtime: Runtime) {
   const s = runtime.services;
   return {
@@ -108,6 +124,7 @@ export type ToolView = ToolsView['tools'][number];
 export type SettingsPageView = ReturnType<typeof settingsView>;
 export type TasksView = ReturnType<typeof tasksView>;
 export type JobsView = ReturnType<typeof jobsView>;
+export type McpTasksView = ReturnType<typeof mcpTasksView>;
 export type JobView = JobsView['jobs'][number];
 export type CallbacksView = ReturnType<typeof callbacksView>;
 export type SkillsView = ReturnType<typeof skillsView>;

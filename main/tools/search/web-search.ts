@@ -30,6 +30,8 @@ export const webSearchTool = defineTool({
     took_ms: z.number(),
   }),
   annotations: { title: 'Search the web', readOnlyHint: true, idempotentHint: false, openWorldHint: true },
+  // Many engines or a browser: a client that follows tasks (io.modelcontextprotocol/tasks) gets the call as a task instead of waiting on it.
+  taskSupport: 'optional',
   async handler(args, ctx) {
     const a = await ctx.services.search.search(args.query, args.max_results ?? 10, ctx.signal);
     const ok = a.engines.filter((e) => e.status === 'ok');

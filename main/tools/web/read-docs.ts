@@ -67,6 +67,8 @@ export const readDocsTool = defineTool({
     next_offset: z.number().int().nullable(),
   }),
   annotations: { title: 'Read a web page', readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+  // Many engines or a browser: a client that follows tasks (io.modelcontextprotocol/tasks) gets the call as a task instead of waiting on it.
+  taskSupport: 'optional',
   async handler(args, ctx): Promise<ToolResult> {
     const s = ctx.services.settings;
     const url = checkUrl(args.url);

@@ -4,7 +4,7 @@ import { useNow, useResource } from '../hooks.js';
 import { onHubEvent } from '../live.js';
 import { ConfirmButton, Empty, Panel, Problem, announce, Pending } from '../ui.js';
 import { dateTime, duration } from '../format.js';
-import type { JobsView, JobView, PageProps } from '../types.js';
+import type { McpTasksView, JobsView, JobView, PageProps } from '../types.js';
 
 type Job = JobView;
 
@@ -134,6 +134,26 @@ export function JobsPage(props: PageProps) {
       ) : (
         r.data.jobs.map((j) => <JobCard key={j.id} job={j} now={now} />)
       )}
+      <McpTasksPanel onSignedOut={props.onSignedOut} />
     </>
+  );
+}
+
+/** Tool calls a client follows as MCP tasks (the tasks extension): they outlive the client's request and a hub restart. */
+function McpTasksPanel(props: { onSignedOut(): void }) {
+  const r = useResource<McpTasksView>('/api/mcp-tasks', ['mcp_task_changed'], props.onSignedOut);
+  if (!r.data || r.data.tasks.length === 0) return null;
+  return (
+    <Panel title="MCP tasks">
+      <ul class="mcp-tasks">
+        {r.data.tasks.map((t) => (
+          <li key={t.id} data-task={t.id}>
+            <code>{t.tool}</code> <span class="tag">{t.status}</span> <span class="muted">{t.client ?? ''} · {new Date(t.created_at).toLocaleTimeString()}</span>
+            {t.waiting_for.length ? <span class="muted"> · waiting for the client: {t.waiting_for.join(', ')}</span> : null}
+            {t.message ? <div class="muted">{t.message}</div> : null}
+          </li>
+        ))}
+      </ul>
+    </Panel>
   );
 }

@@ -1,0 +1,85 @@
+import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { POLL_INTERVAL_MS, type TaskRunner } from '../calls/task-runner.js';
+import type { McpTaskRow } from '../store/mcp-tasks.js';
+
+/** The tasks extension (SEP-2663) as 2026-07-28 names it. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** Whether this request's client negotiated the tasks extension: in the request's own envelope, else the session's capabilities. */
+export function tasksNegotiated(ctx: ServerContext, server: McpServer['server']): boolean {
+  const envelope: Record<string, unknown> = ctx.mcpReq.envelope ?? {};
+  const caps: unknown = envelope[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities();
+  if (!caps || typeof caps !== 'object' || !('extensions' in caps)) return false;
+  const ext: unknown = caps.extensions;
+  return Boolean(ext && typeof ext === 'object' && TASKS_EXTENSION in ext);
+}
+
+export function missingTasksCapability(what: string): MissingRequiredClientCapabilityError {
+  return new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } }, `${what} needs the ${TASKS_EXTENSION} extension, which this client did not declare.`);
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** The Task fields every task answer carries. */
+function taskFields(row: McpTaskRow) {
+  return {
+    taskId: row.id,
+    status: row.status,
+    ...(row.status_message ? { statusMessage: row.status_message } : {}),
+    createdAt: iso(row.created_at),
+    lastUpdatedAt: iso(row.updated_at),
+    ttlMs: row.ttl_ms,
+    pollIntervalMs: POLL_INTERVAL_MS,
+  };
+}
+
+/** A tools/call answered with a task (CreateTaskResult: the task's fields at the top level). */
+export function createTaskResult(row: McpTaskRow): Record<string, unknown> {
+  return { resultType: 'task', ...taskFields(row) };
+}
+
+/** tasks/get: the task, with its result (completed) or error (failed) inlined. */
+function detailedTask(row: McpTaskRow): Record<string, unknown> {
+  return {
+    resultType: 'complete',
+    ...taskFields(row),
+    ...(row.status === 'completed' && row.result ? { result: JSON.parse(row.result) as unknown } : {}),
+    ...(row.status === 'failed' && row.error ? { error: JSON.parse(row.error) as unknown } : {}),
+    ...(row.status === 'input_required' && row.input_requests ? { inputRequests: JSON.parse(row.input_requests) as unknown } : {}),
+  };
+}
+
+const TaskParams = z.looseObject({ taskId: z.string() });
+
+/** tasks/get, tasks/update and tasks/cancel, each only for a client that negotiated the extension. */
+export function registerTaskMethods(mcp: McpServer, runner: TaskRunner): void {
+  const server = mcp.server;
+  const known = (id: string): McpTaskRow => {
+    const row = runner.repo.get(id);
+    if (!row) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${id}. Task ids come from a tools/call answered with resultType "task"; a finished task is kept for its ttlMs.`);
+    return row;
+  };
+  const schemas = { params: TaskParams, result: z.looseObject({}) };
+  server.setRequestHandler('tasks/get', schemas, (params, ctx) => {
+    if (!tasksNegotiated(ctx, server)) throw missingTasksCapability('tasks/get');
+    return detailedTask(known(params.taskId));
+  });
+  server.setRequestHandler('tasks/cancel', schemas, (params, ctx) => {
+    if (!tasksNegotiated(ctx, server)) throw missingTasksCapability('tasks/cancel');
+    known(params.taskId);
+    runner.cancel(params.taskId);
+    return { resultType: 'complete' };
+  });
+  server.setRequestHandler('tasks/update', schemas, (params, ctx) => {
+    if (!tasksNegotiated(ctx, server)) throw missingTasksCapability('tasks/update');
+    const row = known(params.taskId);
+    // The SDK lifts inputResponses off the params into the request context (as for any retried request).
+    const responses: unknown = params.inputResponses ?? ctx.mcpReq.inputResponses;
+    if (!responses || typeof responses !== 'object' || Array.isArray(responses)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'tasks/update needs inputResponses: the answers by the keys tasks/get showed in inputRequests.');
+    if (!runner.update(row.id, responses as Record<string, unknown>)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${row.id} is ${row.status}, not waiting for input.`);
+    return { resultType: 'complete' };
+  });
+}

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import type { Db } from './db.js';
+import { prepared } from './statements.js';
+
+export const MCP_TASK_STATUSES = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const;
+export type McpTaskStatus = (typeof MCP_TASK_STATUSES)[number];
+export const TERMINAL: readonly McpTaskStatus[] = ['completed', 'failed', 'cancelled'];
+
+export const McpTaskRow = z.object({
+  id: z.string(),
+  tool: z.string(),
+  client: z.string().nullable(),
+  status: z.enum(MCP_TASK_STATUSES),
+  status_message: z.string().nullable(),
+  owner: z.string(),
+  created_at: z.number(),
+  updated_at: z.number(),
+  ttl_ms: z.number().int(),
+  result: z.string().nullable(),
+  error: z.string().nullable(),
+  input_requests: z.string().nullable(),
+});
+export type McpTaskRow = z.infer<typeof McpTaskRow>;
+
+/**
+ * The tasks of the MCP tasks extension (not TaskManager's checklist): one row per tool call
+ * answered with a task, its status and, once terminal, its result or error as JSON. `owner` is the
+ * process that runs the work, so a hub that starts can tell the tasks whose work died with another.
+ */
+export class McpTasksRepo {
+  constructor(private db: Db) {}
+
+  create(t: { id: string; tool: string; client?: string; owner: string; ttlMs: number }): McpTaskRow {
+    const now = Date.now();
+    prepared(this.db, `INSERT INTO mcp_tasks (id, tool, client, status, owner, created_at, updated_at, ttl_ms) VALUES (?, ?, ?, 'working', ?, ?, ?, ?)`).run(t.id, t.tool, t.client ?? null, t.owner, now, now, t.ttlMs);
+    return this.get(t.id)!;
+  }
+
+  get(id: string): McpTaskRow | undefined {
+    const r = prepared(this.db, 'SELECT * FROM mcp_tasks WHERE id = ?').get(id);
+    return r ? McpTaskRow.parse(r) : undefined;
+  }
+
+  /** The newest tasks, newest first (the dashboard). */
+  recent(limit = 100): McpTaskRow[] {
+    return (prepared(this.db, 'SELECT * FROM mcp_tasks ORDER BY created_at DESC LIMIT ?').all(limit) as unknown[]).map((r) => McpTaskRow.parse(r));
+  }
+
+  /** Moves a task that is not terminal yet; false when it already ended (a cancel won the race). */
+  settle(id: string, status: McpTaskStatus, fields: { result?: unknown; error?: unknown; message?: string } = {}): boolean {
+    return (
+      prepared(this.db, `UPDATE mcp_tasks SET status = ?, result = ?, error = ?, status_message = ?, input_requests = NULL, updated_at = ? WHERE id = ? AND status IN ('working','input_required')`).run(
+        status,
+        fields.result === undefined ? null : JSON.stringify(fields.result),
+        fields.error === undefined ? null : JSON.stringify(fields.error),
+        fields.message ?? null,
+        Date.now(),
+        id,
+      ).changes > 0
+    );
+  }
+
+  /** A running task waits for the client's input (requests by key), or goes back to work (null). */
+  setInput(id: string, requests: Record<string, unknown> | null): boolean {
+    return (
+      prepared(this.db, `UPDATE mcp_tasks SET status = ?, input_requests = ?, updated_at = ? WHERE id = ? AND status IN ('working','input_required')`).run(
+        requests ? 'input_required' : 'working',
+        requests ? JSON.stringify(requests) : null,
+        Date.now(),
+        id,
+      ).changes > 0
+    );
+  }
+
+  /** Tasks still running under another owner (a hub that stopped): their work is gone. */
+  orphans(owner: string): McpTaskRow[] {
+    return (prepared(this.db, `SELECT * FROM mcp_tasks WHERE status IN ('working','input_required') AND owner != ?`).all(owner) as unknown[]).map((r) => McpTaskRow.parse(r));
+  }
+
+  /** Forgets terminal tasks whose time to live has passed. */
+  expire(now = Date.now()): number {
+    return prepared(this.db, `DELETE FROM mcp_tasks WHERE status IN ('completed','failed','cancelled') AND updated_at + ttl_ms < ?`).run(now).changes;
+  }
+}
