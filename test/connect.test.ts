@@ -80,11 +80,15 @@ describe('Connect / Disconnect on real sample config files', () => {
   test('HTTP entries carry the URL and the token header; clients without HTTP say so', () =>
     withHome(() => {
       const http = { url: 'http://127.0.0.1:7717/mcp', token: 'secret-token' };
-      const r = connectClient({ client: 'vscode', stdio: STDIO, http, project: path.join(process.env.HOME!, 'proj') });
-      assert.equal(r.file, path.join(process.env.HOME!, 'proj', '.vscode', 'mcp.json'));
+      const r = connectClient({ client: 'vscode', stdio: STDIO, http });
+      assert.equal(r.file, CLIENTS.vscode.file());
       assert.deepEqual((parse(fs.readFileSync(r.file, 'utf8')) as { servers: Record<string, unknown> }).servers.pincer, { type: 'http', url: http.url, headers: { Authorization: 'Bearer secret-token' } });
       if (process.platform !== 'win32') assert.equal(fs.statSync(r.file).mode & 0o777, 0o600, 'a new config holding a token is private');
       assert.throws(() => connectClient({ client: 'claude-desktop', stdio: STDIO, http }), /reads only stdio servers/);
+      // A project's config is committed with the repository: a token written there would be published.
+      const shared = path.join(process.env.HOME!, 'proj');
+      assert.throws(() => connectClient({ client: 'vscode', stdio: STDIO, http, project: shared }), /token in clear .* committed/);
+      assert.equal(fs.existsSync(shared), false, 'nothing written for the refused project entry');
       assert.throws(() => connectClient({ client: 'windsurf', stdio: STDIO, project: '/tmp/x' }), /no per-project config/);
       // The name comes before -e: Claude Code's --env takes many values and would swallow it.
       const cc = connectClient({ client: 'claude-code', stdio: STDIO });
@@ -123,6 +127,19 @@ test('pincer connect / disconnect from the CLI', () => {
     const bad = spawnSync(process.execPath, [PINCER_BIN, 'connect', 'notepad'], { env, encoding: 'utf8' });
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /name a client: claude-desktop, claude-code, cursor, vscode, windsurf, gemini, codex/);
+    // Security review: `--http --project` wrote the hub's token into files committed to the project's repository.
+    const proj = path.join(h.home, 'repo');
+    fs.mkdirSync(proj);
+    for (const client of ['claude-code', 'cursor', 'vscode', 'gemini', 'codex']) {
+      const r = spawnSync(process.execPath, [PINCER_BIN, 'connect', client, '--http', '--project', proj], { env, encoding: 'utf8' });
+      assert.equal(r.status, 1, `${client}: ${r.stdout}${r.stderr}`);
+      assert.match(r.stderr, /--http with --project would write the hub's token in clear into the project's config file, which is usually committed/);
+      assert.match(r.stderr, /user-level HTTP entry \(drop --project\).*stdio entry for the project \(drop --http\)/);
+      assert.deepEqual(fs.readdirSync(proj), [], `${client}: nothing written in the project`);
+    }
+    const stdioProject = spawnSync(process.execPath, [PINCER_BIN, 'connect', 'cursor', '--project', proj], { env, encoding: 'utf8' });
+    assert.equal(stdioProject.status, 0, stdioProject.stderr);
+    assert.ok(!fs.readFileSync(path.join(proj, '.cursor', 'mcp.json'), 'utf8').includes('Authorization'), 'the stdio project entry carries no token');
   } finally {
     h.cleanup();
   }

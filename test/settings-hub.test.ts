@@ -173,3 +173,34 @@ test('a project view\'s refused lines reach the dashboard, naming file and line'
     h.cleanup();
   }
 });
+
+test('the settings editor masks every line of a secret key, duplicates and commented-out ones too, and saving its text keeps the secrets', async () => {
+  // Security review: only the last line of each secret key was masked; earlier duplicates and `# KEY=value` lines showed in clear.
+  const h = tempHome();
+  const file = path.join(h.home, 'pincer-env.txt');
+  const secrets = ['BSA-commented-old-key-111', 'tvly-commented-key-222', 'BSA-first-duplicate-333', 'BSA-effective-key-444', 'marg-lowercase-555'];
+  const original =
+    `# an old key, kept for later\n# BRAVE_API_KEY=${secrets[0]}\n#TAVILY_API_KEY = ${secrets[1]} # trial\n` +
+    `AUTH_TOKEN=${TOKEN}\nBRAVE_API_KEY=${secrets[2]}\nUSER_AGENT_SEARCH=agent # not secret\nBRAVE_API_KEY=${secrets[3]}\n# marginalia_api_key=${secrets[4]}\n`;
+  fs.writeFileSync(file, original);
+  const hub = await startHubProcess(h.home);
+  try {
+    const res = await fetch(`${hub.url}/api/settings`, { headers: hub.headers() });
+    assert.equal(res.status, 200);
+    const raw = await res.text();
+    for (const secret of [TOKEN, ...secrets]) assert.ok(!raw.includes(secret), `GET /api/settings holds ${secret}`);
+    const text = (JSON.parse(raw) as { text: string }).text;
+    assert.equal(text.split('\n').filter((l) => l.includes('(hidden: use Show beside the key)')).length, 6, text);
+    assert.match(text, /^USER_AGENT_SEARCH=agent # not secret$/m, 'other lines are shown as they are');
+
+    // Saving the editor's text back, with one unrelated edit, keeps every secret line as it was.
+    const put = await fetch(`${hub.url}/api/settings/file`, { method: 'PUT', headers: hub.headers(), body: JSON.stringify({ text: `${text}STREAMING=false\n` }) });
+    assert.equal(put.status, 200, await put.text());
+    assert.equal(fs.readFileSync(file, 'utf8'), `${original}STREAMING=false\n`);
+    const shown = (await (await fetch(`${hub.url}/api/settings/secret/BRAVE_API_KEY`, { headers: hub.headers() })).json()) as { value: string };
+    assert.equal(shown.value, secrets[3], 'the effective key is still the last line');
+  } finally {
+    await hub.stop();
+    h.cleanup();
+  }
+});

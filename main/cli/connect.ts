@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CLIENT_IDS, type ClientId } from '../connect/clients.js';
-import { connectClient, disconnectClient } from '../connect/connect.js';
+import { connectClient, disconnectClient, HTTP_PROJECT_REFUSED } from '../connect/connect.js';
 import { cliLauncher, describeLauncher } from '../connect/launcher.js';
 import { findHub, squatterNote } from './hub-control.js';
 import { pincerPaths } from '../core/paths.js';
@@ -23,6 +23,7 @@ export async function runConnect(command: 'connect' | 'disconnect', argv: string
       process.stdout.write(r.changed ? `Removed Pincer from ${r.client} (${r.file}; backup ${r.backup}).\n` : `${r.client} had no Pincer entry in ${r.file}.\n`);
       return 0;
     }
+    if (values.http && project) throw new UserError(HTTP_PROJECT_REFUSED, 'UNSUPPORTED');
     // This very CLI by its real path, with a Node that can run it: what the client will start (an HTTP entry starts nothing).
     const launcher = values.http ? undefined : await cliLauncher(process.argv[1]!, process.env.PINCER_HOME ? { PINCER_HOME: home } : undefined);
     const stdio = { command: launcher?.command ?? '', args: launcher?.args ?? [], env: launcher?.env };

@@ -35,10 +35,19 @@ const NOTES: Partial<Record<ClientId, string>> = {
     '  [mcp_servers.pincer.tools.Bash]\n  approval_mode = "approve"',
 };
 
+/**
+ * An HTTP entry carries the hub's token in clear, and a project's config file (.mcp.json, .cursor/mcp.json,
+ * .vscode/mcp.json, .gemini/settings.json) is usually committed: the token would be published with the repository.
+ */
+export const HTTP_PROJECT_REFUSED =
+  '--http with --project would write the hub\'s token in clear into the project\'s config file, which is usually committed to its repository. ' +
+  'Use a user-level HTTP entry (drop --project), or the stdio entry for the project (drop --http): it carries no token.';
+
 export function connectClient(o: ConnectOptions): ConnectResult {
   const spec = CLIENTS[o.client];
   if (o.http && !spec.supportsHttp) throw new UserError(`${spec.name} reads only stdio servers from its config file; connect it without --http.`, 'UNSUPPORTED');
   if (o.project && !spec.hasProjectScope) throw new UserError(`${spec.name} has no per-project config; connect it without --project.`, 'UNSUPPORTED');
+  if (o.http && o.project) throw new UserError(HTTP_PROJECT_REFUSED, 'UNSUPPORTED');
   const entry = spec.entry(o.stdio, o.http);
   const r = edit(spec, spec.file(o.project), entry);
   return {

@@ -100,30 +100,70 @@ export function diagnosticViews(diagnostics: SettingDiagnostic[]): DiagnosticVie
 export const MASKED = '(hidden: use Show beside the key)';
 
 
-/** The settings file for the editor, with secrets (the token, API keys) masked. */
-export function maskSecrets(text: string): string {
-  const doc = new EnvDocument(text);
-  let changed = false;
-  for (const key of SECRET_KEYS) {
-    const v = doc.get(key);
-    if (v !== undefined && v !== '') {
-      doc.set(key, MASKED);
-      changed = true;
-    }
-  }
-  return changed ? doc.toString() : text;
+const SECRET_NAMES = new Set(SECRET_KEYS);
+
+/**
+ * A line that carries a secret's value: `KEY=value` or a commented-out `# KEY=value`, for a secret KEY
+ * (any case: a shell or a later edit may still read it). Groups: before the value, the value, after it
+ * (an inline comment). Every such line is masked, not only the effective last one: an earlier duplicate
+ * or an old key kept in a comment is as secret as the one in use.
+ */
+const SECRET_LINE = /^(\s*(?:#+\s*)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*)(.*?)(\s+#.*|\s*)$/;
+
+function secretLine(raw: string): { head: string; key: string; value: string; tail: string; commented: boolean } | undefined {
+  const m = SECRET_LINE.exec(raw);
+  if (!m || !SECRET_NAMES.has(m[2]!.toUpperCase())) return undefined;
+  return { head: m[1]!, key: m[2]!.toUpperCase(), value: m[3]!, tail: m[4]!, commented: raw.trimStart().startsWith('#') };
 }
 
-/** Puts the real secret values back where the edited text still says MASKED. */
+/** Which occurrence a secret line is: the n-th line of the same key and kind (entry or comment). */
+function occurrences(lines: string[]): Map<number, string> {
+  const seen = new Map<string, number>();
+  const ids = new Map<number, string>();
+  lines.forEach((raw, i) => {
+    const s = secretLine(raw);
+    if (!s) return;
+    const kind = `${s.commented ? '#' : ''}${s.key}`;
+    const n = seen.get(kind) ?? 0;
+    seen.set(kind, n + 1);
+    ids.set(i, `${kind}:${n}`);
+  });
+  return ids;
+}
+
+function splitLines(text: string): { lines: string[]; eol: string } {
+  return { lines: text.split(/\r?\n/), eol: text.includes('\r\n') ? '\r\n' : '\n' };
+}
+
+/** The settings file for the editor, with every secret value (the token, API keys; commented-out ones too) masked. */
+export function maskSecrets(text: string): string {
+  const { lines, eol } = splitLines(text);
+  return lines
+    .map((raw) => {
+      const s = secretLine(raw);
+      return s && s.value !== '' ? `${s.head}${MASKED}${s.tail}` : raw;
+    })
+    .join(eol);
+}
+
+/**
+ * Puts the real secret values back on every line whose value still says MASKED: the n-th masked line of
+ * a key (entry or comment) takes the n-th such line's value in the file; a masked line with no such
+ * line (the user copied one) takes the key's effective value.
+ */
 export function unmaskSecrets(edited: string, current: string): string {
-  const doc = new EnvDocument(edited);
-  const before = new EnvDocument(current);
-  let changed = false;
-  for (const key of SECRET_KEYS) {
-    if (doc.get(key) === MASKED) {
-      doc.set(key, before.get(key) ?? '');
-      changed = true;
-    }
-  }
-  return changed ? doc.toString() : edited;
+  const { lines, eol } = splitLines(edited);
+  const before = splitLines(current).lines;
+  const values = new Map<string, string>();
+  for (const [i, id] of occurrences(before)) values.set(id, secretLine(before[i]!)!.value);
+  const doc = new EnvDocument(current);
+  const ids = occurrences(lines);
+  return lines
+    .map((raw, i) => {
+      const s = secretLine(raw);
+      if (!s || s.value !== MASKED) return raw;
+      const real = values.get(ids.get(i)!) ?? doc.get(s.key) ?? '';
+      return `${s.head}${real}${s.tail}`;
+    })
+    .join(eol);
 }
