@@ -181,3 +181,33 @@ test('the hub loads plugins from its own data folder only; the dashboard lists t
     h.cleanup();
   }
 });
+
+test('a plugin or command-tool file that is a symbolic link is refused with a warning naming it; the other tools still load', async () => {
+  const h = tempHome();
+  // The link's target lives outside the data folder, where the folder checks never look.
+  const elsewhere = fs.mkdtempSync(path.join(h.home, '..', 'pincer-elsewhere-'));
+  try {
+    write(path.join(elsewhere, 'linked.yaml'), 'name: linked\ndescription: From a linked file\nrun: echo linked\n');
+    write(path.join(elsewhere, 'linked.mjs'), "export default { tools: [{ name: 'linked.mod', description: 'From a linked module', inputSchema: { type: 'object' }, handler: () => 'linked' }] };\n");
+    write(path.join(h.home, 'tools', 'hello.yaml'), 'name: hello\ndescription: Say hello\nrun: echo hello\n');
+    fs.symlinkSync(path.join(elsewhere, 'linked.yaml'), path.join(h.home, 'tools', 'linked.yaml'));
+    fs.mkdirSync(path.join(h.home, 'plugins'), { recursive: true, mode: 0o700 });
+    fs.symlinkSync(path.join(elsewhere, 'linked.mjs'), path.join(h.home, 'plugins', 'linked.mjs'));
+    const hub = await startHubProcess(h.home);
+    try {
+      const tools = (await (await fetch(`${hub.url}/api/tools`, { headers: hub.headers() })).json()) as { tools: { name: string }[]; plugins: { file: string; tools: string[]; problems: { line: number; message: string }[] }[] };
+      assert.ok(tools.tools.some((t) => t.name === 'hello'), 'the regular command tool loads');
+      assert.ok(!tools.tools.some((t) => t.name.startsWith('linked')), 'no linked tool loads');
+      for (const name of ['linked.yaml', 'linked.mjs']) {
+        const entry = tools.plugins.find((p) => p.file.endsWith(name));
+        assert.deepEqual(entry?.tools, [], `${name} adds nothing`);
+        assert.match(entry!.problems[0]!.message, new RegExp(`${name.replace('.', '\\.')} is a symbolic link.*Copy the file into .* instead of linking it`));
+      }
+    } finally {
+      await hub.stop();
+    }
+  } finally {
+    fs.rmSync(elsewhere, { recursive: true, force: true });
+    h.cleanup();
+  }
+});

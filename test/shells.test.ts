@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { findShell, shellPhrase, type ShellProbe, type ShellSpec } from '../main/tools/shell/shells.js';
+import { findShell, shellPhrase, withDelayedExpansion, type ShellProbe, type ShellSpec } from '../main/tools/shell/shells.js';
+import { hardenCommandEnv } from '../main/tools/shell/process.js';
 import { connectV2, textOf } from './helpers/clients.js';
 import { tempHome } from './helpers/env.js';
 
@@ -45,6 +46,23 @@ test('Windows without Git: PowerShell 7, else Windows PowerShell 5.1, else cmd.e
   const cmd = shell(findShell('auto', windows([CMD], { ComSpec: CMD })));
   assert.deepEqual([cmd.kind, cmd.file, shellPhrase(cmd), cmd.verbatim], ['cmd', CMD, 'cmd.exe on Windows', true]);
   assert.deepEqual(cmd.args('echo hi'), ['/d', '/s', '/c', '"echo hi"']);
+});
+
+test("a command tool's shell: cmd.exe with delayed expansion (/v:on, so !ARG_X! expands after parsing); other shells unchanged", () => {
+  const cmd = shell(findShell('cmd', windows([CMD], { ComSpec: CMD })));
+  const tool = withDelayedExpansion(cmd);
+  assert.deepEqual(tool.args('echo "!ARG_TEXT!"'), ['/d', '/v:on', '/s', '/c', '"echo "!ARG_TEXT!""']);
+  assert.deepEqual([tool.kind, tool.file, tool.verbatim], ['cmd', CMD, true]);
+  // Bash's own cmd.exe keeps its command line.
+  assert.deepEqual(cmd.args('echo hi'), ['/d', '/s', '/c', '"echo hi"']);
+  const ps = shell(findShell('auto', windows([PS51, CMD], { ComSpec: CMD })));
+  assert.equal(withDelayedExpansion(ps), ps);
+});
+
+test('on Windows every command gets NoDefaultCurrentDirectoryInExePath=1 (no git.bat from the current folder); elsewhere nothing is added', () => {
+  assert.deepEqual(hardenCommandEnv({ PATH: 'C:\\Windows' }, 'win32'), { PATH: 'C:\\Windows', NoDefaultCurrentDirectoryInExePath: '1' });
+  assert.deepEqual(hardenCommandEnv({ PATH: '/usr/bin' }, 'linux'), { PATH: '/usr/bin' });
+  assert.deepEqual(hardenCommandEnv({}, 'darwin'), {});
 });
 
 test('a configured shell that is missing is a clear error naming what to set', () => {

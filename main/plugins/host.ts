@@ -106,13 +106,13 @@ export class PluginHost {
   }
 
   private async load(file: string, signature: string): Promise<Loaded> {
-    const unsafe = othersMayWrite(file);
+    const unsafe = unsafeToLoad(file);
     if (unsafe) return { signature, contribution: EMPTY_CONTRIBUTION, problems: [{ file, line: 1, message: unsafe }] };
     const onFailure = (message: string, err?: unknown) => this.recordFailure(file, message, err);
     if (COMMAND_EXT.test(file)) {
       let text: string;
       try {
-        text = fs.readFileSync(file, 'utf8');
+        text = readNoFollow(file);
       } catch (err) {
         return { signature, contribution: EMPTY_CONTRIBUTION, problems: [{ file, line: 1, message: `cannot be read: ${errorMessage(err)}` }] };
       }
@@ -202,8 +202,10 @@ function listFiles(dir: string, ext: RegExp): { file: string; signature: string 
   for (const name of names) {
     const file = path.join(dir, name);
     try {
-      const st = fs.statSync(file);
-      if (st.isFile()) out.push({ file, signature: `${st.size}-${st.mtimeMs}` });
+      // lstat: a symbolic link is listed (and refused by load) rather than followed.
+      const st = fs.lstatSync(file);
+      if (st.isSymbolicLink()) out.push({ file, signature: `link-${st.mtimeMs}` });
+      else if (st.isFile()) out.push({ file, signature: `${st.size}-${st.mtimeMs}` });
     } catch {
       // Gone between the listing and the stat: the next scan sees it.
     }
@@ -211,12 +213,24 @@ function listFiles(dir: string, ext: RegExp): { file: string; signature: string 
   return out;
 }
 
-/** A plugin runs as the user: one that another user could have written is not loaded (POSIX modes). */
-function othersMayWrite(file: string): string | undefined {
+/**
+ * A plugin runs as the user: a symbolic link (its target's folder is not checked, and the target
+ * could change between the check and the load; security review of plugins, finding B) or a file
+ * another user could have written (POSIX modes) is not loaded.
+ */
+function unsafeToLoad(file: string): string | undefined {
+  try {
+    if (fs.lstatSync(file).isSymbolicLink()) {
+      return `not loaded: ${file} is a symbolic link; Pincer loads only regular files in its own folder. Copy the file into ${path.dirname(file)} instead of linking it.`;
+    }
+  } catch (err) {
+    return `cannot be read: ${errorMessage(err)}`;
+  }
   if (process.platform === 'win32') return undefined;
   try {
     for (const p of [file, path.dirname(file)]) {
-      const st = fs.statSync(p);
+      // The folder may itself be a link (a dotfiles checkout): its target's modes are what count.
+      const st = p === file ? fs.lstatSync(p) : fs.statSync(p);
       if (st.mode & 0o022) return `not loaded: ${p} is writable by other users (mode ${(st.mode & 0o777).toString(8)}). Run chmod go-w on it.`;
       if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return `not loaded: ${p} belongs to another user.`;
     }
@@ -224,4 +238,14 @@ function othersMayWrite(file: string): string | undefined {
     return `cannot be read: ${errorMessage(err)}`;
   }
   return undefined;
+}
+
+/** Reads a file that must not be a symbolic link at the moment it is opened (O_NOFOLLOW where the OS has it). */
+function readNoFollow(file: string): string {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+  try {
+    return fs.readFileSync(fd, 'utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
 }

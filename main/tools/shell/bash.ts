@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { StringDecoder } from 'node:string_decoder';
 import { defineTool, type ToolContext, type ToolResult } from '../types.js';
 import { resolveShell, spawnShell, killTree, shellSentence, commandEnv, commandEnvReady } from './process.js';
-import { shellPhrase } from './shells.js';
+import { shellPhrase, withDelayedExpansion } from './shells.js';
 import { trackCwd } from './cwd-track.js';
 import { startingFolder, rememberFolder } from './workdir.js';
 import { cutMiddle, formatDuration } from '../../core/format.js';
@@ -53,14 +53,16 @@ export const bashTool = defineTool({
 
 /**
  * Runs one command the way Bash does (the client's folder and shell, timeout, output limit, cancel,
- * progress). `env`: extra variables for this command only (a plugin's command tool passes its arguments so).
+ * progress). `env`: extra variables for this command only (a plugin's command tool passes its arguments so;
+ * with cmd.exe such a command runs with delayed expansion on, so it reads them as `!ARG_X!`).
  */
 export async function runBash(command: string, timeoutArg: number | undefined, ctx: ToolContext, env?: Record<string, string>): Promise<ToolResult> {
   const settings = ctx.services.settings;
   if (command.trim() === '') throw new UserError('Bash: command is empty; pass the shell command to run.', 'INVALID_INPUT');
   const timeout = Math.min(timeoutArg ?? settings.get('BASH_TIMEOUT_MS'), settings.get('BASH_MAX_TIMEOUT_MS'), MAX_TIMEOUT_MS);
   const limit = settings.get('BASH_OUTPUT_LIMIT');
-  const shell = resolveShell(settings);
+  // A command tool's arguments (env) must be expanded after the command line is parsed: cmd.exe /v:on.
+  const shell = env ? withDelayedExpansion(resolveShell(settings)) : resolveShell(settings);
   const cwd = await startingFolder(ctx);
   const stream = settings.get('STREAMING') && ctx.wantsProgress;
   const started = Date.now();

@@ -80,11 +80,21 @@ export function commandEnvReady(): Promise<void> | undefined {
  */
 export function commandEnv(): NodeJS.ProcessEnv {
   if (inherited) return inherited;
-  const env = withoutPincerSecrets(loginEnv ?? process.env);
+  const env = hardenCommandEnv(withoutPincerSecrets(loginEnv ?? process.env), process.platform);
   // The packaged app runs its hub as Node through this switch; an Electron app a command starts (VS Code's `code`) must not inherit it.
   if (process.versions.electron) delete env.ELECTRON_RUN_AS_NODE;
   // While the login environment is being read, this answer is provisional.
   if (!loginPending || loginSettled) inherited = env;
+  return env;
+}
+
+/**
+ * On Windows, cmd.exe looks for a bare program name (`git`) in the current folder before PATH: a
+ * cloned repository's git.bat would run. NoDefaultCurrentDirectoryInExePath turns that off for
+ * every command Pincer starts (security review: plugins/command tools, finding A). Changes `env`.
+ */
+export function hardenCommandEnv(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): NodeJS.ProcessEnv {
+  if (platform === 'win32') env.NoDefaultCurrentDirectoryInExePath = '1';
   return env;
 }
 

@@ -146,6 +146,17 @@ function findCmd(p: ShellProbe): ShellSpec | undefined {
   return { kind: 'cmd', file, name: 'cmd.exe', platform: p.platform, verbatim: true, args: (command) => ['/d', '/s', '/c', `"${command}"`] };
 }
 
+/**
+ * The shell for a plugin's command tool, whose arguments arrive as ARG_ variables: cmd.exe with
+ * delayed expansion on (/v:on), so `!ARG_X!` is expanded after the line is parsed and an argument's
+ * `&`, `|` or `>` stays text (`%ARG_X%` is expanded before parsing: injectable; docs/PLUGINS.md).
+ * Other shells expand variables after parsing already and are returned as they are.
+ */
+export function withDelayedExpansion(shell: ShellSpec): ShellSpec {
+  if (shell.kind !== 'cmd') return shell;
+  return { ...shell, args: (command) => ['/d', '/v:on', '/s', '/c', `"${command}"`] };
+}
+
 function findSh(p: ShellProbe): ShellSpec {
   return bashSpec(onPath('sh', p) ?? '/bin/sh', 'sh', p.platform, 'sh');
 }
