@@ -7,13 +7,16 @@ import { findHub, squatterNote } from './hub-control.js';
 import { pincerPaths } from '../core/paths.js';
 import { readToken } from './hub-client.js';
 import { UserError } from '../core/errors.js';
+import { closest, distance } from 'fastest-levenshtein';
 
 /** `pincer connect|disconnect <client>` from a terminal; the tray menu does the same. */
 export async function runConnect(command: 'connect' | 'disconnect', argv: string[], home: string): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { http: { type: 'boolean', default: false }, project: { type: 'string' } } });
   const client = positionals[0] as ClientId | undefined;
   if (!client || !CLIENT_IDS.includes(client)) {
-    process.stderr.write(`pincer ${command}: name a client: ${CLIENT_IDS.join(', ')}.\n`);
+    const guess = client ? closest(client, [...CLIENT_IDS]) : undefined;
+    const unknown = client ? `"${client}" is not a client Pincer knows${guess && distance(client, guess) <= 3 ? ` (did you mean ${guess}?)` : ''}; ` : '';
+    process.stderr.write(`pincer ${command}: ${unknown}name a client: ${CLIENT_IDS.join(', ')}.\n`);
     return 2;
   }
   const project = values.project ? path.resolve(values.project) : undefined;
@@ -34,7 +37,11 @@ export async function runConnect(command: 'connect' | 'disconnect', argv: string
       if (found.state !== 'running' && found.recorded && (found.reason === 'not-this-home' || found.reason === 'other-pid')) {
         throw new UserError(`${(await squatterNote(found)) ?? `hub.json names ${found.recorded.url}, but ${found.why}`}. Start the hub ("pincer serve") and run this again.`, 'CONFLICT');
       }
-      http = { url: `${found.state === 'running' ? found.info.url : 'http://127.0.0.1:7717'}/mcp`, token: readToken(home) };
+      // No hub, no proven address: a guessed one (the default port) may belong to another program, which the client would send the token to.
+      if (found.state !== 'running') {
+        throw new UserError('no Pincer hub is running, so no address has proved to be this data folder\'s hub. Start the hub ("pincer serve", or the tray app), then run this again; or connect without --http (the client then starts Pincer itself).', 'UNAVAILABLE');
+      }
+      http = { url: `${found.info.url}/mcp`, token: readToken(home) };
       if (!http.token) throw new UserError('no token yet: start the hub once ("pincer serve") or run "pincer token".', 'UNAVAILABLE');
     }
     const r = connectClient({ client, stdio, http, project });
