@@ -9,8 +9,13 @@ import type { Socket } from 'node:net';
  * local process that holds a thousand half-open sockets thus costs the hub a
  * bounded number of slots, while a burst of real clients is never cut. A
  * keep-alive socket waits again between its requests.
+ *
+ * At `server.maxConnections` Node closes each new socket unseen (no 'connection', only 'drop'), so the
+ * trim above never runs: a burst of idle sockets opened within `staleMs` would lock every real client
+ * out until the sockets time out. On 'drop' the `dropBatch` longest-waiting sockets (half-open, or idle
+ * between requests) go whatever their age, so the next client that connects gets a slot.
  */
-export function guardConnections(server: http.Server, maxWaiting: number, staleMs = 1000): () => number {
+export function guardConnections(server: http.Server, maxWaiting: number, staleMs = 1000, dropBatch = 8): () => number {
   // Insertion order is arrival order, so iteration starts with the longest waiting.
   // `read`: for a keep-alive socket between requests, its bytesRead when its answer went out. Until it
   // sends more it is idle, and keepAliveTimeout (not this guard) closes it: a real client's pooled
@@ -21,6 +26,14 @@ export function guardConnections(server: http.Server, maxWaiting: number, staleM
     waiting.set(socket, { since: now });
     socket.once('close', () => waiting.delete(socket));
     trim(now);
+  });
+  server.on('drop', () => {
+    let freed = 0;
+    for (const old of waiting.keys()) {
+      if (freed++ >= dropBatch) break;
+      waiting.delete(old);
+      old.destroy();
+    }
   });
   function trim(now: number): void {
     if (waiting.size <= maxWaiting) return;

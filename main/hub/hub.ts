@@ -260,6 +260,12 @@ function checkListenAddress(host: string, allowRemote: boolean, warnings: string
   warnings.push(`WARNING: the hub listens on ${host}, reachable from other machines. Anyone with the token can run commands as you.`);
 }
 
+/** The file-descriptor cap on the hub's sockets; PINCER_HTTP_MAX_CONNECTIONS lowers it (tests reach it with a few sockets). */
+function maxConnections(): number {
+  const n = Number(process.env.PINCER_HTTP_MAX_CONNECTIONS);
+  return Number.isInteger(n) && n >= 16 ? n : 4096;
+}
+
 /** The hub's HTTP server, with the limits that keep slow, half-open or oversized clients from holding it. */
 function createHttpServer(handler: http.RequestListener, maxBodyBytes: () => number): http.Server {
   // Not an ESM import of node:http: that reads every export, and its WebSocket getters load Node's
@@ -271,7 +277,7 @@ function createHttpServer(handler: http.RequestListener, maxBodyBytes: () => num
   server.keepAliveTimeout = 5_000;
   // Sessions and streams have their own caps; this only bounds file descriptors. Sockets that
   // have not sent a whole request are capped separately so they cannot lock real clients out.
-  server.maxConnections = 4096;
+  server.maxConnections = maxConnections();
   guardConnections(server, 128);
   // Refuse an oversized upload before inviting the client to send it.
   server.on('checkContinue', (req, res) => {

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import net from 'node:net';
 import { startHubProcess } from '../helpers/hub.js';
 import { tempHome, sleep } from '../helpers/env.js';
@@ -54,6 +55,53 @@ test('slowloris headers, slow bodies, half-open connections and oversized header
     clearInterval(drip);
     clearInterval(trickle);
     await served(hub.url, hub.headers());
+    assert.equal(hub.child.exitCode, null);
+  } finally {
+    for (const s of sockets) s.destroy();
+    await hub.stop();
+    h.cleanup();
+  }
+});
+
+test('a burst of idle sockets up to the hub\'s socket cap, opened at once, does not lock a real /mcp client out', { timeout: 60_000 }, async () => {
+  // Security review finding: at server.maxConnections Node drops new sockets without a 'connection'
+  // event, so the guard's trim (sockets idle > 1 s, run on 'connection') never ran and a real client
+  // was refused until the idle sockets timed out. The cap is lowered so a small burst reaches it.
+  const cap = 32;
+  const h = tempHome();
+  const hub = await startHubProcess(h.home, { PINCER_HTTP_MAX_CONNECTIONS: String(cap) });
+  const sockets: net.Socket[] = [];
+  let cut = 0;
+  try {
+    await Promise.all(Array.from({ length: cap }, () => new Promise<void>((resolve) => {
+      const s = net.connect(hub.port, '127.0.0.1', () => resolve());
+      s.on('error', () => resolve());
+      s.on('close', () => cut++);
+      s.resume();
+      sockets.push(s);
+    })));
+    await sleep(200); // let the hub accept them all: the cap is full of idle sockets well under 1 s old
+    const headers = hub.headers({ Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json', Connection: 'close' });
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'real', version: '1' } } });
+    // A new connection each time (fetch would reuse the pooled one from the hub's start-up probe).
+    // The connection that meets the full cap is refused by Node itself; the next one must get in.
+    const post = () => new Promise<number>((resolve, reject) => {
+      const req = http.request(`${hub.url}/mcp`, { method: 'POST', headers, agent: false, timeout: 5_000 }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('timeout', () => req.destroy(new Error('no answer within 5 s')));
+      req.on('error', reject);
+      req.end(body);
+    });
+    const failures: string[] = [];
+    let status = 0;
+    for (let attempt = 0; attempt < 3 && status === 0; attempt++) {
+      status = await post().catch((err: Error) => (failures.push(err.message), 0));
+    }
+    assert.equal(status, 200, `no answer within 3 connections: ${failures.join('; ')}`);
+    assert.ok(failures.length <= 1, `more than one connection refused: ${failures.join('; ')}`);
+    assert.ok(cut > 0, 'the hub closed some of the idle sockets');
     assert.equal(hub.child.exitCode, null);
   } finally {
     for (const s of sockets) s.destroy();
