@@ -10,7 +10,7 @@ import { UserError } from '../../core/errors.js';
 import { formatBytes, formatDuration } from '../../core/format.js';
 import { sameProcess } from '../../core/process-identity.js';
 import { shellPhrase } from './shells.js';
-import { resolveShell, resolveCwd, killTree, groupAlive, commandEnv } from './process.js';
+import { resolveShell, resolveCwd, killTree, groupAlive, commandEnv, processGroup } from './process.js';
 import { type JobSpec, type ExitRecord, type RunRecord, readExitRecord, readRunRecord, writeJsonAtomic, jobFile } from './job-files.js';
 import { logSize, readRange, completeUtf8Length } from './job-log.js';
 import { guarded, logger } from '../../core/log.js';
@@ -221,8 +221,13 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     let note = 'the process ended without recording an exit code';
     if (run && orphanAlive(run)) {
       // Its group keeps the supervisor's pid as id while the verified shell is in it: no other process can hold that id.
-      killTree(run.supervisorPid, 'SIGKILL').catch(() => undefined);
-      note += '; the commands it left running were stopped';
+      // The run file is only a file: the shell is signalled through that group only once the OS confirms it is in it.
+      if (processGroup(run.shellPid) === run.supervisorPid) {
+        killTree(run.supervisorPid, 'SIGKILL').catch(() => undefined);
+        note += '; the commands it left running were stopped';
+      } else {
+        note += `; its shell (pid ${run.shellPid}) is not in the supervisor's process group ${run.supervisorPid} as far as the OS tells, so nothing was signalled`;
+      }
     }
     return this.repo.finish(job.id, 'lost', null, Date.now(), note);
   }
@@ -274,7 +279,13 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     this.killing.add(id);
     try {
       const run = readRunRecord(jobFile(job.exit_path, 'run'));
-      if (!run) return await this.stopLegacy(job.id, job.pid, t0);
+      if (!run) {
+        if (withoutRunRecord(process.platform) === 'legacy-group') return await this.stopLegacy(job.id, job.pid, t0);
+        this.repo.finish(id, 'lost', null, Date.now(), `it has no run record, so its process (pid ${job.pid}) cannot be proven to be it; nothing was signalled`);
+        const lost = this.repo.get(id)!;
+        this.emit('event', { type: 'job_ended', job: lost });
+        return { job: lost, forced: false, waitedMs: Date.now() - t0 };
+      }
       writeJsonAtomic(jobFile(job.exit_path, 'stop'), { at: t0 });
       let rec = readExitRecord(job.exit_path);
       while (!rec && Date.now() - t0 < KILL_GRACE_MS + 5000 && this.alive(job)) {
@@ -283,17 +294,18 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
       }
       rec ??= readExitRecord(job.exit_path);
       let forced = rec?.stopped === 'killed';
+      // Checked afresh right before any signal, never from alive()'s cache: on an OS where that
+      // check costs a spawn the cache trusts a live pid, which may have been reused since.
+      const same = !rec && run.supervisorStart !== undefined && sameProcess(run.supervisorPid, run.supervisorStart);
       if (rec) this.record(job, rec);
-      else if (!this.alive(job)) this.lose(job);
-      else {
+      else if (!this.alive(job) || (run.supervisorStart !== undefined && !same)) this.lose(job);
+      else if (!same) {
+        this.repo.finish(id, 'lost', null, Date.now(), `its supervisor (pid ${run.supervisorPid}) did not answer the stop request; nothing was signalled, as that pid cannot be proven to be it`);
+      } else {
         // A supervisor that does not answer (stopped, or hung): its tree is stopped from here, verified.
-        if (run.supervisorStart === undefined) {
-          this.repo.finish(id, 'lost', null, Date.now(), `its supervisor (pid ${run.supervisorPid}) did not answer the stop request; nothing was signalled, as that pid cannot be proven to be it`);
-        } else {
-          await killTree(run.supervisorPid, 'SIGKILL');
-          forced = true;
-          this.repo.finish(id, 'killed', null, Date.now(), 'killed by KillBgTask: its supervisor did not answer');
-        }
+        await killTree(run.supervisorPid, 'SIGKILL');
+        forced = true;
+        this.repo.finish(id, 'killed', null, Date.now(), 'killed by KillBgTask: its supervisor did not answer');
       }
       const fresh = this.repo.get(id)!;
       this.emit('event', { type: 'job_ended', job: fresh });
@@ -341,6 +353,15 @@ function startedAs(pid: number, exitPath: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * How KillBgTask stops a job without a run record (an older Pincer's wrapper, or a supervisor that
+ * died before writing it): on POSIX its group, once its command line proved the pid is the job
+ * (startedAs); on Windows nothing proves that, so it is reported lost and never signalled.
+ */
+export function withoutRunRecord(platform: NodeJS.Platform): 'legacy-group' | 'lost' {
+  return platform === 'win32' ? 'lost' : 'legacy-group';
 }
 
 /** The shell a supervisor started, still running and proven to be that process by its start time (POSIX only). */

@@ -1,5 +1,5 @@
 import { pidAlive } from '../../core/pid.js';
-import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { spawn, execFileSync, type ChildProcess, type StdioOptions } from 'node:child_process';
 import fs from 'node:fs';
 import treeKill from 'tree-kill';
 import { UserError } from '../../core/errors.js';
@@ -110,7 +110,11 @@ export function spawnShell(shell: ShellSpec, command: string, opts: { cwd: strin
   });
 }
 
-/** Signals a whole process tree: the process group on POSIX, taskkill /T on Windows. */
+/**
+ * Signals a whole process tree: the process group led by `pid` on POSIX, taskkill /T on Windows.
+ * Never the pid alone: when `pid` leads no group, the process there is not the one that was
+ * started (its pid was reused), and signalling it would hit a stranger (security review, issue 23).
+ */
 export function killTree(pid: number, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (process.platform === 'win32') {
     return new Promise((resolve) => treeKill(pid, signal, () => resolve()));
@@ -118,15 +122,31 @@ export function killTree(pid: number, signal: NodeJS.Signals = 'SIGTERM'): Promi
   try {
     process.kill(-pid, signal);
   } catch {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // Already gone.
-    }
+    // No such group (gone, or that pid now belongs to a process that leads none): nothing to signal.
   }
   return Promise.resolve();
 }
 
+/**
+ * The process group `pid` is in (POSIX): /proc/<pid>/stat field 5 on Linux, `ps -o pgid=` elsewhere.
+ * Undefined when it cannot be read (gone, Windows, no ps): callers then signal nothing.
+ */
+export function processGroup(pid: number, platform: NodeJS.Platform = process.platform): number | undefined {
+  if (!Number.isInteger(pid) || pid <= 0 || platform === 'win32') return undefined;
+  try {
+    let text: string | undefined;
+    if (platform === 'linux') {
+      // The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      text = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2];
+    } else text = execFileSync('ps', ['-o', 'pgid=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 });
+    const pgid = Number(text?.trim());
+    return Number.isInteger(pgid) && pgid > 0 ? pgid : undefined;
+  } catch {
+    // Gone, or ps is missing: unknown.
+    return undefined;
+  }
+}
 
 /** True while any process of the group still exists (POSIX). */
 export function groupAlive(pgid: number): boolean {
