@@ -12,14 +12,14 @@ import type { Socket } from 'node:net';
  *
  * At `server.maxConnections` Node closes each new socket unseen (no 'connection', only 'drop'), so the
  * trim above never runs: a burst of idle sockets opened within `staleMs` would lock every real client
- * out until the sockets time out. On 'drop' the `dropBatch` longest-waiting sockets (half-open, or idle
- * between requests) go whatever their age, so the next client that connects gets a slot.
+ * out until the sockets time out. On 'drop' the `dropBatch` longest-waiting sockets (half-open first,
+ * then idle between requests) go whatever their age, so the next client that connects gets a slot.
  */
 export function guardConnections(server: http.Server, maxWaiting: number, staleMs = 1000, dropBatch = 8): () => number {
   // Insertion order is arrival order, so iteration starts with the longest waiting.
   // `read`: for a keep-alive socket between requests, its bytesRead when its answer went out. Until it
   // sends more it is idle, and keepAliveTimeout (not this guard) closes it: a real client's pooled
-  // connection is never cut here; one holding part of its next request is.
+  // connection is never cut by the trim (only on 'drop', last); one holding part of its next request is.
   const waiting = new Map<Socket, { since: number; read?: number }>();
   server.on('connection', (socket: Socket) => {
     const now = Date.now();
@@ -27,12 +27,19 @@ export function guardConnections(server: http.Server, maxWaiting: number, staleM
     socket.once('close', () => waiting.delete(socket));
     trim(now);
   });
+  // Sockets holding part of a request go first; a real client's pooled idle connection only when
+  // nothing else is left (cutting it can race the client's next request on it).
   server.on('drop', () => {
+    const isIdle = (s: Socket, read?: number) => read !== undefined && s.bytesRead === read;
     let freed = 0;
-    for (const old of waiting.keys()) {
-      if (freed++ >= dropBatch) break;
-      waiting.delete(old);
-      old.destroy();
+    for (const idlePass of [false, true]) {
+      for (const [old, { read }] of waiting) {
+        if (freed >= dropBatch) return;
+        if (isIdle(old, read) !== idlePass) continue;
+        waiting.delete(old);
+        old.destroy();
+        freed++;
+      }
     }
   });
   function trim(now: number): void {
