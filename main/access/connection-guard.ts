@@ -12,8 +12,9 @@ import type { Socket } from 'node:net';
  *
  * At `server.maxConnections` Node closes each new socket unseen (no 'connection', only 'drop'), so the
  * trim above never runs: a burst of idle sockets opened within `staleMs` would lock every real client
- * out until the sockets time out. On 'drop' the `dropBatch` longest-waiting sockets (half-open first,
- * then idle between requests) go whatever their age, so the next client that connects gets a slot.
+ * out until the sockets time out. So the guard keeps `dropBatch` slots below the cap: a newcomer past
+ * them takes the place of the longest-waiting socket (half-open first, then idle between requests)
+ * whatever its age, and on 'drop' `dropBatch` of them go, so the next client gets a slot.
  */
 export function guardConnections(server: http.Server, maxWaiting: number, staleMs = 1000, dropBatch = 8): () => number {
   // Insertion order is arrival order, so iteration starts with the longest waiting.
@@ -21,27 +22,37 @@ export function guardConnections(server: http.Server, maxWaiting: number, staleM
   // sends more it is idle, and keepAliveTimeout (not this guard) closes it: a real client's pooled
   // connection is never cut by the trim (only on 'drop', last); one holding part of its next request is.
   const waiting = new Map<Socket, { since: number; read?: number }>();
+  // `cap`: the guard's own limit, kept below server.maxConnections so that a newcomer at the limit
+  // takes a waiting socket's place instead of being refused by Node unseen.
+  const cap = Math.max(1, (server.maxConnections || Infinity) - dropBatch);
+  let open = 0;
   server.on('connection', (socket: Socket) => {
     const now = Date.now();
+    open++;
     waiting.set(socket, { since: now });
-    socket.once('close', () => waiting.delete(socket));
+    socket.once('close', () => {
+      open--;
+      waiting.delete(socket);
+    });
+    if (open > cap) evict(1, socket);
     trim(now);
   });
+  server.on('drop', () => evict(dropBatch));
   // Sockets holding part of a request go first; a real client's pooled idle connection only when
   // nothing else is left (cutting it can race the client's next request on it).
-  server.on('drop', () => {
+  function evict(count: number, newcomer?: Socket): void {
     const isIdle = (s: Socket, read?: number) => read !== undefined && s.bytesRead === read;
     let freed = 0;
     for (const idlePass of [false, true]) {
       for (const [old, { read }] of waiting) {
-        if (freed >= dropBatch) return;
-        if (isIdle(old, read) !== idlePass) continue;
+        if (freed >= count) return;
+        if (old === newcomer || old.destroyed || isIdle(old, read) !== idlePass) continue;
         waiting.delete(old);
         old.destroy();
         freed++;
       }
     }
-  });
+  }
   function trim(now: number): void {
     if (waiting.size <= maxWaiting) return;
     for (const [old, { since, read }] of waiting) {

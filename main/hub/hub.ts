@@ -278,7 +278,7 @@ function createHttpServer(handler: http.RequestListener, maxBodyBytes: () => num
   // Sessions and streams have their own caps; this only bounds file descriptors. Sockets that
   // have not sent a whole request are capped separately so they cannot lock real clients out.
   server.maxConnections = maxConnections();
-  guardConnections(server, 128);
+  guardConnections(server, 128); // after maxConnections: the guard keeps its own limit just below it
   // Refuse an oversized upload before inviting the client to send it.
   server.on('checkContinue', (req, res) => {
     const tooLarge = declaredTooLarge(req.headers, maxBodyBytes());
