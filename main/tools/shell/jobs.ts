@@ -21,6 +21,8 @@ const log = logger('jobs');
 const SUPERVISOR = fileURLToPath(new URL('./job-supervisor.js', import.meta.url));
 /** How long a job is given to stop on its own after KillBgTask before its process tree is killed. */
 export const KILL_GRACE_MS = 3000;
+/** How long a job may be without its run record after it started (its supervisor writes it once the shell runs; slow under load or Wine). */
+const RUN_RECORD_WAIT_MS = 10_000;
 
 export interface JobEvent {
   type: 'job_started' | 'job_ended' | 'job_output';
@@ -47,6 +49,8 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
   private timer?: NodeJS.Timeout;
   /** Jobs this process is stopping right now: the reconcile timer leaves their ending to kill(). */
   private killing = new Set<number>();
+  /** Jobs whose supervisor this process started: the only ones a missing run record may still be on its way for. */
+  private launched = new Set<number>();
   /** Supervisors whose start time this process has checked, where checking costs a spawn (not Linux). */
   private verified = new Map<number, number>();
   private sizes = new Map<number, number>();
@@ -120,6 +124,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
       child.unref();
       if (child.pid === undefined) throw new UserError(`BackgroundBash: could not start the job supervisor (${process.execPath}).`, 'UNAVAILABLE');
       this.repo.markRunning(job.id, child.pid);
+      this.launched.add(job.id);
     } finally {
       fs.closeSync(fd);
     }
@@ -264,6 +269,21 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
   }
 
   /**
+   * The job's run record. A supervisor writes it right after it started the shell, so a job this
+   * process launched and kills in its first moments may not have one yet: wait for it, rather than
+   * calling lost a job its supervisor is about to run (an older Pincer's job never gets one).
+   */
+  private async runRecordOf(job: JobRow): Promise<RunRecord | undefined> {
+    const file = jobFile(job.exit_path, 'run');
+    let run = readRunRecord(file);
+    while (!run && this.launched.has(job.id) && Date.now() - job.started_at < RUN_RECORD_WAIT_MS && this.alive(job)) {
+      await sleep(50);
+      run = readRunRecord(file);
+    }
+    return run;
+  }
+
+  /**
    * Stops a job's whole process tree through its supervisor: a stop request, answered with
    * TERM (POSIX process group; Windows `taskkill /T`), then KILL after KILL_GRACE_MS. A job whose
    * supervisor is gone is reported lost; nothing is signalled by a pid that was not verified.
@@ -278,7 +298,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     const t0 = Date.now();
     this.killing.add(id);
     try {
-      const run = readRunRecord(jobFile(job.exit_path, 'run'));
+      const run = await this.runRecordOf(job);
       if (!run) {
         if (withoutRunRecord(process.platform) === 'legacy-group') return await this.stopLegacy(job.id, job.pid, t0);
         this.repo.finish(id, 'lost', null, Date.now(), `it has no run record, so its process (pid ${job.pid}) cannot be proven to be it; nothing was signalled`);
