@@ -145,6 +145,41 @@ test('pincer connect / disconnect from the CLI', () => {
   }
 });
 
+test('pincer connect keeps neighbours written on one line as they are, and disconnect gives back the same bytes', () => {
+  const h = tempHome();
+  try {
+    const env = { ...pincerEnv(h.home), HOME: h.home };
+    const file = path.join(h.home, '.cursor', 'mcp.json');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const run = (...args: string[]) => {
+      const r = spawnSync(process.execPath, [PINCER_BIN, ...args], { env, encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      return fs.readFileSync(file, 'utf8');
+    };
+    // A servers block laid out one entry a line (a user's or another tool's style); a stale Pincer entry in the middle.
+    const lines = ['{', '  "mcpServers": {', '    "github": { "command": "gh-mcp", "args": ["--stdio"] },', '    "pincer": { "command": "/old/node" },', '    "db": { "url": "http://127.0.0.1:9000/mcp" }', '  },', '  "theme": "dark", "fontSize": 12', '}', ''];
+    fs.writeFileSync(file, lines.join('\n'));
+    const after = run('connect', 'cursor');
+    for (const kept of [lines[2], lines[4], lines[6]]) assert.ok(after.includes(`${kept}\n`), `kept as written: ${kept}\n${after}`);
+    assert.equal((parse(after) as { mcpServers: { pincer: { command: string } } }).mcpServers.pincer.command, process.execPath);
+    const removed = run('disconnect', 'cursor');
+    assert.equal(removed, [...lines.slice(0, 3), lines[4], ...lines.slice(5)].join('\n'), 'only the Pincer entry went');
+    // Added to a block written wholly on one line, the entry joins that line; disconnect restores the file to the byte.
+    const oneLine = '{ "mcpServers": { "github": { "command": "gh-mcp" } } }\n';
+    fs.writeFileSync(file, oneLine);
+    const joined = run('connect', 'cursor');
+    assert.equal(joined.split('\n').length, 2, joined);
+    assert.ok(joined.startsWith('{ "mcpServers": { "github": { "command": "gh-mcp" }, "pincer": { '), joined);
+    assert.equal(run('disconnect', 'cursor'), oneLine);
+    // An empty file gets a laid-out entry; removing it leaves an empty block, not stray lines.
+    fs.writeFileSync(file, '');
+    assert.match(run('connect', 'cursor'), /^\{\n {2}"mcpServers": \{\n {4}"pincer": \{\n {6}"command": /);
+    assert.equal(run('disconnect', 'cursor'), '{\n  "mcpServers": {}\n}\n');
+  } finally {
+    h.cleanup();
+  }
+});
+
 describe("Codex's config.toml", () => {
   const original = fs.readFileSync(path.join(FIXTURES, 'codex.toml'), 'utf8');
   const table = (text: string) => (JSON.parse(JSON.stringify(parseToml(text))) as { mcp_servers: Record<string, Record<string, unknown>> }).mcp_servers;

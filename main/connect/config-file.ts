@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { parse, parseTree, findNodeAtLocation, modify, applyEdits, printParseErrorCode, type ParseError, type FormattingOptions } from 'jsonc-parser';
+import { parse, parseTree, findNodeAtLocation, modify, applyEdits, format, printParseErrorCode, type ParseError, type FormattingOptions } from 'jsonc-parser';
 import { writeFileAtomic } from '../core/paths.js';
 import { UserError } from '../core/errors.js';
 
@@ -57,10 +57,32 @@ export function editServerEntry(file: string, container: string, value: Record<s
   checkParsable(text, file);
   const tree = parseTree(text);
   if (value === undefined && !findNodeAtLocation(tree!, [container, ENTRY_NAME])) return { file, changed: false };
-  const edits = modify(text, [container, ENTRY_NAME], value, { formattingOptions: detectFormatting(text) });
-  const next = applyEdits(text, edits);
+  const next = editInPlace(text, [container, ENTRY_NAME], value, detectFormatting(text));
   if (next === original) return { file, changed: false };
   return saveConfig(file, original, next);
+}
+
+/**
+ * jsonc-parser's own formatting of an edit re-lays out every line the edit touches, so a neighbour
+ * written on one line (`"other": { "command": "x" },`) came back spread over many. Here the edit is
+ * made raw, then only its own text and the whitespace right at its ends are formatted; in a servers
+ * object written on one line, Pincer's entry stays on that line too.
+ */
+function editInPlace(text: string, at: string[], value: unknown, formatting: FormattingOptions): string {
+  const container = findNodeAtLocation(parseTree(text)!, at.slice(0, -1));
+  const oneLine = !!container?.children?.length && !/[\r\n]/.test(text.slice(container.offset, container.offset + container.length));
+  let next = text;
+  // One edit in practice (an insert, a replace or a removal); from the last so earlier offsets stay true.
+  for (const e of [...modify(text, at, value, {})].sort((a, b) => b.offset - a.offset)) {
+    const edited = applyEdits(next, [e]);
+    const start = Math.max(0, e.offset - 1);
+    let end = e.offset + e.content.length;
+    // The whitespace after the edit is the user's, unless the object is (or was) empty: then its `}` gets its line (or `{}` again).
+    const empty = /\{\s*$/.test(edited.slice(0, e.offset)) && /^\s*\}/.test(edited.slice(end));
+    if (empty) end = edited.indexOf('}', end) + 1;
+    next = applyEdits(edited, format(edited, { offset: start, length: end - start }, { ...formatting, keepLines: oneLine }));
+  }
+  return next;
 }
 
 /** Writes a client's edited config: the old file kept as a timestamped backup, the new one replacing it atomically. */
