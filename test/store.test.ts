@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { openStore } from '../main/store/db.js';
 import { MIGRATIONS } from '../main/store/migrations.js';
 import { JobsRepo } from '../main/store/jobs.js';
+import { McpTasksRepo, workOf } from '../main/store/mcp-tasks.js';
 import { tempHome } from './helpers/env.js';
 
 const run = promisify(execFile);
@@ -77,6 +78,37 @@ test('two processes updating the same row lose no update', async () => {
     for (const r of results) assert.equal(JSON.parse(r.stdout).done, 300);
     assert.equal(new JobsRepo(db).get(job.id)!.read_offset, 600);
     db.close();
+  } finally {
+    cleanup();
+  }
+});
+
+test('migration 5 gives a version-4 database the mcp_tasks work column; the repo records and finds the work a task outlives the hub through', () => {
+  const { home, cleanup } = tempHome();
+  try {
+    const file = path.join(home, 'pincer.db');
+    // A database as a Pincer with migrations 1–4 left it, with a task already in it.
+    const old = openStore(file, MIGRATIONS.filter((m) => m.version <= 4));
+    old.db.prepare(`INSERT INTO mcp_tasks (id, tool, status, owner, created_at, updated_at, ttl_ms) VALUES ('old', 'WebSearch', 'working', 'gone', 1, 1, 1000)`).run();
+    old.db.close();
+    const store = openStore(file);
+    const repo = new McpTasksRepo(store.db);
+    assert.equal(repo.get('old')?.work, null);
+    assert.equal(workOf(repo.get('old')!), undefined);
+    repo.create({ id: 'j', tool: 'Bash', owner: 'me', ttlMs: 1000, work: { kind: 'job', id: 7 } });
+    repo.create({ id: 'q', tool: 'AskUserQuestion', owner: 'me', ttlMs: 1000 });
+    assert.ok(repo.setWork('q', { kind: 'question', id: 3 }));
+    assert.deepEqual(workOf(repo.get('j')!), { kind: 'job', id: 7 });
+    assert.deepEqual(repo.activeWithWork('job').map((t) => t.id), ['j']);
+    assert.deepEqual(repo.activeWithWork('question').map((t) => t.id), ['q']);
+    repo.settle('j', 'completed', { result: { content: [] } });
+    assert.deepEqual(repo.activeWithWork('job'), []);
+    // A shape this Pincer does not know (a newer one wrote it) is no work it can carry on.
+    store.db.prepare(`UPDATE mcp_tasks SET work = '{"kind":"robot","id":1}' WHERE id = 'q'`).run();
+    assert.equal(workOf(repo.get('q')!), undefined);
+    assert.ok(repo.adopt('q', 'next'));
+    assert.equal(repo.get('q')?.owner, 'next');
+    store.db.close();
   } finally {
     cleanup();
   }

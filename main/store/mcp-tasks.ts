@@ -6,6 +6,13 @@ export const MCP_TASK_STATUSES = ['working', 'input_required', 'completed', 'fai
 export type McpTaskStatus = (typeof MCP_TASK_STATUSES)[number];
 export const TERMINAL: readonly McpTaskStatus[] = ['completed', 'failed', 'cancelled'];
 
+/**
+ * What carries a task's work outside the hub, so that the next hub can finish the task instead of
+ * failing it: a supervised background job (jobs.id) or a question in the questions table.
+ */
+export const McpTaskWork = z.discriminatedUnion('kind', [z.object({ kind: z.literal('job'), id: z.number().int() }), z.object({ kind: z.literal('question'), id: z.number().int() })]);
+export type McpTaskWork = z.infer<typeof McpTaskWork>;
+
 export const McpTaskRow = z.object({
   id: z.string(),
   tool: z.string(),
@@ -19,6 +26,8 @@ export const McpTaskRow = z.object({
   result: z.string().nullable(),
   error: z.string().nullable(),
   input_requests: z.string().nullable(),
+  /** McpTaskWork as JSON (migration 5); null when the work lives only in the hub that runs it. */
+  work: z.string().nullable(),
 });
 export type McpTaskRow = z.infer<typeof McpTaskRow>;
 
@@ -30,10 +39,34 @@ export type McpTaskRow = z.infer<typeof McpTaskRow>;
 export class McpTasksRepo {
   constructor(private db: Db) {}
 
-  create(t: { id: string; tool: string; client?: string; owner: string; ttlMs: number }): McpTaskRow {
+  create(t: { id: string; tool: string; client?: string; owner: string; ttlMs: number; work?: McpTaskWork }): McpTaskRow {
     const now = Date.now();
-    prepared(this.db, `INSERT INTO mcp_tasks (id, tool, client, status, owner, created_at, updated_at, ttl_ms) VALUES (?, ?, ?, 'working', ?, ?, ?, ?)`).run(t.id, t.tool, t.client ?? null, t.owner, now, now, t.ttlMs);
+    prepared(this.db, `INSERT INTO mcp_tasks (id, tool, client, status, owner, created_at, updated_at, ttl_ms, work) VALUES (?, ?, ?, 'working', ?, ?, ?, ?, ?)`).run(
+      t.id,
+      t.tool,
+      t.client ?? null,
+      t.owner,
+      now,
+      now,
+      t.ttlMs,
+      t.work ? JSON.stringify(McpTaskWork.parse(t.work)) : null,
+    );
     return this.get(t.id)!;
+  }
+
+  /** Records (or clears) what outlives the hub for a task. */
+  setWork(id: string, work: McpTaskWork | null): boolean {
+    return prepared(this.db, 'UPDATE mcp_tasks SET work = ?, updated_at = ? WHERE id = ?').run(work ? JSON.stringify(McpTaskWork.parse(work)) : null, Date.now(), id).changes > 0;
+  }
+
+  /** Tasks not yet terminal whose work is of this kind (a hub reconciles them from that work). */
+  activeWithWork(kind: McpTaskWork['kind']): McpTaskRow[] {
+    return (prepared(this.db, `SELECT * FROM mcp_tasks WHERE status IN ('working','input_required') AND work IS NOT NULL AND json_extract(work, '$.kind') = ?`).all(kind) as unknown[]).map((r) => McpTaskRow.parse(r));
+  }
+
+  /** Moves a task to another owner (the hub that now carries its work). */
+  adopt(id: string, owner: string): boolean {
+    return prepared(this.db, `UPDATE mcp_tasks SET owner = ? WHERE id = ? AND status IN ('working','input_required')`).run(owner, id).changes > 0;
   }
 
   get(id: string): McpTaskRow | undefined {
@@ -80,5 +113,17 @@ export class McpTasksRepo {
   /** Forgets terminal tasks whose time to live has passed. */
   expire(now = Date.now()): number {
     return prepared(this.db, `DELETE FROM mcp_tasks WHERE status IN ('completed','failed','cancelled') AND updated_at + ttl_ms < ?`).run(now).changes;
+  }
+}
+
+/** The work a row names, or undefined (none, or written by a newer Pincer in a shape this one does not know). */
+export function workOf(row: McpTaskRow): McpTaskWork | undefined {
+  if (!row.work) return undefined;
+  try {
+    const parsed = McpTaskWork.safeParse(JSON.parse(row.work));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    // Not JSON: nothing this Pincer can carry on.
+    return undefined;
   }
 }

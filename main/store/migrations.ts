@@ -152,6 +152,13 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX mcp_tasks_status ON mcp_tasks(status);
     `,
   },
+  {
+    version: 5,
+    name: 'MCP tasks: the work that outlives the hub',
+    sql: `
+      ALTER TABLE mcp_tasks ADD COLUMN work TEXT;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

@@ -1,0 +1,96 @@
+import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, createRequestStateCodec, inputResponse, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { randomBytes } from 'node:crypto';
+import type { ClientAsk, RoundTrip, Rounds, Services } from '../tools/types.js';
+import type { CallChannel } from '../calls/calls.js';
+
+// What one MCP request brings to a call: its envelope (version, capabilities), its round-trip
+// state and its stream back to the client. Shared by tools/call (tool-call.ts) and prompts/get.
+
+/**
+ * Seals the question id a multi round-trip ask hands the client: the client
+ * echoes it back, so it is integrity-protected. Every round of a flow is
+ * served by this process (the hub, or one stdio process), so a per-process key
+ * does; a hub restart between rounds makes the client's retry fail verification.
+ */
+export const askState = createRequestStateCodec<RoundState>({ key: randomBytes(32), ttlSeconds: 24 * 3600 });
+
+/** What a round trip carries to its retry: the question AskUserQuestion put, or a tool's earlier answers. */
+export interface RoundState {
+  questionId?: number;
+  replay?: unknown[];
+}
+
+/**
+ * Multi round-trip asking: a 2026-07-28 client that can show a form gets the
+ * question as an input_required result and retries with the answer.
+ */
+export function roundTripOf(ctx: ServerContext, server: McpServer['server']): RoundTrip | undefined {
+  // A 2026-07-28 request carries its version and capabilities in its own envelope (stdio included).
+  const envelope: Record<string, unknown> = ctx.mcpReq.envelope ?? {};
+  const version = envelope[PROTOCOL_VERSION_META_KEY] ?? server.getNegotiatedProtocolVersion();
+  const caps = envelope[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities();
+  const canElicit = typeof caps === 'object' && caps !== null && 'elicitation' in caps && Boolean(caps.elicitation);
+  if (typeof version !== 'string' || version < '2026-07-28' || !canElicit) return undefined;
+  const state = ctx.mcpReq.requestState<RoundState>();
+  const reply = inputResponse(ctx.mcpReq.inputResponses, 'ask');
+  if (!state || typeof state !== 'object' || typeof state.questionId !== 'number' || reply.kind !== 'elicit') return {};
+  return { answer: { questionId: state.questionId, result: { action: reply.action, ...(reply.content ? { content: reply.content as Record<string, string> } : {}) } } };
+}
+
+/** Whether this request is served on 2026-07-28 (its own envelope says so, stdio included). */
+export function isModern(ctx: ServerContext, server: McpServer['server']): boolean {
+  const envelope: Record<string, unknown> = ctx.mcpReq.envelope ?? {};
+  const version = envelope[PROTOCOL_VERSION_META_KEY] ?? server.getNegotiatedProtocolVersion();
+  return typeof version === 'string' && version >= '2026-07-28';
+}
+
+/** A 2026-07-28 call's round-trip state for tools that ask the client themselves (plugins). */
+export function roundsOf(ctx: ServerContext, server: McpServer['server']): Rounds | undefined {
+  const envelope: Record<string, unknown> = ctx.mcpReq.envelope ?? {};
+  const version = envelope[PROTOCOL_VERSION_META_KEY] ?? server.getNegotiatedProtocolVersion();
+  if (typeof version !== 'string' || version < '2026-07-28') return undefined;
+  const state = ctx.mcpReq.requestState<RoundState>();
+  const replay = state && typeof state === 'object' && Array.isArray(state.replay) ? state.replay : [];
+  const responses: unknown = ctx.mcpReq.inputResponses;
+  return { inputResponses: responses && typeof responses === 'object' ? { ...(responses as Record<string, unknown>) } : {}, replay };
+}
+
+/** The per-call channel back to this client: its cancel signal, progress and (2025-era) elicitation. */
+export function channelOf(ctx: ServerContext, server: McpServer['server'], services: Services): CallChannel {
+  const token = ctx.mcpReq._meta?.progressToken;
+  let step = 0;
+  const modern = (server.getNegotiatedProtocolVersion() ?? '') >= '2026-07-28';
+  const canElicit = !modern && Boolean(server.getClientCapabilities()?.elicitation);
+  return {
+    signal: ctx.mcpReq.signal,
+    progress:
+      token === undefined
+        ? undefined
+        : async (message, progress, total) => {
+            // Progress must increase with every notification.
+            step = Math.max(step + 1, progress ?? 0);
+            await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: step, ...(total ? { total } : {}), message } });
+          },
+    // No timeout of our own: the person may take minutes; the client's cancel or ASK_TIMEOUT_S ends it.
+    // Sent on this request's own stream (related to the tools/call), which every transport delivers.
+    elicit: canElicit ? (params, signal) => ctx.mcpReq.send({ method: 'elicitation/create', params }, { timeout: services.settings.get('ASK_TIMEOUT_S') * 1000, signal }) : undefined,
+    log: (level, data) => ctx.mcpReq.log(level, data),
+    request: modern ? undefined : (method: ClientAsk, params, signal) => sendToClient(ctx, method, params, services.settings.get('ASK_TIMEOUT_S') * 1000, signal),
+    clientCapabilities: capabilitiesOf(ctx, server),
+  };
+}
+
+/** A 2025-era request to the client on this call's stream, typed by its method. */
+async function sendToClient(ctx: ServerContext, method: ClientAsk, params: Record<string, unknown>, timeout: number, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  const options = { timeout, ...(signal ? { signal } : {}) };
+  // The SDK types each method's params; a plugin's come as plain JSON, checked by the client's answer.
+  const result: unknown = await ctx.mcpReq.send({ method, params } as { method: ClientAsk; params: Record<string, unknown> }, options);
+  return result && typeof result === 'object' ? (result as Record<string, unknown>) : {};
+}
+
+/** The capabilities the client declared: a 2026-07-28 request's own envelope, else the session's. */
+export function capabilitiesOf(ctx: ServerContext, server: McpServer['server']): Record<string, unknown> {
+  const envelope: Record<string, unknown> = ctx.mcpReq.envelope ?? {};
+  const caps: unknown = envelope[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities();
+  return caps && typeof caps === 'object' ? { ...(caps as Record<string, unknown>) } : {};
+}
