@@ -18,8 +18,6 @@ import { tokenProxy } from './helpers/token-proxy.js';
 const EXPECTED_FAILURES: Record<string, string> = {
   'tasks-mrtr-composition':
     'Pincer makes a task-supporting call a task as soon as the client negotiated the extension, so a tool cannot first gather input by multi round-trip and only then escalate to a task (test_tool_with_task); its questions park the task as input_required instead (tasks/update answers them).',
-  'http-custom-header-server-validation':
-    'SEP-2243 custom headers: the hub publishes a tool\'s x-mcp-header annotation (test_header_param) but its Streamable HTTP transport does not yet check Mcp-Param-* headers against the arguments (400/-32020); that check belongs in main/transports/ (the SDK keeps its validator internal).',
 };
 
 /** Scenarios that need no fixture: they run against Pincer's own tools, prompts (skills) and resources too. */

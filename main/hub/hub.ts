@@ -130,7 +130,15 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     });
     owned.add(() => gate.close());
     const dashboardSessions = new DashboardSessions(() => port, new DashboardSessionsRepo(rt.services.db));
-    const streamable = streamableRoutes({ sessions, newServer: (era, client) => newServer('streamable-http', undefined, era, client), streamAfterMs: () => settings.get('HTTP_STREAM_AFTER_MS') });
+    const streamable = streamableRoutes({
+      sessions,
+      newServer: (era, client) => newServer('streamable-http', undefined, era, client),
+      streamAfterMs: () => settings.get('HTTP_STREAM_AFTER_MS'),
+      toolInputSchema: (name) => {
+        const tool = rt.registry.byName.get(name);
+        return tool && rt.registry.schemas(tool).input;
+      },
+    });
     const app = new LazyApp(async () => {
       const [{ buildApp }, { hubApi }, { dashboardApi }] = await Promise.all([import('../http/app.js'), import('../http/api.js'), import('../http/dashboard/api.js')]);
       return buildApp({

@@ -4,6 +4,7 @@ import { PROTOCOL_VERSION_META_KEY, createMcpHandler, type JSONRPCMessage, type 
 import { classifyValue, replyCode, RpcCode } from './stdio-transport.js';
 import { StreamableSessionTransport, isInitialize } from './streamable-session.js';
 import { ModernHttp } from './modern-http.js';
+import { HEADER_MISMATCH, paramHeaderProblem } from './param-headers.js';
 import type { SessionTable } from '../access/sessions.js';
 import type { ParsedBody } from '../access/body.js';
 import { sendJson, sendRpcError } from '../access/respond.js';
@@ -16,6 +17,8 @@ export interface StreamableDeps {
   newServer: (era: 'legacy' | 'modern', client: ClientHandle) => McpServer;
   /** HTTP_STREAM_AFTER_MS: how long a call's answer may stay plain JSON. */
   streamAfterMs: () => number;
+  /** A tool's published inputSchema by name, for the SEP-2243 Mcp-Param-* check (param-headers.ts). */
+  toolInputSchema: (name: string) => unknown;
 }
 
 /**
@@ -76,7 +79,13 @@ export function streamableRoutes(deps: StreamableDeps) {
     }
 
     const era = modernHttp.classify(req, body);
-    if (!era.legacy) return modernHttp.serve(res, era.request, era.abort, body);
+    if (!era.legacy) {
+      const mismatch = paramHeaderProblem(req.headers, req.rawHeaders, body, deps.toolInputSchema);
+      if (mismatch) {
+        return sendJson(res, 400, { jsonrpc: '2.0', id: idOf(body), error: { code: HEADER_MISMATCH, message: `Bad Request: the request headers and body disagree: ${mismatch.message}.`, data: { header: mismatch.header } } });
+      }
+      return modernHttp.serve(res, era.request, era.abort, body);
+    }
     if (req.method !== 'POST') {
       // No session to stream from: 405 is what clients probing for a standalone GET stream expect.
       return sendRpcError(res, 405, -32000, `Method Not Allowed: ${req.method} /mcp needs an Mcp-Session-Id. Start a session by POSTing initialize.`, { Allow: 'POST' });
