@@ -55,6 +55,7 @@ export async function runServe(home: string, opts: ServeOptions): Promise<number
     );
   }
   const running = hub;
+  let code = 0;
   await new Promise<void>((resolve) => {
     const stop = (sig: string) => {
       log.info(`received ${sig}`);
@@ -66,10 +67,16 @@ export async function runServe(home: string, opts: ServeOptions): Promise<number
       if (!opts.quiet) process.stdout.write(`Stopped by "pincer stop" (pid ${by}); background jobs keep running.\n`);
       resolve();
     });
+    // Its data folder no longer leads to it: said on stderr even with --quiet (the log file may be gone with the folder).
+    void running.lost.then((reason) => {
+      process.stderr.write(`pincer serve: stopped the hub (pid ${process.pid}): ${reason}, so nothing could reach it any more. Background jobs keep running.\n`);
+      code = 1;
+      resolve();
+    });
     void running.handedOver.then((to) => {
       if (!opts.quiet) process.stdout.write(`Handed the hub over to ${to.role === 'desktop' ? 'the Pincer tray app' : 'pincer serve'} (pid ${to.pid}); background jobs keep running.\n`);
       resolve();
     });
   });
-  return 0;
+  return code;
 }

@@ -167,6 +167,13 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
     app.exit(0);
   });
 
+  // Its data folder was deleted or replaced: no bridge can find this hub; the tray app says so and quits (a new start makes the folder again).
+  void hub?.lost.then((reason) => {
+    notify('Pincer stopped', `The hub stopped: ${reason}. Start Pincer again to make a new data folder. Background jobs keep running.`);
+    quitting = true;
+    app.exit(1);
+  });
+
   app.on('second-instance', () => void dashboard.open());
   // A tray app keeps running when its last window closes.
   app.on('window-all-closed', () => undefined);

@@ -1,5 +1,6 @@
 import { useLoginEnvironment } from '../tools/shell/process.js';
 import type http from 'node:http';
+import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { pincerPaths, ensureHome } from '../core/paths.js';
 import { createRuntime, type Runtime } from '../calls/runtime.js';
@@ -12,6 +13,7 @@ import { claimHub, HubAlreadyRunning, type Takeover } from './claim.js';
 import { HandoverGate, RESTARTING_MESSAGE, type HandoverTo } from './handover.js';
 import { homeSecret, identityFor } from './identity.js';
 import { listen } from './ports.js';
+import { fileId, watchHome } from './home-watch.js';
 import { generateToken, isLoopbackAddress, hostOriginProblem, jsonRpcErrorBody, tokenProblem, type GuardOptions } from '../access/security.js';
 import { declaredTooLarge } from '../access/body.js';
 import { SessionTable } from '../access/sessions.js';
@@ -51,6 +53,8 @@ export interface Hub {
   handedOver: Promise<HandoverTo>;
   /** Settles with the pid of the `pincer stop` that asked this hub to stop, once it has drained and closed. */
   stopRequested: Promise<number>;
+  /** Settles with the reason when this hub stopped because its data folder no longer leads to it (home-watch.ts). */
+  lost: Promise<string>;
   /** The hub this one took over from, if it did. */
   tookOverFrom?: HubInfo;
   close(): Promise<void>;
@@ -118,6 +122,11 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     const handedOver = new Promise<HandoverTo>((resolve) => (handedOverTo = resolve));
     let stoppedBy: (pid: number) => void = () => undefined;
     const stopRequested = new Promise<number>((resolve) => (stoppedBy = resolve));
+    let lostFor: (reason: string) => void = () => undefined;
+    const lost = new Promise<string>((resolve) => (lostFor = resolve));
+    // Taken now, right after the lock: a folder or hub.lock deleted and made again later is not this hub's.
+    const homeAtStart = fileId(paths.home);
+    const lockAtStart = fileId(path.join(paths.home, 'hub.lock'));
     const gate = new HandoverGate({
       secret,
       role,
@@ -199,6 +208,14 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     writeHubInfo(paths, { url, port, pid: process.pid, started: new Date(startedAt).toISOString(), version: VERSION, role });
     sessions.startSweeping(Math.min(15_000, Math.max(250, (settings.get('SESSION_IDLE_S') * 1000) / 2)));
     log.info(`hub listening on ${url}`);
+    if (homeAtStart && lockAtStart) {
+      listeners.add(
+        watchHome(paths, { home: homeAtStart, lock: lockAtStart }, {
+          paused: () => gate.handingOver || closing !== undefined,
+          onLost: (reason) => void stopWhenLost(reason),
+        }),
+      );
+    }
 
     let closing: Promise<void> | undefined;
     const close = () =>
@@ -238,7 +255,15 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       log.info(`stopped at the request of pid ${by}`);
       stoppedBy(by);
     };
-    return { url, port, runtime: rt, sessions, dashboardSessions, warnings, role, handedOver, stopRequested, tookOverFrom: claim.handedOverBy, close };
+    // Nothing can find or stop this hub through its data folder any more: say why and stop, as `pincer stop` would.
+    const stopWhenLost = async (reason: string) => {
+      log.warn(`stopping: ${reason}, so no client or "pincer stop" can find this hub (pid ${process.pid}) any more; background jobs keep running`);
+      const { unfinished } = await gate.drain();
+      if (unfinished) log.warn(`stopping with ${unfinished} call(s) unfinished after the grace period`);
+      await close();
+      lostFor(reason);
+    };
+    return { url, port, runtime: rt, sessions, dashboardSessions, warnings, role, handedOver, stopRequested, lost, tookOverFrom: claim.handedOverBy, close };
   } catch (err) {
     listeners.dispose();
     owned.dispose();
