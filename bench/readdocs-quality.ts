@@ -6,6 +6,7 @@ import { blockText } from '../main/tools/web/block-text.js';
 import { browserCandidates, PlaywrightRenderer, type PageRenderer, type RenderOptions } from '../main/tools/web/browser.js';
 import { readHtmlPage } from '../main/tools/web/page-reading.js';
 import { extract } from '../main/tools/web/extract.js';
+import { rulesOff } from '../main/tools/web/boilerplate.js';
 import { percentile } from './lib.js';
 import { aggregate, pageF1, shingleCounts, type Counts, type Scores } from './article-score.js';
 import { articleBenchmarkPages, missing, readabilityPages, SOURCES, type ArticlePage } from '../test/helpers/web-corpora.js';
@@ -150,14 +151,18 @@ export function report(corpus: string, results: PageResult[]): string {
 
 /**
  * `BENCH_ONLY=readdocs npm run bench`. BENCH_READDOCS_PAGES limits the pages per corpus;
- * BENCH_READDOCS_RENDER=0 scores the fetched path only; BENCH_READDOCS_JSON=file writes per-page scores.
+ * BENCH_READDOCS_RENDER=0 scores the fetched path only; BENCH_READDOCS_JSON=file writes per-page scores;
+ * BENCH_READDOCS_CORPORA=readability or =article scores one corpus; BENCH_READDOCS_OFF=articles,widgets,…
+ * switches extraction rules off by name (boilerplate.ts rulesOff), to measure each rule alone.
  */
 export async function benchReadDocsQuality(): Promise<string> {
   const limit = Number(process.env.BENCH_READDOCS_PAGES ?? Infinity);
-  const corpora: [string, () => ArticlePage[]][] = [
+  const pick = process.env.BENCH_READDOCS_CORPORA;
+  for (const rule of (process.env.BENCH_READDOCS_OFF ?? '').split(',').filter(Boolean)) rulesOff.add(rule);
+  const corpora = ([
     [SOURCES.readability, readabilityPages],
     [SOURCES.articleBenchmark, articleBenchmarkPages],
-  ];
+  ] as [string, () => ArticlePage[]][]).filter(([repo]) => !pick || repo.includes(pick));
   const chromium = process.env.BENCH_READDOCS_RENDER === '0' ? undefined : (process.env.CHROMIUM_PATH ?? browserCandidates().find((c) => fs.existsSync(c)));
   const served = new Map<string, ArticlePage>();
   const server = http.createServer((req, res) => {

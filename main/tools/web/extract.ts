@@ -3,7 +3,7 @@ import { Readability } from '@mozilla/readability';
 import TurndownService from 'turndown';
 import { gfm } from '@joplin/turndown-plugin-gfm';
 import { blockText } from './block-text.js';
-import { cleanArticle } from './boilerplate.js';
+import { cleanArticle, rulesOff } from './boilerplate.js';
 import type { LinkStyle } from './link-styles.js';
 
 export interface Extracted {
@@ -25,13 +25,35 @@ export function documentBase(doc: Document, finalUrl: string): string {
   return finalUrl;
 }
 
-function absolutize(doc: Document, base: string): void {
+/**
+ * Resolves links against the base. `keepAnchors` leaves links to a place on the page itself ("#notes") as they are:
+ * Readability counts those at a third of their length when it judges link density (a table of contents, footnote
+ * marks), so they are resolved only after it ran.
+ */
+function absolutize(doc: Pick<Document, 'querySelectorAll'>, base: string, keepAnchors = false): void {
   for (const [sel, attr] of [['a[href]', 'href'], ['img[src]', 'src'], ['source[src]', 'src'], ['link[href]', 'href']] as const) {
     for (const el of doc.querySelectorAll(sel)) {
       const v = el.getAttribute(attr)?.trim();
-      if (!v || /^(javascript|data|mailto|tel):/i.test(v)) continue;
+      if (!v || /^(javascript|data|mailto|tel):/i.test(v) || (keepAnchors && v.startsWith('#'))) continue;
       if (URL.canParse(v, base)) el.setAttribute(attr, new URL(v, base).href);
     }
+  }
+}
+
+interface TreeNode {
+  nodeType: number;
+  childNodes: ArrayLike<TreeNode>;
+  remove(): void;
+}
+
+/**
+ * Drops HTML comments. Readability wraps runs of inline content in paragraphs and a comment ends a run, so
+ * `Page <!-- -->A<!-- -->22` (a framework's text joints) came out as three paragraphs, "A" and "22" apart.
+ */
+function removeComments(node: TreeNode): void {
+  for (const child of Array.from(node.childNodes)) {
+    if (child.nodeType === 8) child.remove();
+    else if (child.childNodes.length) removeComments(child);
   }
 }
 
@@ -116,9 +138,11 @@ function numberReferences(markdown: string, targets: string[]): string {
 export function extract(html: string, baseUrl: string, links: LinkStyle = 'references'): Extracted {
   const { document } = parseHTML(html);
   const base = documentBase(document as unknown as Document, baseUrl);
-  absolutize(document as unknown as Document, base);
+  absolutize(document as unknown as Document, base, !rulesOff.has('anchors'));
   const title = (document.querySelector('title')?.textContent ?? '').trim();
   const clone = parseHTML(document.toString()).document;
+  if (!rulesOff.has('comments')) removeComments(clone as unknown as TreeNode);
+  absolutize(document as unknown as Document, base);
   let article: { title?: string | null; content?: string | null } | null = null;
   try {
     article = new Readability(clone as unknown as Document, { keepClasses: true }).parse();
@@ -129,6 +153,7 @@ export function extract(html: string, baseUrl: string, links: LinkStyle = 'refer
   let contentHtml = article?.content ?? document.querySelector('body')?.innerHTML ?? html;
   if (article?.content) {
     const content = parseHTML(`<!doctype html><html><body>${article.content}</body></html>`).document.body;
+    absolutize(content, base);
     cleanArticle(content);
     contentHtml = content.innerHTML;
   }
