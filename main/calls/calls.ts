@@ -37,6 +37,7 @@ export interface CallChannel {
   clientCapabilities?: Record<string, unknown>;
   rounds?: ToolContext['rounds'];
   taskInput?: ToolContext['taskInput'];
+  task?: ToolContext['task'];
 }
 
 export interface CallRequest {
@@ -192,6 +193,7 @@ export class ToolCalls {
       clientCapabilities: channel.clientCapabilities,
       rounds: channel.rounds,
       taskInput: channel.taskInput,
+      task: channel.task,
     };
   }
 }

@@ -26,6 +26,7 @@ import { Notifier } from './notifier.js';
 import { ActivityRepo } from '../store/activity.js';
 import { Contributions } from './contributions.js';
 import { TaskRunner } from './task-runner.js';
+import { questionTaskWork } from '../tools/interaction/ask-user-question.js';
 
 const log = logger('runtime');
 
@@ -158,7 +159,8 @@ function build(opts: RuntimeOptions, paths: PincerPaths, lifetime: DisposableSto
     search: new SearchService(view),
   };
   const contributions = new Contributions();
-  const mcpTasks = new TaskRunner(store.db, events, store.readOnly);
+  // AskUserQuestion's tasks wait on their question in SQLite: a hub carries on those another left.
+  const mcpTasks = new TaskRunner(store.db, events, store.readOnly, questionTaskWork(services.asker, view));
   const registry = new ToolRegistry(allTools(), services, contributions);
   contributions.onChange((kinds) => events.publish({ type: 'plugins_changed', kinds, at: Date.now() }));
   const calls = new ToolCalls(services, registry, settings);

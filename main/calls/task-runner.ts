@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { McpTasksRepo, TERMINAL, type McpTaskRow } from '../store/mcp-tasks.js';
+import { McpTasksRepo, TERMINAL, workOf, type McpTaskRow } from '../store/mcp-tasks.js';
 import type { Db } from '../store/db.js';
 import type { EventChannel } from '../tools/events.js';
+import type { TaskHandle } from '../tools/types.js';
+import { QUESTION_INPUT_KEY, type QuestionTaskWork } from '../tools/interaction/ask-user-question.js';
 import { errorMessage } from '../core/errors.js';
 import { logger } from '../core/log.js';
 
@@ -25,8 +27,9 @@ export const LOST_WITH_HUB = {
 /**
  * Runs tool calls as MCP tasks (the io.modelcontextprotocol/tasks extension): the row is written
  * before the client hears the task id (a tasks/get right after resolves), the work runs on, and
- * its outcome is stored. Rows outlive the process; a hub that starts fails the tasks another hub
- * was running, since their work died with it.
+ * its outcome is stored. Rows outlive the process. A hub that starts carries on the tasks another
+ * hub left whose work lives outside it (a question in SQLite: it waits for the answer again), and
+ * fails the others, since their work died with that hub.
  */
 export class TaskRunner {
   readonly repo: McpTasksRepo;
@@ -36,11 +39,16 @@ export class TaskRunner {
   /** Tasks waiting for the client's input: what is still asked, what is answered, and the waiting work. */
   private waiting = new Map<string, { pending: Record<string, unknown>; answers: Record<string, Record<string, unknown>>; resolve(a: Record<string, Record<string, unknown>>): void; reject(e: Error): void }>();
 
-  constructor(db: Db, private events: EventChannel, private readOnly: boolean) {
+  constructor(db: Db, private events: EventChannel, private readOnly: boolean, private questions?: QuestionTaskWork) {
     this.repo = new McpTasksRepo(db);
     if (readOnly) return;
     try {
       for (const t of this.repo.orphans(this.owner)) {
+        const work = workOf(t);
+        if (work?.kind === 'question' && this.questions && this.repo.adopt(t.id, this.owner)) {
+          this.resumeQuestion(t, work.id);
+          continue;
+        }
         if (this.repo.settle(t.id, 'failed', { error: LOST_WITH_HUB, message: LOST_WITH_HUB.message })) log.info(`task ${t.id} (${t.tool}) failed: its hub stopped`);
       }
       this.repo.expire();
@@ -51,26 +59,49 @@ export class TaskRunner {
 
   start(tool: string, client: string | undefined, work: (signal: AbortSignal, taskId: string) => Promise<TaskOutcome>): McpTaskRow {
     const row = this.repo.create({ id: randomUUID(), tool, ...(client ? { client } : {}), owner: this.owner, ttlMs: TASK_TTL_MS });
+    this.run(row.id, tool, work);
+    return row;
+  }
+
+  /** What the tool running as task `id` may tell it (ToolContext.task). */
+  handle(id: string): TaskHandle {
+    return {
+      awaitQuestion: (questionId, request) => {
+        this.repo.setWork(id, { kind: 'question', id: questionId });
+        if (request) this.repo.setInput(id, { [QUESTION_INPUT_KEY]: request });
+        else this.repo.note(id, `Waiting for the person to answer question ${questionId} in the Pincer dashboard.`);
+        this.changed(id);
+      },
+    };
+  }
+
+  /** A question task another hub started: wait for its question again and finish the task from it. */
+  private resumeQuestion(row: McpTaskRow, questionId: number): void {
+    const questions = this.questions!;
+    log.info(`task ${row.id} (${row.tool}) carried on: it waits for question ${questionId}`);
+    this.run(row.id, row.tool, async (signal) => ({ result: await questions.result(questionId, signal) }));
+  }
+
+  private run(id: string, tool: string, work: (signal: AbortSignal, taskId: string) => Promise<TaskOutcome>): void {
     const abort = new AbortController();
-    this.running.set(row.id, abort);
-    this.changed(row.id);
-    void work(abort.signal, row.id)
+    this.running.set(id, abort);
+    this.changed(id);
+    void work(abort.signal, id)
       .then(
         (outcome) => {
           if (abort.signal.aborted) return;
-          if ('result' in outcome) this.repo.settle(row.id, 'completed', { result: outcome.result });
-          else this.repo.settle(row.id, 'failed', { error: outcome.error, message: outcome.error.message });
+          if ('result' in outcome) this.repo.settle(id, 'completed', { result: outcome.result });
+          else this.repo.settle(id, 'failed', { error: outcome.error, message: outcome.error.message });
         },
         (err: unknown) => {
-          if (!abort.signal.aborted) this.repo.settle(row.id, 'failed', { error: { code: -32603, message: `${tool} failed: ${errorMessage(err)}` } });
+          if (!abort.signal.aborted) this.repo.settle(id, 'failed', { error: { code: -32603, message: `${tool} failed: ${errorMessage(err)}` } });
         },
       )
-      .catch((err: unknown) => log.warn(`task ${row.id} could not be recorded: ${errorMessage(err)}`))
+      .catch((err: unknown) => log.warn(`task ${id} could not be recorded: ${errorMessage(err)}`))
       .finally(() => {
-        this.running.delete(row.id);
-        this.changed(row.id);
+        this.running.delete(id);
+        this.changed(id);
       });
-    return row;
   }
 
   /**
@@ -85,10 +116,14 @@ export class TaskRunner {
     });
   }
 
-  /** tasks/update: answers some or all of what the task asks; false when it is not waiting for input. */
+  /**
+   * tasks/update: answers some or all of what the task asks; false when it is not waiting for input
+   * (the answers are then ignored, as the extension says). A question task's answer goes to its
+   * question — whoever answered first (the client or the dashboard) settles it.
+   */
   update(id: string, responses: Record<string, unknown>): boolean {
     const w = this.waiting.get(id);
-    if (!w) return false;
+    if (!w) return this.answerQuestion(id, responses);
     for (const [k, v] of Object.entries(responses)) {
       if (!(k in w.pending) || !v || typeof v !== 'object') continue;
       w.answers[k] = v as Record<string, unknown>;
@@ -105,12 +140,25 @@ export class TaskRunner {
     return true;
   }
 
+  private answerQuestion(id: string, responses: Record<string, unknown>): boolean {
+    const row = this.repo.get(id);
+    const work = row ? workOf(row) : undefined;
+    if (!row || row.status !== 'input_required' || work?.kind !== 'question' || !this.questions || !(QUESTION_INPUT_KEY in responses)) return false;
+    this.questions.answer(work.id, responses[QUESTION_INPUT_KEY]);
+    // Back to work: the question is settled, and the task finishes from it (in whichever hub waits on it).
+    this.repo.setInput(id, null);
+    this.changed(id);
+    return true;
+  }
+
   /** Cancels a task that is still running (a terminal one stays as it is); undefined for an unknown id. */
   cancel(id: string): McpTaskRow | undefined {
     const row = this.repo.get(id);
     if (!row) return undefined;
     if (!TERMINAL.includes(row.status)) {
       this.repo.settle(id, 'cancelled', { message: 'Cancelled by the client.' });
+      const work = workOf(row);
+      if (work?.kind === 'question') this.questions?.cancel(work.id);
       this.running.get(id)?.abort();
       this.waiting.get(id)?.reject(new Error('cancelled'));
       this.waiting.delete(id);

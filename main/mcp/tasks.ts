@@ -2,6 +2,7 @@ import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError, Pro
 import { z } from 'zod';
 import { POLL_INTERVAL_MS, type TaskRunner } from '../calls/task-runner.js';
 import type { McpTaskRow } from '../store/mcp-tasks.js';
+import { UserError } from '../core/errors.js';
 
 /** The tasks extension (SEP-2663) as 2026-07-28 names it. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -79,7 +80,14 @@ export function registerTaskMethods(mcp: McpServer, runner: TaskRunner): void {
     // The SDK lifts inputResponses off the params into the request context (as for any retried request).
     const responses: unknown = params.inputResponses ?? ctx.mcpReq.inputResponses;
     if (!responses || typeof responses !== 'object' || Array.isArray(responses)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'tasks/update needs inputResponses: the answers by the keys tasks/get showed in inputRequests.');
-    if (!runner.update(row.id, responses as Record<string, unknown>)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${row.id} is ${row.status}, not waiting for input.`);
+    try {
+      // Answers to nothing outstanding (the task ended, the dashboard answered first, an unknown key) are
+      // ignored with the usual ack, as the extension says; tasks/get shows where the task is.
+      runner.update(row.id, responses as Record<string, unknown>);
+    } catch (err) {
+      if (err instanceof UserError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message);
+      throw err;
+    }
     return { resultType: 'complete' };
   });
 }

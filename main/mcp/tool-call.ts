@@ -38,7 +38,7 @@ export function registerToolCall(mcp: McpServer, scope: ToolCallScope): void {
         const caller = scope.callerForCall();
         const clientCapabilities = capabilitiesOf(ctx, server);
         const row = scope.mcpTasks.start(request.params.name, caller.clientName, async (signal, taskId): Promise<TaskOutcome> => {
-          const channel = { workdir, signal, clientCapabilities, taskInput: (requests: Record<string, { method: ClientAsk; params: Record<string, unknown> }>) => scope.mcpTasks.askInput(taskId, requests) };
+          const channel = { workdir, signal, clientCapabilities, taskInput: (requests: Record<string, { method: ClientAsk; params: Record<string, unknown> }>) => scope.mcpTasks.askInput(taskId, requests), task: scope.mcpTasks.handle(taskId) };
           const outcome = await calls.call({ name: request.params.name, arguments: request.params.arguments, caller, group, channel });
           const protocolCode = outcome.error ? JSONRPC_ERROR[outcome.error.code] : undefined;
           if (protocolCode !== undefined) return { error: { code: protocolCode, message: outcome.error!.message } };

@@ -105,6 +105,11 @@ export class McpTasksRepo {
     );
   }
 
+  /** A status message for a running task (what it waits for). */
+  note(id: string, message: string): boolean {
+    return prepared(this.db, `UPDATE mcp_tasks SET status_message = ?, updated_at = ? WHERE id = ? AND status IN ('working','input_required')`).run(message, Date.now(), id).changes > 0;
+  }
+
   /** Tasks still running under another owner (a hub that stopped): their work is gone. */
   orphans(owner: string): McpTaskRow[] {
     return (prepared(this.db, `SELECT * FROM mcp_tasks WHERE status IN ('working','input_required') AND owner != ?`).all(owner) as unknown[]).map((r) => McpTaskRow.parse(r));

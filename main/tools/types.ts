@@ -81,6 +81,18 @@ export interface ToolContext {
   rounds?: Rounds;
   /** Present when the call runs as a task: asking the client parks the task as input_required until tasks/update answers. */
   taskInput?: (requests: Record<string, { method: ClientAsk; params: Record<string, unknown> }>) => Promise<Record<string, Record<string, unknown>>>;
+  /** Present when the call runs as a task (the tasks extension): what the tool may tell the task. */
+  task?: TaskHandle;
+}
+
+/** What a tool running as a task may tell it. */
+export interface TaskHandle {
+  /**
+   * The task now waits on question `questionId` (in SQLite): recorded as its work, so that the next hub
+   * finishes the task after a restart or handover instead of failing it. `request` is the form tasks/get
+   * shows the client (input_required); without one the task stays `working` and the dashboard answers.
+   */
+  awaitQuestion(questionId: number, request?: { method: 'elicitation/create'; params: Record<string, unknown> }): void;
 }
 
 /** What a tool may ask of the client. */

@@ -1,7 +1,13 @@
 import { z } from 'zod';
-import { askInClient, defineTool, textResult } from '../types.js';
+import { inputResponse, type CallToolResult } from '@modelcontextprotocol/server';
+import { askInClient, defineTool, textResult, type TaskHandle, type ToolContext, type ToolResult } from '../types.js';
 import { UserError } from '../../core/errors.js';
+import type { SettingsView } from '../../core/settings/view.js';
+import type { Asker, AskOutcome } from './asker.js';
 import { parseQuestions, formatAnswers, Answer } from './questions.js';
+
+/** The key of the form a question task shows in tasks/get's inputRequests (one question per task). */
+export const QUESTION_INPUT_KEY = 'ask';
 
 export const askUserQuestionTool = defineTool({
   name: 'AskUserQuestion',
@@ -22,7 +28,8 @@ export const askUserQuestionTool = defineTool({
     if (args.questions_json !== undefined && args.question_id !== undefined) throw new UserError('AskUserQuestion: pass questions_json to ask, or question_id to collect an earlier answer, not both.', 'INVALID_INPUT');
     let r;
     const asker = ctx.services.asker;
-    if (ctx.roundTrip?.answer) r = asker.settleFromClient(ctx.roundTrip.answer.questionId, ctx.roundTrip.answer.result);
+    if (ctx.task) r = await askAsTask(args, ctx, ctx.task);
+    else if (ctx.roundTrip?.answer) r = asker.settleFromClient(ctx.roundTrip.answer.questionId, ctx.roundTrip.answer.result);
     else if (ctx.roundTrip && args.questions_json !== undefined) {
       // 2026-07-28 with a form: the client shows it and calls again with the answer (the dashboard may answer first).
       const opened = asker.open(parseQuestions(args.questions_json), ctx);
@@ -30,22 +37,68 @@ export const askUserQuestionTool = defineTool({
     } else if (args.question_id !== undefined) r = await asker.collect(args.question_id, ctx);
     else if (args.questions_json !== undefined) r = await asker.ask(parseQuestions(args.questions_json), ctx);
     else throw new UserError('AskUserQuestion: questions_json is missing; pass the questions to ask (or question_id to collect an earlier answer).', 'INVALID_INPUT');
-    if (r.status === 'answered') {
-      return textResult(`The person answered:\n${formatAnswers(r.answers)}`, { status: r.status, answers: r.answers, question_id: r.questionId });
-    }
-    if (r.status === 'waiting') {
-      return textResult(
-        `Nobody has answered question ${r.questionId} yet; it stays open in the Pincer dashboard for another ${r.openForS} s. ` +
-          `Carry on with other work if you can, then call AskUserQuestion with {"question_id": ${r.questionId}} to collect the answer.`,
-        { status: r.status, answers: [], question_id: r.questionId },
-      );
-    }
-    const text =
-      r.status === 'declined'
-        ? 'The person declined to answer. Continue without it or ask differently.'
-        : r.status === 'timeout'
-          ? `Nobody answered within ${ctx.services.settings.get('ASK_TIMEOUT_S')} s. Continue with your best judgement, or ask again later.`
-          : 'The question was cancelled.';
-    return textResult(text, { status: r.status, answers: [], question_id: r.questionId });
+    return outcomeResult(r, ctx.services.settings);
   },
+  // A client of the tasks extension gets the question as a task: input_required with the form, answered
+  // by tasks/update or the dashboard, and carried over a hub restart (the question lives in SQLite).
+  taskSupport: 'optional',
 });
+
+/**
+ * AskUserQuestion as a task: the question is opened (the dashboard shows it), the task records it as
+ * its work and, when the client can show a form, waits as input_required with it; whoever answers
+ * first settles the question, and the task ends with the same result a plain call gives.
+ */
+async function askAsTask(args: { questions_json?: string; question_id?: number }, ctx: ToolContext, task: TaskHandle): Promise<AskOutcome> {
+  const asker = ctx.services.asker;
+  const canElicit = Boolean(ctx.clientCapabilities?.elicitation);
+  let id: number;
+  if (args.question_id !== undefined) id = args.question_id;
+  else if (args.questions_json !== undefined) id = asker.open(parseQuestions(args.questions_json), ctx, 'ask', canElicit).questionId;
+  else throw new UserError('AskUserQuestion: questions_json is missing; pass the questions to ask (or question_id to collect an earlier answer).', 'INVALID_INPUT');
+  task.awaitQuestion(id, canElicit ? { method: 'elicitation/create', params: { ...asker.formOf(id) } } : undefined);
+  return asker.settled(id, ctx.signal);
+}
+
+/** The tool result for a question's outcome (a plain call, a task, or a task another hub started). */
+export function outcomeResult(r: AskOutcome, settings: SettingsView): ToolResult {
+  if (r.status === 'answered') {
+    return textResult(`The person answered:\n${formatAnswers(r.answers)}`, { status: r.status, answers: r.answers, question_id: r.questionId });
+  }
+  if (r.status === 'waiting') {
+    return textResult(
+      `Nobody has answered question ${r.questionId} yet; it stays open in the Pincer dashboard for another ${r.openForS} s. ` +
+        `Carry on with other work if you can, then call AskUserQuestion with {"question_id": ${r.questionId}} to collect the answer.`,
+      { status: r.status, answers: [], question_id: r.questionId },
+    );
+  }
+  const text =
+    r.status === 'declined'
+      ? 'The person declined to answer. Continue without it or ask differently.'
+      : r.status === 'timeout'
+        ? `Nobody answered within ${settings.get('ASK_TIMEOUT_S')} s. Continue with your best judgement, or ask again later.`
+        : 'The question was cancelled.';
+  return textResult(text, { status: r.status, answers: [], question_id: r.questionId });
+}
+
+/** What a task whose work is a question needs of it, even in a hub that did not start the task. */
+export interface QuestionTaskWork {
+  /** Waits until the question is settled: AskUserQuestion's result for it. */
+  result(questionId: number, signal: AbortSignal): Promise<CallToolResult>;
+  /** The client's answer, sent by tasks/update under QUESTION_INPUT_KEY; the dashboard's answer, if it came first, stands. */
+  answer(questionId: number, response: unknown): void;
+  /** The task was cancelled: so is its question (unless it was settled already). */
+  cancel(questionId: number): void;
+}
+
+export function questionTaskWork(asker: Asker, settings: SettingsView): QuestionTaskWork {
+  return {
+    result: async (id, signal) => outcomeResult(await asker.settled(id, signal), settings),
+    answer: (id, response) => {
+      const reply = inputResponse({ [QUESTION_INPUT_KEY]: response }, QUESTION_INPUT_KEY);
+      if (reply.kind !== 'elicit') throw new UserError(`tasks/update: inputResponses.${QUESTION_INPUT_KEY} must answer the form (an elicitation result: {"action":"accept","content":{…}}, or "decline"/"cancel").`, 'INVALID_INPUT');
+      asker.settleFromClient(id, { action: reply.action, ...(reply.content ? { content: reply.content as Record<string, string> } : {}) });
+    },
+    cancel: (id) => void asker.cancel(id),
+  };
+}

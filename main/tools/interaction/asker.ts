@@ -66,9 +66,9 @@ export class Asker {
    * round-trip (2026-07-28): the dashboard shows it too, and whichever
    * answers first settles it (`settleFromClient`).
    */
-  open(questions: Question[], ctx: AskChannel, purpose = 'ask'): { questionId: number; params: ElicitRequestFormParams } {
+  open(questions: Question[], ctx: Pick<AskChannel, 'sessionId' | 'clientName'>, purpose = 'ask', elicited = true): { questionId: number; params: ElicitRequestFormParams } {
     const row = this.repo.insert({ session: ctx.sessionId, client: ctx.clientName, questions, purpose });
-    this.events.publish({ type: 'question_asked', id: row.id, questions, session: ctx.sessionId, client: ctx.clientName, elicited: true, at: Date.now() });
+    this.events.publish({ type: 'question_asked', id: row.id, questions, session: ctx.sessionId, client: ctx.clientName, elicited, at: Date.now() });
     return { questionId: row.id, params: formParams(questions) };
   }
 
@@ -83,6 +83,60 @@ export class Asker {
         : this.repo.settle(id, 'declined', { via: 'client', action: result.action });
     if (won) this.events.publish({ type: 'question_answered', id, at: Date.now() });
     return outcomeOf(this.repo.get(id)!);
+  }
+
+  /** The form an earlier question is shown with (a task that carries it shows the client this). */
+  formOf(id: number): ElicitRequestFormParams {
+    const row = this.repo.get(id);
+    if (!row) throw new UserError(`AskUserQuestion: there is no question ${id}. Ask with questions_json instead.`, 'NOT_FOUND');
+    return formParams(Question.array().parse(JSON.parse(row.questions)));
+  }
+
+  /**
+   * Waits for a question a task carries to be settled — by the client (tasks/update), the dashboard,
+   * a cancel or ASK_TIMEOUT_S — however long that takes. The signal ends the wait without settling
+   * anything: the task was cancelled (its cancel settles the question) or the hub is stopping (the
+   * question stays pending for the next hub, which adopts the task).
+   */
+  async settled(id: number, signal: AbortSignal): Promise<AskOutcome> {
+    const first = this.repo.get(id);
+    if (!first) throw new UserError(`AskUserQuestion: there is no question ${id}.`, 'NOT_FOUND');
+    const deadline = first.created_at + this.settings.get('ASK_TIMEOUT_S') * 1000;
+    let wake: (() => void) | undefined;
+    const unsubscribe = this.events.on('question_answered', (e) => {
+      if (e.id === id) wake?.();
+    });
+    const onAbort = () => wake?.();
+    signal.addEventListener('abort', onAbort);
+    try {
+      for (;;) {
+        const fresh = this.repo.get(id)!;
+        if (fresh.status !== 'pending') return outcomeOf(fresh);
+        if (signal.aborted) throw new UserError(`The wait for question ${id} was stopped (the task was cancelled or the hub is stopping).`, 'CANCELLED');
+        if (Date.now() >= deadline) {
+          if (this.repo.settle(id, 'timeout')) this.events.publish({ type: 'question_answered', id, at: Date.now() });
+          continue;
+        }
+        // The answer may come from this process (event) or another one (the poll).
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, Math.min(1000, Math.max(10, deadline - Date.now())));
+          wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+      }
+    } finally {
+      unsubscribe();
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Cancels a pending question (its task was cancelled); false when it was settled already. */
+  cancel(id: number): boolean {
+    const won = this.repo.settle(id, 'cancelled', { via: 'client' });
+    if (won) this.events.publish({ type: 'question_answered', id, at: Date.now() });
+    return won;
   }
 
   /** A later call for an earlier question: its answer when there is one, else another wait. */
