@@ -2,6 +2,9 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import Database from 'better-sqlite3';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { WebSocket } from 'ws';
@@ -50,7 +53,11 @@ describe('the dashboard session is not the token (issue 11)', () => {
   let problems: string[];
   let other: Awaited<ReturnType<typeof otherLocalServer>>;
 
-  const sessionCookie = async () => (await ctx.cookies(hub.url)).find((c) => c.name === `pincer_session_${hub.port}`);
+  /** This tab's session cookie: the one its key's tag names. */
+  const sessionCookie = async () => {
+    const key = await page.evaluate(() => sessionStorage.getItem('pincer-session-key'));
+    return (await ctx.cookies(hub.url)).find((c) => key && c.name === `pincer_session_${hub.port}_${key.slice(0, 8)}`);
+  };
   const replay = async (headers: Record<string, string>, path = '/api/overview') => (await fetch(`${hub.url}${path}`, { headers })).status;
 
   before(async () => {
@@ -81,7 +88,7 @@ describe('the dashboard session is not the token (issue 11)', () => {
     await waitFor(() => other.cookies.length >= 2, 'the other server to be asked for the page and its image');
     const received = other.cookies.join('; ');
     // Browsers send 127.0.0.1's cookies to every port: the other server does see the session cookie, so this test can fail…
-    assert.match(received, new RegExp(`pincer_session_${hub.port}=`));
+    assert.match(received, new RegExp(`pincer_session_${hub.port}_[\\w-]{8}=`));
     // …but never the token…
     assert.ok(!received.includes(hub.token) && !decodeURIComponent(received).includes(hub.token), 'the other server received the token');
     // …and nothing it received opens the hub: not as a Bearer token, not replayed as the cookie.
@@ -117,9 +124,12 @@ describe('the dashboard session is not the token (issue 11)', () => {
   });
 
   test('a broken or planted cookie is a 401 or ignored, never a 500 or a crash; the WebSocket upgrade too', async () => {
-    const name = `pincer_session_${hub.port}`;
+    const key = (await page.evaluate(() => sessionStorage.getItem('pincer-session-key')))!;
+    // The other server sees the cookie's name (browsers send it there), so it can plant one under it.
+    const name = `pincer_session_${hub.port}_${key.slice(0, 8)}`;
     for (const bad of [`${name}=%`, `${name}=%E0%A4%A`, `pincer_token=%; ${name}=%zz`, `${name}="unterminated`, `${name}=${'a'.repeat(5000)}`, '=; ;;=%;']) {
       assert.equal(await replay({ Cookie: bad, 'X-Pincer-Session-Key': 'whatever' }), 401, bad);
+      assert.equal(await replay({ Cookie: bad, 'X-Pincer-Session-Key': key }), 401, bad);
       assert.equal(await replay({ Cookie: bad, Authorization: `Bearer ${hub.token}` }), 200, `the token still works beside ${bad}`);
       assert.equal(await tryWs(hub.port, { Cookie: bad }), 401, bad);
       assert.equal(await tryWs(hub.port, { Cookie: bad, Authorization: `Bearer ${hub.token}` }), 101, bad);
@@ -135,8 +145,56 @@ describe('the dashboard session is not the token (issue 11)', () => {
     assert.deepEqual(problems.splice(0), [], 'no errors in the console');
   });
 
+  test('the key lives in this tab only: another tab of the same browser on the hub\'s origin (as a page of a program squatting the port would be) finds none', async () => {
+    await page.goto(`${hub.url}/?tab#/overview`);
+    await page.locator('main h1', { hasText: 'Overview' }).waitFor();
+    assert.ok(await page.evaluate(() => sessionStorage.getItem('pincer-session-key')), 'this tab keeps its key');
+    const tab = await ctx.newPage();
+    // A key an older dashboard left in localStorage (which every tab and every page of the origin reads) is removed at sign-in.
+    await tab.goto(`${hub.url}/icon.svg`);
+    await tab.evaluate(() => localStorage.setItem('pincer-session-key', 'left-by-an-older-dashboard'));
+    await tab.goto(`${hub.url}/?new-tab#/overview`);
+    await tab.locator('#token').waitFor();
+    assert.equal(await tab.evaluate(() => sessionStorage.getItem('pincer-session-key')), null);
+    await signIn(tab, hub.url, hub.token);
+    assert.equal(await tab.evaluate(() => localStorage.getItem('pincer-session-key')), null, 'nothing in localStorage');
+    await tab.close();
+    // Each tab's sign-in has a cookie of its own: the first tab is still signed in.
+    const first = (await sessionCookie())!;
+    const firstKey = (await page.evaluate(() => sessionStorage.getItem('pincer-session-key')))!;
+    assert.equal(await replay({ Cookie: `${first.name}=${first.value}`, 'X-Pincer-Session-Key': firstKey }), 200);
+    assert.deepEqual(problems.splice(0), []);
+  });
+
+  test('a session unused for 2 hours ends, and the open dashboard notices by itself; one in use is kept and its last use recorded', async () => {
+    const key = await page.evaluate(() => sessionStorage.getItem('pincer-session-key'));
+    const cookie = (await sessionCookie())!;
+    const headers = { Cookie: `${cookie.name}=${cookie.value}`, 'X-Pincer-Session-Key': key! };
+    assert.equal(await replay(headers), 200);
+    const db = new Database(path.join(h.home, 'pincer.db'));
+    try {
+      // Just inside the limit: still a session, and using it moves its last use to now.
+      const nearly = Date.now() - 2 * 3600_000 + 120_000;
+      db.prepare('UPDATE dashboard_sessions SET last_used_at = ?').run(nearly);
+      assert.equal(await replay(headers), 200);
+      const idHash = crypto.createHash('sha256').update(cookie.value).digest('hex');
+      const used = (db.prepare('SELECT last_used_at AS t FROM dashboard_sessions WHERE id_hash = ?').get(idHash) as { t: number }).t;
+      assert.ok(used > nearly + 60_000, 'the use was recorded');
+      // Past it: the page, left open and untouched, shows the sign-in form and says why.
+      db.prepare('UPDATE dashboard_sessions SET last_used_at = ?').run(Date.now() - 2 * 3600_000 - 1000);
+      await page.locator('#token').waitFor({ timeout: 30_000 });
+      await page.locator('#session-ended').waitFor();
+      assert.equal(await replay(headers), 401);
+      assert.equal((db.prepare('SELECT COUNT(*) AS n FROM dashboard_sessions').get() as { n: number }).n, 0, 'the ended session is gone from pincer.db');
+    } finally {
+      db.close();
+    }
+    await signIn(page, hub.url, hub.token);
+    problems.splice(0);
+  });
+
   test('Sign out (a button, confirmed) revokes the session', async () => {
-    const key = await page.evaluate(() => localStorage.getItem('pincer-session-key'));
+    const key = await page.evaluate(() => sessionStorage.getItem('pincer-session-key'));
     const cookie = (await sessionCookie())!;
     const headers = { Cookie: `${cookie.name}=${cookie.value}`, 'X-Pincer-Session-Key': key! };
     assert.equal(await replay(headers), 200, 'cookie plus key is a session');
@@ -145,7 +203,7 @@ describe('the dashboard session is not the token (issue 11)', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Sign out' }).click();
     await page.locator('#token').waitFor();
     assert.equal(await replay(headers), 401, 'the old session is revoked');
-    assert.equal(await page.evaluate(() => localStorage.getItem('pincer-session-key')), null);
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('pincer-session-key')), null);
   });
 
   test('Rotate in the dashboard: this dashboard stays signed in with a fresh session, every other one is signed out', async () => {
@@ -153,8 +211,8 @@ describe('the dashboard session is not the token (issue 11)', () => {
     const other = await chromium.browser.newContext();
     const otherPage = await other.newPage();
     await signIn(otherPage, hub.url, hub.token);
-    const otherKey = await otherPage.evaluate(() => localStorage.getItem('pincer-session-key'));
-    const otherCookie = (await other.cookies(hub.url)).find((c) => c.name === `pincer_session_${hub.port}`)!;
+    const otherKey = await otherPage.evaluate(() => sessionStorage.getItem('pincer-session-key'));
+    const otherCookie = (await other.cookies(hub.url)).find((c) => c.name === `pincer_session_${hub.port}_${otherKey!.slice(0, 8)}`)!;
     await page.goto(`${hub.url}/?rotate#/overview`);
     await page.getByRole('button', { name: 'Rotate' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Rotate' }).click();
@@ -178,7 +236,7 @@ describe('the dashboard session is not the token (issue 11)', () => {
     // Still signed in from the dashboard's own rotation above.
     await page.goto(`${hub.url}/?before-cli-rotate#/overview`);
     await page.getByRole('link', { name: /Running jobs/ }).waitFor();
-    const key = await page.evaluate(() => localStorage.getItem('pincer-session-key'));
+    const key = await page.evaluate(() => sessionStorage.getItem('pincer-session-key'));
     const cookie = (await sessionCookie())!;
     const headers = { Cookie: `${cookie.name}=${cookie.value}`, 'X-Pincer-Session-Key': key! };
     assert.equal(await replay(headers), 200);
@@ -191,5 +249,53 @@ describe('the dashboard session is not the token (issue 11)', () => {
     assert.notEqual(tokenOf(h.home), before);
     await signIn(page, hub.url, tokenOf(h.home));
     assert.equal(await replay({ Authorization: `Bearer ${tokenOf(h.home)}` }), 200);
+  });
+});
+
+describe('dashboard sessions end (no browser needed)', () => {
+  const h = tempHome();
+  let hub: HubProcess;
+  before(async () => {
+    hub = await startHubProcess(h.home);
+  });
+  after(async () => {
+    await hub?.stop();
+    h.cleanup();
+  });
+
+  /** Signs in as the dashboard does; the headers that then prove the session on a hub at `port`. */
+  async function login(): Promise<{ id: string; key: string }> {
+    const r = await fetch(`${hub.url}/api/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ token: tokenOf(h.home) }) });
+    assert.equal(r.status, 200);
+    const id = /pincer_session_\d+_[\w-]{8}=([^;]+)/.exec(r.headers.get('set-cookie') ?? '')![1]!;
+    return { id, key: ((await r.json()) as { key: string }).key };
+  }
+  const status = async (s: { id: string; key: string }) => (await fetch(`${hub.url}/api/overview`, { headers: { Cookie: `pincer_session_${hub.port}_${s.key.slice(0, 8)}=${s.id}`, 'X-Pincer-Session-Key': s.key } })).status;
+
+  test('no session outlives 24 hours, however busy', async () => {
+    const s = await login();
+    assert.equal(await status(s), 200);
+    const db = new Database(path.join(h.home, 'pincer.db'));
+    try {
+      db.prepare('UPDATE dashboard_sessions SET created_at = ?, last_used_at = ?').run(Date.now() - 24 * 3600_000 - 1000, Date.now());
+    } finally {
+      db.close();
+    }
+    assert.equal(await status(s), 401);
+  });
+
+  test('a token changed while no hub ran (`pincer token rotate`) ends the sessions opened under the old one', async () => {
+    const s = await login();
+    assert.equal(await status(s), 200);
+    await hub.stop();
+    const r = spawnSync(process.execPath, [PINCER_BIN, 'token', 'rotate'], { env: pincerEnv(h.home), encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    hub = await startHubProcess(h.home);
+    assert.equal(await status(s), 401);
+    // A session opened under the new token works, and survives a restart of the hub.
+    const fresh = await login();
+    await hub.stop();
+    hub = await startHubProcess(h.home);
+    assert.equal(await status(fresh), 200);
   });
 });

@@ -44,7 +44,7 @@ describe('the desktop app against a fake electron module', () => {
     assert.throws(() => signIn({ senderFrame: { url: 'http://127.0.0.1:1/' } }), /refused IPC "pincer:sign-in"/);
     const { key } = (await signIn({ senderFrame: { url: `${desk.hub!.url}/#/overview` } })) as { key: string };
     const cookie = fake.cookies.at(-1)!;
-    assert.deepEqual([cookie.name, cookie.httpOnly, cookie.sameSite, cookie.url], [`pincer_session_${desk.hub!.port}`, true, 'strict', desk.hub!.url]);
+    assert.deepEqual([cookie.name, cookie.httpOnly, cookie.sameSite, cookie.url], [`pincer_session_${desk.hub!.port}_${key.slice(0, 8)}`, true, 'strict', desk.hub!.url]);
     const token = desk.hub!.runtime.services.settings.get('AUTH_TOKEN');
     assert.notEqual(cookie.value, token);
     assert.notEqual(key, token);

@@ -241,7 +241,7 @@ function registerWindowIpc(electron: ElectronApi, hub: Hub | undefined, hubUrl: 
     [IPC.signIn]: async () => {
       if (!hub) throw new Error('the hub is not running');
       const session = hub.dashboardSessions.create();
-      await electron.session.defaultSession.cookies.set({ url: hub.url, name: hub.dashboardSessions.cookieName(), value: session.id, httpOnly: true, sameSite: 'strict' });
+      await electron.session.defaultSession.cookies.set({ url: hub.url, name: session.cookieName, value: session.id, httpOnly: true, sameSite: 'strict' });
       return { key: session.key };
     },
     [IPC.openExternal]: (url: unknown) => {

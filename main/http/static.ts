@@ -52,7 +52,7 @@ export function dashboardStatic(settings: Settings, sessions: DashboardSessions)
       res.status(401).json(jsonRpcErrorBody(-32001, 'That is not the token. Run "pincer token" to print it.'));
       return;
     }
-    let session: { id: string; key: string };
+    let session: { id: string; key: string; cookieName: string };
     try {
       session = sessions.create();
     } catch (err) {
@@ -60,7 +60,7 @@ export function dashboardStatic(settings: Settings, sessions: DashboardSessions)
       res.status(503).json(jsonRpcErrorBody(-32000, `Could not start a dashboard session: ${(err as Error).message}. Check that pincer.db in the data directory is writable.`));
       return;
     }
-    res.setHeader('Set-Cookie', sessions.setCookie(session.id));
+    res.setHeader('Set-Cookie', sessions.setCookie(session));
     res.setHeader('Cache-Control', 'no-store');
     res.json({ success: true, key: session.key });
   });
@@ -71,11 +71,12 @@ export function dashboardStatic(settings: Settings, sessions: DashboardSessions)
   });
   r.post('/api/logout', (req, res) => {
     // Neither the session nor the browser's cookie is touched without the key: a cookie alone proves nothing.
-    if (!sessions.revokeFrom(req.headers)) {
+    const clear = sessions.clearCookie(req.headers);
+    if (!sessions.revokeFrom(req.headers) || !clear) {
       res.status(401).json({ success: false, error: { code: 'UNAUTHORIZED', message: 'Sign-out needs the session: the cookie and its key (the X-Pincer-Session-Key header the dashboard sends).' } });
       return;
     }
-    res.setHeader('Set-Cookie', sessions.clearCookie());
+    res.setHeader('Set-Cookie', clear);
     res.json({ success: true });
   });
   return r;

@@ -138,7 +138,8 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       onStop: (by) => void stopOnRequest(by),
     });
     owned.add(() => gate.close());
-    const dashboardSessions = new DashboardSessions(() => port, new DashboardSessionsRepo(rt.services.db));
+    const dashboardSessions = new DashboardSessions(() => port, new DashboardSessionsRepo(rt.services.db), () => settings.get('AUTH_TOKEN'));
+    owned.add(() => dashboardSessions.close());
     const streamable = streamableRoutes({
       sessions,
       newServer: (era, client) => newServer('streamable-http', undefined, era, client),

@@ -159,6 +159,14 @@ export const MIGRATIONS: Migration[] = [
       ALTER TABLE mcp_tasks ADD COLUMN work TEXT;
     `,
   },
+  {
+    version: 6,
+    name: 'Dashboard sessions end: last use, and the token they were opened under',
+    sql: `
+      ALTER TABLE dashboard_sessions ADD COLUMN last_used_at INTEGER;
+      ALTER TABLE dashboard_sessions ADD COLUMN token_tag TEXT;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

@@ -1,7 +1,10 @@
 /**
  * The hub's API, same-origin. A signed-in dashboard sends its session cookie
- * (HttpOnly, set by the hub) and the session's key, kept in this origin's
- * storage: a server on another port of 127.0.0.1 may see the cookie, never the key.
+ * (HttpOnly, set by the hub) and the session's key, kept in this tab's
+ * sessionStorage: a server on another port of 127.0.0.1 may see the cookie, never
+ * the key, and a program that takes the hub's port while it is away finds no key
+ * in any tab it opens there (localStorage would hand it every tab's key). Closing
+ * the tab forgets the key.
  */
 const KEY_STORE = 'pincer-session-key';
 const KEY_HEADER = 'X-Pincer-Session-Key';
@@ -27,12 +30,14 @@ export class ApiError extends Error {
 }
 
 export function sessionKey(): string | null {
-  return localStorage.getItem(KEY_STORE);
+  return sessionStorage.getItem(KEY_STORE);
 }
 
 export function setSessionKey(key: string | null): void {
-  if (key) localStorage.setItem(KEY_STORE, key);
-  else localStorage.removeItem(KEY_STORE);
+  if (key) sessionStorage.setItem(KEY_STORE, key);
+  else sessionStorage.removeItem(KEY_STORE);
+  // A key an older dashboard left in localStorage outlives every tab: it goes.
+  localStorage.removeItem(KEY_STORE);
 }
 
 export function authHeaders(): Record<string, string> {

@@ -18,7 +18,7 @@ function currentPage(): PageId {
   return (PAGES.find((p) => p.id === id)?.id ?? 'overview') as PageId;
 }
 
-function SignIn(props: { onSignedIn(): void }) {
+function SignIn(props: { onSignedIn(): void; ended: boolean }) {
   const [message, setMessage] = useState('');
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => input.current?.focus(), []);
@@ -37,6 +37,11 @@ function SignIn(props: { onSignedIn(): void }) {
         }}
       >
         <h1>Sign in to Pincer</h1>
+        {props.ended ? (
+          <p class="muted" id="session-ended">
+            You are signed out. A dashboard session ends on Sign out, after 2 hours without use, 24 hours after signing in, and when the token changes.
+          </p>
+        ) : null}
         <label for="token">Hub token</label>
         <div class="row">
           <input ref={input} type="password" id="token" autocomplete="current-password" aria-describedby="token-help" required />
@@ -149,6 +154,7 @@ type State = 'checking' | 'signed-in' | 'signed-out';
 
 export function App() {
   const [state, setState] = useState<State>('checking');
+  const [ended, setEnded] = useState(false);
   const check = async () => {
     try {
       const signedIn = async () => (await api<{ signedIn: boolean }>('/api/session')).signedIn;
@@ -169,7 +175,7 @@ export function App() {
   if (state === 'signed-out')
     return (
       <>
-        <SignIn onSignedIn={() => setState('signed-in')} />
+        <SignIn onSignedIn={() => setState('signed-in')} ended={ended} />
         <Announcer />
       </>
     );
@@ -177,7 +183,12 @@ export function App() {
     <Shell
       onSignedOut={() => {
         setSessionKey(null);
-        setState('signed-out');
+        setEnded(true);
+        // The desktop window signs itself in again (a session that ended, a rotated token); a browser asks for the token.
+        if (window.pincerDesktop) {
+          setState('checking');
+          void check();
+        } else setState('signed-out');
       }}
     />
   );

@@ -106,7 +106,7 @@ function tokenRoutes({ r, runtime, dashboard }: Ctx): void {
     }
     dashboard.revokeAll();
     const session = dashboard.create();
-    res.setHeader('Set-Cookie', dashboard.setCookie(session.id));
+    res.setHeader('Set-Cookie', dashboard.setCookie(session));
     res.setHeader('Cache-Control', 'no-store');
     res.json({ success: true, token, key: session.key });
   });
