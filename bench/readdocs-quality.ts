@@ -1,4 +1,3 @@
-import http from 'node:http';
 import { parseHTML } from 'linkedom';
 import { Readability } from '@mozilla/readability';
 import { decodeHtml } from '../main/tools/web/decode.js';
@@ -15,10 +14,11 @@ import fs from 'node:fs';
 /*
  * ReadDocs' extraction quality on real pages with a known main text, on both of its paths:
  * - fetched: the page's bytes decoded and extracted as ReadDocs does without a browser;
- * - rendered: the page served from loopback and rendered in Chromium (the page may reach
- *   127.0.0.1 only: every third-party host is unreachable), then ReadDocs' own choice between
- *   the rendered and the fetched article (page-reading.ts). "Rendered as is" scores the
- *   rendered article before that choice.
+ * - rendered: the page rendered in Chromium at its own URL as ReadDocs renders it, the browser given
+ *   the fetched document (RenderOptions.document) and every other request refused (every host,
+ *   third-party or the page's own, is unreachable), then ReadDocs' own choice between the
+ *   rendered and the fetched article (page-reading.ts). "Rendered as is" scores the rendered
+ *   article before that choice.
  * Scored with the article-extraction benchmark's own rules (article-score.ts = its evaluate.py),
  * next to plain Readability run here on the same decoded page, and to the figures the
  * benchmark publishes for trafilatura and Readability.js.
@@ -99,7 +99,7 @@ class Timed implements PageRenderer {
   }
 }
 
-async function scoreCorpus(pages: ArticlePage[], renderer: Timed | undefined, origin: string): Promise<PageResult[]> {
+async function scoreCorpus(pages: ArticlePage[], renderer: Timed | undefined): Promise<PageResult[]> {
   const out: PageResult[] = [];
   for (const page of pages) {
     const truth = truthText(page);
@@ -107,13 +107,16 @@ async function scoreCorpus(pages: ArticlePage[], renderer: Timed | undefined, or
     const fetched = extract(decoded, page.url).text;
     const r: PageResult = { id: page.id, fetched: shingleCounts(truth, fetched), plain: shingleCounts(truth, readability(decoded)) };
     if (renderer) {
-      const url = `${origin}/${page.corpus}/${page.id}.html`;
       const t0 = performance.now();
-      const reading = await readHtmlPage(decoded, url, { renderer, timeoutMs: 30_000, waitMs: 0, links: 'references' });
+      const reading = await readHtmlPage(decoded, page.url, { renderer, timeoutMs: 30_000, waitMs: 0, links: 'references', mediaType: 'text/html' });
       r.renderMs = renderer.last?.ms ?? performance.now() - t0;
       r.from = reading.from;
       r.rendered = shingleCounts(truth, reading.extracted.text);
       r.renderedAsIs = renderer.last ? shingleCounts(truth, extract(renderer.last.html, renderer.last.finalUrl).text) : shingleCounts(truth, '');
+      if (process.env.BENCH_READDOCS_SAVE && renderer.last) {
+        fs.mkdirSync(process.env.BENCH_READDOCS_SAVE, { recursive: true });
+        fs.writeFileSync(`${process.env.BENCH_READDOCS_SAVE}/${page.corpus}--${page.id}.html`, renderer.last.html);
+      }
     }
     out.push(r);
   }
@@ -153,7 +156,8 @@ export function report(corpus: string, results: PageResult[]): string {
  * `BENCH_ONLY=readdocs npm run bench`. BENCH_READDOCS_PAGES limits the pages per corpus;
  * BENCH_READDOCS_RENDER=0 scores the fetched path only; BENCH_READDOCS_JSON=file writes per-page scores;
  * BENCH_READDOCS_CORPORA=readability or =article scores one corpus; BENCH_READDOCS_OFF=articles,widgets,…
- * switches extraction rules off by name (boilerplate.ts rulesOff), to measure each rule alone.
+ * switches extraction rules off by name (boilerplate.ts rulesOff), to measure each rule alone;
+ * BENCH_READDOCS_SAVE=folder keeps each rendered DOM.
  */
 export async function benchReadDocsQuality(): Promise<string> {
   const limit = Number(process.env.BENCH_READDOCS_PAGES ?? Infinity);
@@ -164,15 +168,7 @@ export async function benchReadDocsQuality(): Promise<string> {
     [SOURCES.articleBenchmark, articleBenchmarkPages],
   ] as [string, () => ArticlePage[]][]).filter(([repo]) => !pick || repo.includes(pick));
   const chromium = process.env.BENCH_READDOCS_RENDER === '0' ? undefined : (process.env.CHROMIUM_PATH ?? browserCandidates().find((c) => fs.existsSync(c)));
-  const served = new Map<string, ArticlePage>();
-  const server = http.createServer((req, res) => {
-    const page = served.get(req.url ?? '');
-    if (!page) return void res.writeHead(404).end();
-    res.writeHead(200, { 'Content-Type': page.contentType }).end(page.html);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  const renderer = chromium ? new Timed(new PlaywrightRenderer(chromium, { onlyHosts: ['127.0.0.1'] })) : undefined;
+  const renderer = chromium ? new Timed(new PlaywrightRenderer(chromium, { onlyHosts: [] })) : undefined;
   if (!chromium) process.stdout.write('\nNo Chromium (or BENCH_READDOCS_RENDER=0): the rendered path is not scored.\n');
   const out: string[] = [];
   const perPage: Record<string, PageResult[]> = {};
@@ -185,14 +181,12 @@ export async function benchReadDocsQuality(): Promise<string> {
         continue;
       }
       const pages = load().slice(0, limit);
-      for (const p of pages) served.set(`/${p.corpus}/${p.id}.html`, p);
-      const results = await scoreCorpus(pages, renderer, origin);
+      const results = await scoreCorpus(pages, renderer);
       perPage[pages[0]?.corpus ?? repo] = results;
       out.push(report(pages[0]?.corpus ?? repo, results));
     }
   } finally {
     await renderer?.close();
-    server.close();
   }
   if (process.env.BENCH_READDOCS_JSON) fs.writeFileSync(process.env.BENCH_READDOCS_JSON, JSON.stringify(perPage));
   return out.join('\n');

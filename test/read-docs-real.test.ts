@@ -25,6 +25,9 @@ function windows1252(s: string): Buffer {
 const needs = needsCorpora(SOURCES.readability, SOURCES.articleBenchmark);
 const CHROMIUM = findChromium();
 
+/** Text a script adds to a page, enough for rendering to count (a tenth of the article and more). */
+const BUILT = 'Script-built marker: this paragraph was added by the page itself once it had loaded, and it says enough, in two sentences of plain words, to count as content.';
+
 describe('ReadDocs on real pages', () => {
   const h = tempHome();
   let server: http.Server;
@@ -55,6 +58,9 @@ describe('ReadDocs on real pages', () => {
     routes.set('/wikipedia', { type: 'text/html; charset=utf-8', body: wikipedia.html });
     // Served where its `<base href="base/">` and the expected article's fakehost URLs line up: /test/….
     routes.set('/test/base-relative.html', { type: 'text/html; charset=utf-8', body: based.html });
+    // The same page with a paragraph its script adds: rendering builds text, so the rendered article is the one shown.
+    const script = `<script>document.querySelector('article').append(Object.assign(document.createElement('p'), { textContent: ${JSON.stringify(BUILT)} }));</script>`;
+    routes.set('/test/base-relative-built.html', { type: 'text/html; charset=utf-8', body: Buffer.from(based.html.toString('utf8').replace('</body>', `${script}</body>`)) });
     routes.set('/boxed', { type: 'text/html; charset=utf-8', body: boxed.html });
     const para = (n: number) => `<p>Paragraph ${n} of the guide explains how the widget reads its configuration file and which of its options matter most in practice.</p>`;
     routes.set('/boilerplate', { type: 'text/html; charset=utf-8', body: Buffer.from(`<!doctype html><title>Guide</title><body><article><h1>Widget guide</h1>${para(1)}
@@ -65,6 +71,7 @@ describe('ReadDocs on real pages', () => {
     routes.set('/blocks', { type: 'text/html; charset=utf-8', body: Buffer.from('<!doctype html><title>Blocks</title><body><article><h1>Heading One</h1><p>Hello <b>bold</b> world, this paragraph is long enough to count as the article body for the extractor.</p><ul><li>First item</li><li>Second item</li></ul><h2>Heading Two</h2><p>Another paragraph.<br>After a line break.</p><pre>  indented\n    code</pre></article></body>') });
     server = http.createServer((req, res) => {
       if (req.url === '/moved/base') return void res.writeHead(301, { Location: '/test/base-relative.html' }).end();
+      if (req.url === '/moved/base-built') return void res.writeHead(301, { Location: '/test/base-relative-built.html' }).end();
       const r = routes.get(req.url ?? '');
       if (!r) return void res.writeHead(404).end();
       res.writeHead(200, { 'Content-Type': r.type }).end(r.body);
@@ -84,7 +91,7 @@ describe('ReadDocs on real pages', () => {
   const read = async (path: string, args: Record<string, unknown> = {}, c: Client = client) => {
     const r = await c.callTool({ name: 'ReadDocs', arguments: { url: `${base}${path}`, ...args } });
     assert.notEqual(r.isError, true, textOf(r));
-    return { text: textOf(r), sc: r.structuredContent as { charset: string; title: string; final_url: string } };
+    return { text: textOf(r), sc: r.structuredContent as { charset: string; title: string; final_url: string; extracted_from: string } };
   };
   const truthText = (p: ArticlePage) => parseHTML(`<!doctype html><html><body>${p.truth}</body></html>`).document.body.textContent ?? '';
 
@@ -159,12 +166,15 @@ describe('ReadDocs on real pages', () => {
   for (const how of ['fetched', 'rendered'] as const) {
     test(`links resolve against <base href> and the URL after a redirect (${how}, issue 28)`, { skip: needs || (how === 'rendered' && skipUnless(chromiumProblem())) }, async () => {
       const c = how === 'rendered' ? rendering! : client;
+      const page = how === 'rendered' ? 'base-relative-built' : 'base-relative';
       // Readability's own expectation for this page, with its fakehost standing for wherever the page is served.
       const expected = [...based.truth.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => m[1]!.replace('http://fakehost', base));
-      const inline = await read('/moved/base', { links: 'inline' }, c);
-      assert.equal(inline.sc.final_url, `${base}/test/base-relative.html`);
+      const inline = await read(how === 'rendered' ? '/moved/base-built' : '/moved/base', { links: 'inline' }, c);
+      assert.equal(inline.sc.final_url, `${base}/test/${page}.html`);
+      assert.equal(inline.sc.extracted_from, how);
+      if (how === 'rendered') assert.match(inline.text, /Script-built marker/);
       assert.deepEqual(targets(inline.text.split('\n').slice(2).join('\n')), expected);
-      const refs = (await read('/moved/base', {}, c)).text;
+      const refs = (await read(how === 'rendered' ? '/moved/base-built' : '/moved/base', {}, c)).text;
       const listed = [...refs.matchAll(/^\[\d+\]: (\S+)$/gm)].map((m) => m[1]!);
       assert.deepEqual(listed, [...new Set(expected.filter((u) => !/\.png$/.test(u)))]);
     });

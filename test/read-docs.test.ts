@@ -8,6 +8,7 @@ import { tempHome } from './helpers/env.js';
 import { makePdf } from './helpers/pdf.js';
 import { chromiumProblem, findChromium } from './helpers/browser.js';
 import { skipUnless } from './helpers/prerequisites.js';
+import { osFreePort } from './helpers/ports.js';
 
 const JS_PAGE = `<!doctype html><html><head><title>Widget Guide</title></head><body>
 <nav><a href="/">Home</a> · <a href="/about">About</a></nav>
@@ -31,11 +32,31 @@ widget.run(size=42)</code></pre>
 
 const ARTICLE = Array.from({ length: 12 }, (_, i) => `<p>Paragraph ${i + 1} of the article explains how widgets are configured, which options matter, and why the defaults are what they are.</p>`).join('\n');
 
+/** A paragraph a page's script adds to its article: enough text (a tenth of ARTICLE) for rendering to count. */
+const BUILT = 'Script-built marker: this paragraph was added by the page itself once it had loaded, and it says enough, in two sentences of plain words, to count as content. Nothing in the HTML as fetched holds these words.';
+
 /** A page whose images, media, fonts and stylesheet never answer, with content its script adds. */
 const HEAVY_PAGE = `<!doctype html><html><head><title>Heavy</title><link rel="stylesheet" href="/hang/style.css">
 <style>@font-face { font-family: W; src: url(/hang/font.woff2); } body { font-family: W; }</style></head><body>
-<article><h1>Heavy page</h1>${ARTICLE}<img src="/hang/photo.jpg" alt="photo"><video src="/hang/clip.mp4" autoplay></video><div id="late"></div></article>
-<script>document.getElementById('late').textContent = 'Script-built marker: added by the page itself.';</script></body></html>`;
+<article><h1>Heavy page</h1>${ARTICLE}<img src="/hang/photo.jpg" alt="photo"><video src="/hang/clip.mp4" autoplay></video><p id="late"></p></article>
+<script>document.getElementById('late').textContent = ${JSON.stringify(BUILT)};</script></body></html>`;
+
+/** A page whose script adds only a line (a clock): rendering adds nothing to speak of, so the article is shown as fetched. */
+const CLOCK_PAGE = `<!doctype html><html><head><title>Clock</title></head><body><article><h1>Clock page</h1>${ARTICLE}<p id="clock"></p></article>
+<script>document.getElementById('clock').textContent = 'Updated at ' + new Date().toISOString();</script></body></html>`;
+
+const LETTERS = Array.from({ length: 8 }, (_, i) => `<li><a href="/letters/${i}">Letter ${i + 1} from a reader about another subject entirely</a> by reader ${i + 1}</li>`).join('');
+/**
+ * A page whose script adds a paragraph and moves the readers' letters (outside the article as fetched) into the article's
+ * block: the rendered article grows more by text the fetched page had around it than by what the script added.
+ */
+const MOVED_PAGE = `<!doctype html><html><head><title>Moved</title></head><body><div id="page"><div class="main"><h1>Moved page</h1>${ARTICLE}</div></div>
+<div class="more"><h3>From our readers</h3><ul>${LETTERS}</ul></div>
+<script>const main = document.querySelector('.main'); const p = document.createElement('p'); p.textContent = ${JSON.stringify(BUILT)}; main.append(p, document.querySelector('.more'));</script></body></html>`;
+
+/** A page whose script navigates to an address that cannot be reached: the browser is left on its own error page. */
+const leavingPage = (to: string) => `<!doctype html><html><head><title>Leaving</title></head><body><article><h1>Leaving page</h1>${ARTICLE}</article>
+<script>location.href = ${JSON.stringify(to)};</script></body></html>`;
 
 /** A page whose script replaces the article with a consent wall: rendering would make it worse. */
 const WALLED_PAGE = `<!doctype html><html><head><title>Walled</title></head><body><article><h1>Walled article</h1>${ARTICLE}</article>
@@ -52,13 +73,21 @@ describe('ReadDocs against a local site', () => {
   let plain: Client;
   /** Paths the server was asked for under /hang/ (it never answers them). */
   const hung: string[] = [];
+  /** Every path the server was asked for. */
+  const asked: string[] = [];
+  let closedPort = 0;
   before(async () => {
     const png = await sharp({ create: { width: 3000, height: 1000, channels: 3, background: '#123456' } }).png().toBuffer();
+    closedPort = await osFreePort();
     server = http.createServer((req, res) => {
       const u = req.url ?? '/';
+      asked.push(u);
       if (u === '/docs/guide.html') res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(JS_PAGE);
       else if (u === '/heavy.html') res.writeHead(200, { 'Content-Type': 'text/html' }).end(HEAVY_PAGE);
       else if (u === '/walled.html') res.writeHead(200, { 'Content-Type': 'text/html' }).end(WALLED_PAGE);
+      else if (u === '/clock.html') res.writeHead(200, { 'Content-Type': 'text/html' }).end(CLOCK_PAGE);
+      else if (u === '/moved.html') res.writeHead(200, { 'Content-Type': 'text/html' }).end(MOVED_PAGE);
+      else if (u === '/leaving.html') res.writeHead(200, { 'Content-Type': 'text/html' }).end(leavingPage(`http://127.0.0.1:${closedPort}/gone`));
       else if (u === '/endless.html') res.writeHead(200, { 'Content-Type': 'text/html' }).end(ENDLESS_PAGE);
       else if (u.startsWith('/hang/')) hung.push(u);
       else if (u === '/moved') res.writeHead(302, { Location: '/docs/guide.html' }).end();
@@ -117,14 +146,48 @@ describe('ReadDocs against a local site', () => {
 
   const chromium = skipUnless(chromiumProblem());
 
-  test('rendering waits for the document, not its subresources: images, media, fonts and stylesheets are not fetched (issue 28)', { skip: chromium }, async () => {
+  test('rendering waits for the document, not its subresources: images, media, fonts and stylesheets are not fetched, nor the page twice (issue 28)', { skip: chromium }, async () => {
     hung.length = 0;
+    asked.length = 0;
     const r = await read(client, { url: `${base}/heavy.html`, format: 'text' });
     assert.notEqual(r.isError, true, textOf(r));
     const sc = r.structuredContent as { rendered_with: string; extracted_from: string };
     assert.deepEqual([sc.rendered_with, sc.extracted_from], ['chromium', 'rendered'], textOf(r));
     assert.match(textOf(r), /Script-built marker/);
     assert.deepEqual(hung, [], 'the browser asked for subresources a text extractor does not need');
+    // The browser is given the document ReadDocs fetched: the page is asked for once.
+    assert.deepEqual(asked, ['/heavy.html']);
+  });
+
+  test('a script that adds only a line (a clock) changes nothing: the article is shown as fetched, without a note (issue 28)', { skip: chromium }, async () => {
+    const r = await read(client, { url: `${base}/clock.html`, format: 'text' });
+    assert.notEqual(r.isError, true, textOf(r));
+    const sc = r.structuredContent as { rendered_with: string; extracted_from: string };
+    assert.deepEqual([sc.rendered_with, sc.extracted_from], ['http', 'fetched'], textOf(r));
+    assert.match(textOf(r), /Paragraph 12 of the article/);
+    assert.doesNotMatch(textOf(r), /Updated at|\[Note:/);
+  });
+
+  test('a rendered article that grew more by the page around it than by what scripts added is shown as fetched, and says so (issue 28)', { skip: chromium }, async () => {
+    const r = await read(client, { url: `${base}/moved.html`, format: 'text' });
+    assert.notEqual(r.isError, true, textOf(r));
+    const sc = r.structuredContent as { rendered_with: string; extracted_from: string };
+    assert.deepEqual([sc.rendered_with, sc.extracted_from], ['http', 'fetched'], textOf(r));
+    assert.match(textOf(r), /Paragraph 12 of the article/);
+    assert.doesNotMatch(textOf(r), /Letter 3 from a reader|Script-built marker/);
+    assert.match(textOf(r), /\[Note: after scripts ran, the article took in more of the page around it than the scripts added, so it is shown as fetched; format "html" shows the page after scripts ran\]/);
+    // The page after scripts ran is in the browser's HTML only when asked for as such.
+    assert.doesNotMatch(textOf(await read(client, { url: `${base}/moved.html`, format: 'html' })), /Script-built marker/);
+  });
+
+  test('a script that navigates somewhere unreachable leaves the browser on its error page: shown as fetched, saying why (issue 28)', { skip: chromium }, async () => {
+    const r = await read(client, { url: `${base}/leaving.html`, format: 'text' });
+    assert.notEqual(r.isError, true, textOf(r));
+    const sc = r.structuredContent as { rendered_with: string; extracted_from: string };
+    assert.deepEqual([sc.rendered_with, sc.extracted_from], ['http', 'fetched'], textOf(r));
+    assert.match(textOf(r), /Paragraph 12 of the article/);
+    assert.doesNotMatch(textOf(r), /refused to connect|This site can|ERR_[A-Z_]+\n/);
+    assert.match(textOf(r), new RegExp(`\\[Note: the browser failed \\(the browser could not load http://127\\.0\\.0\\.1:${closedPort}/gone \\(net::ERR_[A-Z_]+\\)\\); showing the page as fetched, scripts were not run\\]`));
   });
 
   test('a page that never finishes loading is answered within READDOCS_TIMEOUT_MS with what it has (issue 28)', { skip: chromium }, async () => {

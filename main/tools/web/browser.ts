@@ -19,6 +19,12 @@ export interface RenderOptions {
   timeoutMs: number;
   userAgent?: string;
   signal?: AbortSignal;
+  /**
+   * The page as already fetched (decoded text and its media type): a renderer that can is given this document for its
+   * first navigation instead of fetching the URL again, so both extractions read the same page, decoded the same way,
+   * and no second request is waited for. Everything else the page asks for goes to the network as usual.
+   */
+  document?: { html: string; mediaType: string };
 }
 
 /**
@@ -84,7 +90,7 @@ export function findBrowser(settings: SettingsView): string | undefined {
 }
 
 export interface PlaywrightRendererOptions {
-  /** Hosts the page may reach; every other request is refused. For benchmarks that serve pages from loopback; unset, any http(s) host. */
+  /** Hosts the page may reach; every other request is refused (the given document aside). For the benchmark, which allows none; unset, any http(s) host. */
   onlyHosts?: string[];
 }
 
@@ -146,8 +152,14 @@ export class PlaywrightRenderer implements PageRenderer {
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       try {
         const page = await context.newPage();
+        let given = false;
         await page.route('**/*', (route) => {
           const req = route.request();
+          if (opts.document && !given && req.isNavigationRequest() && req.frame() === page.mainFrame() && sameDocument(req.url(), url)) {
+            given = true;
+            // UTF-8 and said so in the header, which outranks a <meta charset>: the browser decodes it as the fetch did.
+            return route.fulfill({ status: 200, contentType: `${opts.document.mediaType}; charset=utf-8`, body: opts.document.html });
+          }
           if (!this.allowed(req.url())) return route.abort('blockedbyclient');
           const policy = subresourcePolicy(req.resourceType());
           if (policy === 'skip') return route.abort('blockedbyclient');
@@ -158,6 +170,8 @@ export class PlaywrightRenderer implements PageRenderer {
         page.on('request', (r) => void (BUILDS_TEXT.has(r.resourceType()) && pending.add(r)));
         page.on('requestfinished', (r) => void pending.delete(r));
         page.on('requestfailed', (r) => void pending.delete(r));
+        let failedNavigation: string | undefined;
+        page.on('requestfailed', (r) => void (r.isNavigationRequest() && r.frame() === page.mainFrame() && (failedNavigation = `${r.url()} (${r.failure()?.errorText ?? 'failed'})`)));
         await page.addInitScript(() => {
           const w = window as unknown as { __pincerMutations: number };
           w.__pincerMutations = 0;
@@ -176,6 +190,8 @@ export class PlaywrightRenderer implements PageRenderer {
         // The page's own scripts may keep its main thread busy: the snapshot gets a bounded grace after the deadline.
         const grace = Math.max(1000, deadline - Date.now());
         const html = await withTimeout(snapshot(page), grace, 'the page could not be read in time');
+        // A page that failed to load, or whose script navigated somewhere unreachable, leaves the browser's own error page.
+        if (page.url().startsWith('chrome-error:')) throw new Error(`the browser could not load ${failedNavigation ?? 'the page'}`);
         if (!loaded && !/<body[\s>][\s\S]*\S[\s\S]*<\/body>/i.test(html)) throw new Error(`the page did not load within ${opts.timeoutMs} ms`);
         return { html, finalUrl: page.url(), title: await withTimeout(page.title(), 1000, 'no title').catch(() => '') };
       } finally {
@@ -239,6 +255,16 @@ async function snapshot(page: { content(): Promise<string>; waitForTimeout(ms: n
       await page.waitForTimeout(100);
     }
   }
+}
+
+/** Whether two URLs name the same document (the fragment aside). */
+function sameDocument(a: string, b: string): boolean {
+  if (!URL.canParse(a) || !URL.canParse(b)) return false;
+  const x = new URL(a);
+  const y = new URL(b);
+  x.hash = '';
+  y.hash = '';
+  return x.href === y.href;
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {

@@ -1,6 +1,8 @@
 import type { PageRenderer } from './browser.js';
 import type { Extracted } from './extract.js';
 import type { LinkStyle } from './link-styles.js';
+import { parseHTML } from 'linkedom';
+import { blockText } from './block-text.js';
 
 /** Where the text of an HTML page came from: the browser's DOM after scripts ran, or the bytes as fetched. */
 export type PageSource = 'rendered' | 'fetched';
@@ -24,6 +26,8 @@ export interface ReadingOptions {
   userAgent?: string;
   signal?: AbortSignal;
   links: LinkStyle;
+  /** The fetched page's media type (text/html, application/xhtml+xml), for the browser that is given it. */
+  mediaType?: string;
 }
 
 const TOKEN = /[\p{L}\p{N}_]+/gu;
@@ -38,15 +42,34 @@ function shingles(text: string): Map<string, number> {
   return out;
 }
 
+/** The text a page shows anywhere (not only its article), as shingles: what the fetched HTML already had. */
+export function pageShingles(html: string): Map<string, number> {
+  const { document } = parseHTML(html);
+  return shingles(blockText(document.body ?? document.documentElement));
+}
+
+export interface Judgement {
+  use: PageSource;
+  /** Share of the fetched article's shingles the rendered article keeps. */
+  kept: number;
+  /** Shingles of the rendered article that the fetched page had nowhere: what scripts built. */
+  built: number;
+  /** Shingles of the rendered article that the fetched page had outside its article: text Readability left out there. */
+  repicked: number;
+  fetchedSize: number;
+  why: 'shell' | 'lost-text' | 'adds-nothing' | 'repicked' | 'adds-text';
+}
+
 /**
- * Whether the rendered page's article is at least as good as the fetched page's, judged without knowing the truth:
- * rendering is there to add what scripts build, so the rendered article wins when it keeps (nearly) all of the fetched
- * article's text, or when the fetched page had next to none (a script-built page whose HTML is a shell). Otherwise
- * scripts took text away or Readability picked another block (a consent wall, a paywall, a lazy page that unloaded its
- * article, comments or a widget that outgrew the article) and the fetched page is shown. Being longer is no evidence:
- * on the article-extraction benchmark, a rule that also took a rendered article 1.5 times longer picked junk.
+ * Which article to show, judged without knowing the truth. Rendering is there for what scripts build, so the rendered
+ * article is shown when the fetched page is a shell (next to no article), or when it keeps (nearly) all of the fetched
+ * article and adds text the fetched page did not have anywhere. Otherwise the fetched article is shown: scripts took text
+ * away (a consent wall, a paywall, an app that replaced the page), added nothing (the two are the same page), or the
+ * rendered article grew mostly by text the fetched page had but its extraction left out (Readability picked a larger block
+ * with the comments, widgets or link lists around the article). Being longer is no evidence: on the article-extraction
+ * benchmark, a rule that took a rendered article 1.5 times longer picked junk.
  */
-export function renderedIsBetter(rendered: Extracted, fetched: Extracted): { better: boolean; kept: number } {
+export function judgeRendering(rendered: Extracted, fetched: Extracted, fetchedPage: () => Map<string, number>): Judgement {
   const f = shingles(fetched.text);
   const r = shingles(rendered.text);
   let total = 0;
@@ -56,8 +79,32 @@ export function renderedIsBetter(rendered: Extracted, fetched: Extracted): { bet
     kept += Math.min(n, r.get(k) ?? 0);
   }
   const share = total === 0 ? 1 : kept / total;
-  return { better: total < 50 || share >= 0.9, kept: share };
+  if (total < SHELL_SHINGLES) return { kept: share, built: 0, repicked: 0, fetchedSize: total, use: 'rendered', why: 'shell' };
+  if (share < KEEP_SHARE) return { kept: share, built: 0, repicked: 0, fetchedSize: total, use: 'fetched', why: 'lost-text' };
+  const page = fetchedPage();
+  let built = 0;
+  let repicked = 0;
+  for (const [k, n] of r) {
+    const extra = n - Math.min(n, f.get(k) ?? 0);
+    if (extra === 0) continue;
+    const onPage = Math.max(0, (page.get(k) ?? 0) - (f.get(k) ?? 0));
+    repicked += Math.min(extra, onPage);
+    built += extra - Math.min(extra, onPage);
+  }
+  const base = { kept: share, built, repicked, fetchedSize: total };
+  if (built < Math.max(MIN_BUILT, total * MIN_BUILT_SHARE)) return { ...base, use: 'fetched', why: 'adds-nothing' };
+  if (repicked > built) return { ...base, use: 'fetched', why: 'repicked' };
+  return { ...base, use: 'rendered', why: 'adds-text' };
 }
+const SHELL_SHINGLES = 50;
+const KEEP_SHARE = 0.9;
+/**
+ * What scripts must add to a full fetched article to count: a few sentences, and a tenth of the article. What scripts put
+ * around an article that its HTML already holds (a date, a counter, a widget's caption, text a script writes out) is more
+ * often noise than content; a page whose scripts build the content adds far more.
+ */
+const MIN_BUILT = 10;
+const MIN_BUILT_SHARE = 0.1;
 
 /**
  * An HTML page's main content: rendered by the browser when there is one and rendering does not make it worse,
@@ -71,13 +118,16 @@ export async function readHtmlPage(html: string, finalUrl: string, o: ReadingOpt
   if (o.timeoutMs < 1000) return asFetched(`fetching took most of READDOCS_TIMEOUT_MS, so the page was not rendered; scripts were not run`);
   let r;
   try {
-    r = await o.renderer.render(finalUrl, { waitMs: o.waitMs, timeoutMs: o.timeoutMs, userAgent: o.userAgent, signal: o.signal });
+    r = await o.renderer.render(finalUrl, { waitMs: o.waitMs, timeoutMs: o.timeoutMs, userAgent: o.userAgent, signal: o.signal, document: { html, mediaType: o.mediaType ?? 'text/html' } });
   } catch (err) {
     if (o.signal?.aborted) throw err;
     return asFetched(`the browser failed (${(err as Error).message.split('\n')[0]}); showing the page as fetched, scripts were not run`);
   }
   const rendered = extract(r.html, r.finalUrl, o.links);
-  const judged = renderedIsBetter(rendered, fetched);
-  if (judged.better) return { html: r.html, finalUrl: r.finalUrl, extracted: rendered, from: 'rendered', renderedWith: o.renderer.name };
-  return asFetched(`after scripts ran the page kept only ${Math.round(judged.kept * 100)}% of its text as fetched, so it is shown as fetched`);
+  const judged = judgeRendering(rendered, fetched, () => pageShingles(html));
+  if (judged.use === 'rendered') return { html: r.html, finalUrl: r.finalUrl, extracted: rendered, from: 'rendered', renderedWith: o.renderer.name };
+  if (judged.why === 'lost-text') return asFetched(`after scripts ran the page kept only ${Math.round(judged.kept * 100)}% of its text as fetched, so it is shown as fetched`);
+  if (judged.why === 'repicked') return asFetched(`after scripts ran, the article took in more of the page around it than the scripts added, so it is shown as fetched; format "html" shows the page after scripts ran`);
+  // Scripts added nothing to speak of: the same article, as fetched.
+  return asFetched();
 }

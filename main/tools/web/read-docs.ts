@@ -61,7 +61,7 @@ export const readDocsTool = defineTool({
     format: z.string(),
     content_type: z.string(),
     rendered_with: z.string().describe('The browser whose rendering is shown, or "http" when the page is shown as fetched'),
-    extracted_from: z.enum(['rendered', 'fetched']).nullable().describe('For HTML pages: whether the content shown is the page after its scripts ran in the browser, or as fetched (no browser, the browser failed, or rendering lost text the fetched page had); null for other types'),
+    extracted_from: z.enum(['rendered', 'fetched']).nullable().describe('For HTML pages: whether the content shown is the page after its scripts ran in the browser, or as fetched (no browser, the browser failed, or rendering added no text of its own or lost text the fetched page had); null for other types'),
     charset: z.string().describe('How the bytes were decoded when not rendered by a browser, e.g. "windows-1252 (meta)"; empty otherwise'),
     total_chars: z.number().int(),
     next_offset: z.number().int().nullable(),
@@ -116,6 +116,7 @@ export const readDocsTool = defineTool({
         userAgent: ua || undefined,
         signal: ctx.signal,
         links: args.links ?? 'references',
+        mediaType: type || 'text/html',
       });
       if (!renderer) notes.push('no browser found, so scripts were not run: install Chrome, Chromium or Edge, or set BROWSER_PATH');
       if (reading.note) notes.push(reading.note);
