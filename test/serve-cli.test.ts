@@ -5,7 +5,8 @@ import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { tempHome, waitFor, PINCER_BIN, pincerEnv, pidAlive } from './helpers/env.js';
 import { osFreePort } from './helpers/ports.js';
-import { tokenOf } from './helpers/hub.js';
+import { tokenOf, readHubJson } from './helpers/hub.js';
+import net from 'node:net';
 
 test('pincer serve --port/--host: a one-off listen address; the banner names the dashboard and where the token is; commands do not see the override', async () => {
   const h = tempHome();
@@ -43,9 +44,80 @@ test('pincer serve --port with something that is not a port: says what to give, 
   try {
     const r = spawnSync(process.execPath, [PINCER_BIN, 'serve', '--port', '99999'], { env: pincerEnv(h.home), encoding: 'utf8' });
     assert.equal(r.status, 2);
-    assert.equal(r.stderr, 'pincer serve: --port "99999" is not a port: give a number from 1 to 65535, or "auto" for a free one (HTTP_PORT in pincer-env.txt sets it for every run).\n');
+    assert.equal(r.stderr, 'pincer serve: --port "99999" is not a port: give a number from 1 to 65535, or "auto" for a free one (HTTP_PORT in pincer-env.txt sets it for every run). Run "pincer help" for the usage.\n');
     assert.ok(!fs.existsSync(path.join(h.home, 'hub.json')));
   } finally {
+    h.cleanup();
+  }
+});
+
+test('pincer serve --quiet --port auto prints one line, the address it chose, and nothing else', async () => {
+  const h = tempHome();
+  const child = spawn(process.execPath, [PINCER_BIN, 'serve', '--quiet', '--port', 'auto'], { env: pincerEnv(h.home), cwd: h.home, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  try {
+    const info = await waitFor(() => readHubJson(h.home), 'the hub to write hub.json', 20_000);
+    await waitFor(() => out.includes('\n'), 'the address line');
+    assert.equal(out, `${info.url}\n`);
+    assert.ok((await fetch(`${out.trim()}/api/mcp/health`)).ok, 'the line is the address a script can use');
+  } finally {
+    child.kill('SIGTERM');
+    await waitFor(() => child.exitCode !== null || !pidAlive(child.pid!), 'the hub to stop', 15_000);
+    h.cleanup();
+  }
+});
+
+test("a hub that cannot get its predecessor's port after a handover says which port it wanted, which it took and why", async () => {
+  const h = tempHome();
+  const port = await osFreePort();
+  const spawnServe = (args: string[]) => spawn(process.execPath, [PINCER_BIN, 'serve', ...args], { env: pincerEnv(h.home, { HTTP_PORT: 'auto' }), cwd: h.home, stdio: ['ignore', 'pipe', 'pipe'] });
+  const first = spawnServe(['--quiet', '--port', String(port)]);
+  first.stdout.resume();
+  let second: ReturnType<typeof spawnServe> | undefined;
+  // Another program grabs the port the moment the first hub lets go of it (bounded: 2 000 tries, 15 ms apart).
+  const squatter = net.createServer();
+  let squatting = true;
+  const tryListen = () =>
+    new Promise<boolean>((resolve) => {
+      const done = (got: boolean) => {
+        squatter.removeAllListeners('error').removeAllListeners('listening');
+        resolve(got);
+      };
+      squatter.once('error', () => done(false));
+      squatter.once('listening', () => done(true));
+      squatter.listen(port, '127.0.0.1');
+    });
+  let squat: Promise<boolean> = Promise.resolve(false);
+  try {
+    await waitFor(() => readHubJson(h.home)?.pid === first.pid, 'the first hub', 20_000);
+    squat = (async () => {
+      for (let i = 0; i < 2000 && squatting; i++) {
+        if (await tryListen()) return true;
+        await new Promise((r) => setTimeout(r, 15));
+      }
+      return false;
+    })();
+    second = spawnServe([]);
+    let err = '';
+    second.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    second.stdout!.resume();
+    const info = await waitFor(() => {
+      const j = readHubJson(h.home);
+      return j && j.pid === second!.pid ? j : undefined;
+    }, 'the second hub', 30_000);
+    assert.ok(await squat, 'the squatter got the port');
+    assert.notEqual(info.port, port);
+    await waitFor(() => err.includes('need the new address'), 'the warning');
+    assert.match(err, new RegExp(`The hub that handed over listened on port ${port}, but port ${port} on 127\\.0\\.0\\.1 is already in use( by [^;]+)? now; this hub listens on port ${info.port} instead \\(HTTP_PORT=auto: the first free port from 7717\\)\\. Clients configured with port ${port} need the new address\\.`));
+  } finally {
+    squatting = false;
+    await squat;
+    squatter.close();
+    for (const c of [first, second]) {
+      if (c?.pid && c.exitCode === null) c.kill('SIGTERM');
+      if (c?.pid) await waitFor(() => c.exitCode !== null || !pidAlive(c.pid!), 'a hub to stop', 15_000);
+    }
     h.cleanup();
   }
 });

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { CLIENT_IDS, type ClientId } from '../connect/clients.js';
 import { connectClient, disconnectClient, HTTP_PROJECT_REFUSED } from '../connect/connect.js';
 import { cliLauncher, describeLauncher } from '../connect/launcher.js';
@@ -10,9 +9,8 @@ import { UserError } from '../core/errors.js';
 import { closest, distance } from 'fastest-levenshtein';
 
 /** `pincer connect|disconnect <client>` from a terminal; the tray menu does the same. */
-export async function runConnect(command: 'connect' | 'disconnect', argv: string[], home: string): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { http: { type: 'boolean', default: false }, project: { type: 'string' } } });
-  const client = positionals[0] as ClientId | undefined;
+export async function runConnect(command: 'connect' | 'disconnect', values: { client?: string; http: boolean; project?: string }, home: string): Promise<number> {
+  const client = values.client as ClientId | undefined;
   if (!client || !CLIENT_IDS.includes(client)) {
     const guess = client ? closest(client, [...CLIENT_IDS]) : undefined;
     const unknown = client ? `"${client}" is not a client Pincer knows${guess && distance(client, guess) <= 3 ? ` (did you mean ${guess}?)` : ''}; ` : '';

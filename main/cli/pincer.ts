@@ -10,6 +10,7 @@ Usage:
   pincer stdio --standalone   serve MCP over stdio, the whole server in this process
   pincer serve [--quiet] [--takeover] [--port N] [--host H]
                               run the hub: Streamable HTTP, SSE, JSON-RPC, REST, WebSocket;
+                              --quiet prints only the address it listens on;
                               takes over a headless hub, the tray app's only with --takeover;
                               --port / --host override HTTP_PORT / HTTP_HOST for this run;
                               --if-none: only if no hub runs (what pincer stdio starts)
@@ -26,6 +27,8 @@ Usage:
   pincer --version            print the version
 
 Data directory: $PINCER_HOME (default ~/.pincer)`;
+
+const COMMANDS = ['stdio', 'serve', 'status', 'stop', 'token', 'connect', 'disconnect', 'help', 'version'] as const;
 
 /** The bridge (`pincer stdio`) is a relay: it loads nothing native, and starts the hub with a supported Node (hub-node.ts). */
 function isBridge(argv: string[]): boolean {
@@ -117,8 +120,7 @@ async function main(argv: string[]): Promise<number> {
   if (refused !== undefined) return refused;
   const { VERSION } = await import('../core/version.js');
   const { resolveHome, pincerPaths, ensureHome } = await import('../core/paths.js');
-  // Builtins through getBuiltinModule: an ESM import of node:util reads all its exports (~3 MB of RSS for every client's bridge).
-  const { parseArgs } = process.getBuiltinModule('node:util');
+  const { parseCommand, noArguments, UsageError } = await import('./usage.js');
   // No arguments: a client spawning `pincer` (stdin a pipe) gets stdio; a person at a terminal gets help, on stderr.
   if (argv.length === 0) {
     if (!process.stdin.isTTY) argv = ['stdio'];
@@ -128,7 +130,8 @@ async function main(argv: string[]): Promise<number> {
     }
   }
   const [command, ...rest] = argv;
-  if (command === 'help' || command === '--help' || command === '-h') {
+  // `pincer serve --help` too: help, not "unknown option".
+  if (command === 'help' || command === '--help' || command === '-h' || rest.includes('--help') || rest.includes('-h')) {
     process.stdout.write(help(VERSION) + '\n');
     return 0;
   }
@@ -138,43 +141,43 @@ async function main(argv: string[]): Promise<number> {
   }
   const home = resolveHome();
   const paths = pincerPaths(home);
-  // Whichever command runs first creates the data folder, and creates it private (0700).
-  ensureHome(paths);
+  // Whichever command runs first creates the data folder, and creates it private (0700) — once its command line is known good.
+  const ready = () => ensureHome(paths);
   switch (command) {
     case 'stdio': {
-      const { values } = parseArgs({ args: rest, options: { standalone: { type: 'boolean', default: false } }, strict: true });
+      const { values } = await parseCommand('stdio', rest, { standalone: { type: 'boolean', default: false } });
+      ready();
       // Each command loads only what it needs: a client waits for the bridge's start.
       if (values.standalone) await (await import('./stdio.js')).runStandaloneStdio(home);
       else await (await import('./bridge.js')).runBridge(home);
       return -1;
     }
     case 'serve': {
-      const { values } = parseArgs({
-        args: rest,
-        options: {
-          quiet: { type: 'boolean', default: false },
-          takeover: { type: 'boolean', default: false },
-          'if-none': { type: 'boolean', default: false },
-          port: { type: 'string' },
-          host: { type: 'string' },
-        },
-        strict: true,
+      const { values } = await parseCommand('serve', rest, {
+        quiet: { type: 'boolean', default: false },
+        takeover: { type: 'boolean', default: false },
+        'if-none': { type: 'boolean', default: false },
+        port: { type: 'string' },
+        host: { type: 'string' },
       });
       const overrides = (await import('./serve-options.js')).listenOverrides(values);
-      if ('error' in overrides) {
-        process.stderr.write(`pincer serve: ${overrides.error}\n`);
-        return 2;
-      }
+      if ('error' in overrides) throw new UsageError('serve', overrides.error.replace(/\.$/, ''));
+      ready();
       // Before the hub loads anything: a hub not started with its V8 flags restarts itself with them (same pid).
       (await import('../core/node-flags.js')).adoptHubNodeFlags();
       return (await import('./serve.js')).runServe(home, { quiet: values.quiet, takeover: values.takeover, ifNone: values['if-none'], env: overrides.env });
     }
     case 'status':
-      return (await import('./hub-control.js')).runStatus(paths);
-    case 'stop':
-      return (await import('./hub-control.js')).runStop(paths);
+    case 'stop': {
+      await noArguments(command, rest);
+      ready();
+      const control = await import('./hub-control.js');
+      return command === 'status' ? control.runStatus(paths) : control.runStop(paths);
+    }
     case 'token': {
-      const sub = rest[0];
+      const sub = (await parseCommand('token', rest, {}, 1)).positionals[0];
+      if (sub !== undefined && sub !== 'rotate') throw new UsageError('token', `unknown subcommand "${sub}": use "pincer token" or "pincer token rotate"`);
+      ready();
       const { readToken } = await import('./hub-client.js');
       const { Settings } = await import('../core/settings/settings.js');
       const { generateToken } = await import('../access/security.js');
@@ -198,15 +201,21 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(`${token}\nThe hub uses the new token at once; update your clients' configs.\n`);
         return 0;
       }
-      process.stderr.write(`pincer token: unknown subcommand "${sub}". Use "pincer token" or "pincer token rotate".\n`);
       return 2;
     }
     case 'connect':
-    case 'disconnect':
-      return (await import('./connect.js')).runConnect(command, rest, home);
-    default:
-      process.stderr.write(`pincer: unknown command "${command}". Run "pincer --help" for the commands.\n`);
+    case 'disconnect': {
+      // disconnect takes no --http: it removes whichever entry Pincer has.
+      const { values, positionals } = await parseCommand(command, rest, { project: { type: 'string' }, ...(command === 'connect' ? { http: { type: 'boolean' } } : {}) } as const, 1);
+      ready();
+      return (await import('./connect.js')).runConnect(command, { client: positionals[0], http: values.http === true, project: typeof values.project === 'string' ? values.project : undefined }, home);
+    }
+    default: {
+      const { closest, distance } = await import('fastest-levenshtein');
+      const near = closest(command!, [...COMMANDS]);
+      process.stderr.write(`pincer: unknown command "${command}"${distance(command!, near) <= 2 ? ` (did you mean ${near}?)` : ''}. Run "pincer help" for the commands.\n`);
       return 2;
+    }
   }
 }
 
@@ -215,6 +224,11 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (err: unknown) => {
+    // A usage error (usage.ts) is one line of its own, exit 2; anything else failed while running, exit 1.
+    if (err instanceof Error && err.name === 'UsageError') {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
     process.stderr.write(`pincer: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
   },

@@ -38,7 +38,9 @@ export async function runServe(home: string, opts: ServeOptions): Promise<number
   for (const w of hub.warnings) process.stderr.write(`${w}\n`);
   const token = hub.runtime.services.settings.get('AUTH_TOKEN');
   const source = hub.runtime.services.settings.source('AUTH_TOKEN') === 'env' ? 'the AUTH_TOKEN environment variable' : `AUTH_TOKEN in ${paths.settingsFile}`;
-  if (!opts.quiet) {
+  // Quiet: the one line a script needs, the address (with --port auto it is not known beforehand).
+  if (opts.quiet) process.stdout.write(`${hub.url}\n`);
+  else {
     process.stdout.write(
       [
         `Pincer hub listening on ${hub.url}${hub.tookOverFrom ? ` (took over from ${hub.tookOverFrom.role === 'desktop' ? "the tray app's hub" : 'the headless hub'}, pid ${hub.tookOverFrom.pid}; its jobs keep running here)` : ''}`,

@@ -50,6 +50,7 @@ export function pincerPaths(home: string): PincerPaths {
 export function ensureHome(paths: PincerPaths): void {
   // Once per process and folder: every command calls this, some more than once.
   if (checkedHomes.has(paths.home)) return;
+  checkIsFolder(paths.home);
   ensureOwnedHome(paths.home, [paths.jobsDir, paths.skillsDir, paths.logsDir]);
   for (const dir of [paths.home, paths.jobsDir, paths.skillsDir]) {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -65,6 +66,23 @@ export function ensureHome(paths: PincerPaths): void {
 }
 
 const checkedHomes = new Set<string>();
+
+/** A data folder path that is (or runs through) a file gets a sentence, not mkdir's raw EEXIST or ENOTDIR. */
+function checkIsFolder(home: string): void {
+  for (let p = home; ; p = path.dirname(p)) {
+    let st;
+    try {
+      st = fs.statSync(p);
+    } catch {
+      // Not there (mkdir makes it) or not readable (mkdir says why): look further up.
+      if (path.dirname(p) === p) return;
+      continue;
+    }
+    if (st.isDirectory()) return;
+    const what = p === home ? `the data folder ${home} is a file, not a folder` : `${p} is a file, so the data folder ${home} cannot be made inside it`;
+    throw new Error(`${what}. Set PINCER_HOME to a folder (Pincer makes it if it does not exist), or move that file away.`);
+  }
+}
 
 /** Tightens a file or folder to `mode` if it is wider (best effort: it may belong to someone else). */
 export function privateMode(file: string, mode: 0o700 | 0o600): void {

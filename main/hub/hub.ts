@@ -203,7 +203,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       if (c.changed.includes('AUTH_TOKEN')) void revokeConnections().catch((err: unknown) => log.warn(`revoking connections failed: ${(err as Error).message}`, { err }));
     });
 
-    port = await listenOn(server, host, claim.port, settings.get('HTTP_PORT'));
+    port = await listenOn(server, host, claim.port, settings.get('HTTP_PORT'), warnings);
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     hubUrl = url;
     writeHubInfo(paths, { url, port, pid: process.pid, started: new Date(startedAt).toISOString(), version: VERSION, role });
@@ -331,11 +331,17 @@ function createHttpServer(handler: http.RequestListener, maxBodyBytes: () => num
  * After a handover, the port of the hub that handed over: clients' configured URLs stay right.
  * Another program may have taken it in the moment between; then the configured port, as any start.
  */
-async function listenOn(server: http.Server, host: string, claimed: number | undefined, configured: number | 'auto'): Promise<number> {
+async function listenOn(server: http.Server, host: string, claimed: number | undefined, configured: number | 'auto', warnings: string[]): Promise<number> {
   const defaultPort = Number(SETTINGS.HTTP_PORT.default);
   if (claimed === undefined) return listen(server, host, configured, defaultPort);
-  return listen(server, host, claimed, defaultPort).catch((err: Error) => {
-    log.warn(`the port of the hub that handed over was taken meanwhile (${err.message}); listening on HTTP_PORT instead`);
-    return listen(server, host, configured, defaultPort);
+  return listen(server, host, claimed, defaultPort).catch(async (err: Error) => {
+    const port = await listen(server, host, configured, defaultPort);
+    // ports.ts's first sentence names the holder; its advice is for a start, not for this.
+    const taken = err.message.split('. ')[0];
+    const why = configured === 'auto' ? `HTTP_PORT=auto: the first free port from ${defaultPort}` : `HTTP_PORT=${configured}`;
+    const warning = `The hub that handed over listened on port ${claimed}, but ${taken} now; this hub listens on port ${port} instead (${why}). Clients configured with port ${claimed} need the new address.`;
+    log.warn(warning);
+    warnings.push(warning);
+    return port;
   });
 }
