@@ -15,10 +15,7 @@ import { tokenProxy } from './helpers/token-proxy.js';
  * is listed here with why; any other failing check fails the test, and so does a listed one that
  * starts passing (the list must stay true).
  */
-const EXPECTED_FAILURES: Record<string, string> = {
-  'tasks-mrtr-composition':
-    'Pincer makes a task-supporting call a task as soon as the client negotiated the extension, so a tool cannot first gather input by multi round-trip and only then escalate to a task (test_tool_with_task); its questions park the task as input_required instead (tasks/update answers them).',
-};
+const EXPECTED_FAILURES: Record<string, string> = {};
 
 /** Scenarios that need no fixture: they run against Pincer's own tools, prompts (skills) and resources too. */
 const WITHOUT_PLUGIN = ['server-initialize', 'server-session-lifecycle', 'logging-set-level', 'ping', 'tools-list', 'resources-list', 'prompts-list', 'sep-2164-resource-not-found', 'dns-rebinding-protection', 'caching', 'http-header-validation'];

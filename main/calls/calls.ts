@@ -38,6 +38,7 @@ export interface CallChannel {
   rounds?: ToolContext['rounds'];
   taskInput?: ToolContext['taskInput'];
   task?: ToolContext['task'];
+  startTask?: ToolContext['startTask'];
 }
 
 export interface CallRequest {
@@ -194,6 +195,7 @@ export class ToolCalls {
       rounds: channel.rounds,
       taskInput: channel.taskInput,
       task: channel.task,
+      startTask: channel.startTask,
     };
   }
 }

@@ -1,9 +1,10 @@
 import { MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, inputRequired, type CallToolResult, type InputRequests, type McpServer } from '@modelcontextprotocol/server';
 import { ASK_IN_CLIENT, NEED_INPUT, MISSING_CAPABILITY, PROTOCOL_FAILURE, type AskInClient, type NeedInput, type Services, type ToolGroup, type ClientAsk } from '../tools/types.js';
-import type { ToolCalls, CallChannel } from '../calls/calls.js';
+import type { ToolCalls, CallChannel, CallOutcome } from '../calls/calls.js';
 import type { Caller } from '../calls/caller.js';
 import { JSONRPC_ERROR } from '../calls/call-errors.js';
 import type { TaskRunner, TaskOutcome } from '../calls/task-runner.js';
+import type { McpTaskRow } from '../store/mcp-tasks.js';
 import { createTaskResult, missingTasksCapability, tasksNegotiated } from './tasks.js';
 import { askState, capabilitiesOf, channelOf, isModern, roundTripOf, roundsOf } from './request-context.js';
 
@@ -29,27 +30,29 @@ export function registerToolCall(mcp: McpServer, scope: ToolCallScope): void {
   const server = mcp.server;
   const { services, calls, group, workdir } = scope;
   server.setRequestHandler('tools/call', async (request, ctx) => {
-    const support = calls.registry.byName.get(request.params.name)?.taskSupport;
-    if (support) {
-      const canTask = tasksNegotiated(ctx, server);
-      if (!canTask && support === 'required') throw missingTasksCapability(request.params.name);
-      if (canTask) {
-        // The call runs on after this answer: nothing of this request's stream (progress, forms) outlives it.
-        const caller = scope.callerForCall();
-        const clientCapabilities = capabilitiesOf(ctx, server);
-        const row = scope.mcpTasks.start(request.params.name, caller.clientName, async (signal, taskId): Promise<TaskOutcome> => {
-          const channel = { workdir, signal, clientCapabilities, taskInput: (requests: Record<string, { method: ClientAsk; params: Record<string, unknown> }>) => scope.mcpTasks.askInput(taskId, requests), task: scope.mcpTasks.handle(taskId) };
-          const outcome = await calls.call({ name: request.params.name, arguments: request.params.arguments, caller, group, channel });
-          const protocolCode = outcome.error ? JSONRPC_ERROR[outcome.error.code] : undefined;
-          if (protocolCode !== undefined) return { error: { code: protocolCode, message: outcome.error!.message } };
-          const failure = outcome.result._meta?.[PROTOCOL_FAILURE];
-          if (failure && typeof failure === 'object') return { error: failure as { code: number; message: string } };
-          return { result: server.projectCallToolResult(outcome.result, outcome.outputSchema) };
-        });
-        return createTaskResult(row) as CallToolResult;
-      }
+    const tool = calls.registry.byName.get(request.params.name);
+    const support = tool?.taskSupport;
+    const canTask = support !== undefined && tasksNegotiated(ctx, server);
+    if (support === 'required' && !canTask) throw missingTasksCapability(request.params.name);
+    if (canTask && !tool?.deferTask) {
+      // The call runs on after this answer: nothing of this request's stream (progress, forms) outlives it.
+      const caller = scope.callerForCall();
+      const clientCapabilities = capabilitiesOf(ctx, server);
+      const row = scope.mcpTasks.start(request.params.name, caller.clientName, async (signal, taskId): Promise<TaskOutcome> => {
+        const channel = { workdir, signal, clientCapabilities, taskInput: (requests: Record<string, { method: ClientAsk; params: Record<string, unknown> }>) => scope.mcpTasks.askInput(taskId, requests), task: scope.mcpTasks.handle(taskId) };
+        return taskOutcomeOf(server, await calls.call({ name: request.params.name, arguments: request.params.arguments, caller, group, channel }));
+      });
+      return createTaskResult(row) as CallToolResult;
     }
-    const outcome = await calls.call({ name: request.params.name, arguments: request.params.arguments, caller: scope.callerForCall(), group, channel: { ...channelOf(ctx, server, services), workdir, roundTrip: roundTripOf(ctx, server), rounds: roundsOf(ctx, server) } });
+    const caller = scope.callerForCall();
+    const channel: CallChannel = { ...channelOf(ctx, server, services), workdir, roundTrip: roundTripOf(ctx, server), rounds: roundsOf(ctx, server) };
+    // A tool that gathers input first (deferTask) runs on this request until its handler starts the task.
+    const deferred = canTask ? deferral(scope, server, request.params.name, caller, channel) : undefined;
+    const running = calls.call({ name: request.params.name, arguments: request.params.arguments, caller, group, channel: deferred?.channel ?? channel });
+    deferred?.running(running);
+    const first = deferred ? await Promise.race([running.then((done) => ({ done })), deferred.started.then((task) => ({ task }))]) : { done: await running };
+    if ('task' in first) return createTaskResult(first.task) as CallToolResult;
+    const outcome = first.done;
     const ask = askInClientOf(outcome.result);
     if (ask) {
       return inputRequired({ inputRequests: { ask: inputRequired.elicit(ask.params) }, requestState: await askState.mint({ questionId: ask.questionId }) });
@@ -66,6 +69,58 @@ export function registerToolCall(mcp: McpServer, scope: ToolCallScope): void {
     if (protocolCode !== undefined) throw new ProtocolError(protocolCode as ProtocolErrorCode, outcome.error!.message);
     return server.projectCallToolResult(outcome.result, outcome.outputSchema);
   });
+}
+
+/** What a tool call's outcome makes of its task: its result (a tool error included), or the protocol error. */
+function taskOutcomeOf(server: McpServer['server'], outcome: CallOutcome): TaskOutcome {
+  const protocolCode = outcome.error ? JSONRPC_ERROR[outcome.error.code] : undefined;
+  if (protocolCode !== undefined) return { error: { code: protocolCode, message: outcome.error!.message } };
+  const failure = outcome.result._meta?.[PROTOCOL_FAILURE];
+  if (failure && typeof failure === 'object') return { error: failure as { code: number; message: string } };
+  return { result: server.projectCallToolResult(outcome.result, outcome.outputSchema) };
+}
+
+/**
+ * The MRTR → task composition (SEP-2663: a tool resolves its multi round-trip questions on the request,
+ * then answers with a task): the call runs on the request with `startTask` in its channel; when the
+ * handler calls it, the task is created (the request answers with it) and the rest of the call is the
+ * task's work — its cancel is the task's, its questions park the task, and it no longer writes to the
+ * request's stream, which has ended.
+ */
+function deferral(scope: ToolCallScope, server: McpServer['server'], name: string, caller: Caller, channel: CallChannel) {
+  const abort = new AbortController();
+  let escalated = false;
+  const followRequest = () => {
+    if (!escalated) abort.abort();
+  };
+  channel.signal.addEventListener('abort', followRequest, { once: true });
+  let callOutcome!: (p: Promise<CallOutcome>) => void;
+  const outcome = new Promise<CallOutcome>((resolve) => (callOutcome = resolve));
+  let taskStarted!: (row: McpTaskRow) => void;
+  const started = new Promise<McpTaskRow>((resolve) => (taskStarted = resolve));
+  let taskInput: NonNullable<CallChannel['taskInput']> | undefined;
+  const whileOnRequest = <A extends unknown[]>(f: ((...a: A) => Promise<void>) | undefined) => (f ? (...a: A) => (escalated ? Promise.resolve() : f(...a)) : undefined);
+  const deferredChannel: CallChannel = {
+    ...channel,
+    signal: abort.signal,
+    progress: whileOnRequest(channel.progress),
+    log: whileOnRequest(channel.log),
+    startTask: () => {
+      if (!taskInput) {
+        escalated = true;
+        channel.signal.removeEventListener('abort', followRequest);
+        const row = scope.mcpTasks.start(name, caller.clientName, async (signal) => {
+          // tasks/cancel (or the hub stopping) reaches the call through the signal it already holds.
+          signal.addEventListener('abort', () => abort.abort(), { once: true });
+          return taskOutcomeOf(server, await outcome);
+        });
+        taskInput = (requests) => scope.mcpTasks.askInput(row.id, requests);
+        taskStarted(row);
+      }
+      return Promise.resolve({ taskInput });
+    },
+  };
+  return { channel: deferredChannel, started, running: (p: Promise<CallOutcome>) => callOutcome(p) };
 }
 
 function firstTextOf(result: CallToolResult): string {

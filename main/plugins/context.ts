@@ -29,6 +29,11 @@ export interface PluginContext {
   requireCapability(...names: string[]): void;
   /** Questions to the person (AskUserQuestion's shape): answered in the client's form or the dashboard. */
   askUser(questions: unknown): Promise<{ status: string; answers: unknown[] }>;
+  /**
+   * A tool with `deferTask`: the call becomes a task now (for a client of the tasks extension; otherwise
+   * it goes on as it is) — what was asked before came by multi round-trip, what is asked after parks the task.
+   */
+  startTask(): Promise<void>;
 }
 
 /** Thrown when the client lacks capabilities the handler needs; the tool turns it into `missingCapability`. */
@@ -56,14 +61,16 @@ export function pluginContext(ctx: ToolContext, tool: string): PluginContext {
   // Answers of earlier rounds, replayed in the order the handler asks again.
   const answered = [...(rounds?.replay ?? [])];
   let asked = 0;
+  // Set once the call is a task (from the start, or when the handler calls startTask).
+  let taskInput = ctx.taskInput;
   const askClient = async (requests: Record<string, { method: ClientAsk; params?: Record<string, unknown> }>): Promise<Record<string, Record<string, unknown>>> => {
     const missing = [...new Set(Object.values(requests).map((r) => CAPABILITY_OF[r.method]))].filter((c) => !capabilities[c]);
     if (missing.length) throw new CapabilityMissing(missing, tool);
-    if (ctx.taskInput) {
+    if (taskInput) {
       // A task: it waits as input_required until the client answers through tasks/update.
       const inputRequests: Record<string, { method: ClientAsk; params: Record<string, unknown> }> = {};
       for (const [k, r] of Object.entries(requests)) inputRequests[k] = { method: r.method, params: r.params ?? {} };
-      return ctx.taskInput(inputRequests);
+      return taskInput(inputRequests);
     }
     if (rounds) {
       const round = asked++;
@@ -105,6 +112,9 @@ export function pluginContext(ctx: ToolContext, tool: string): PluginContext {
     requireCapability: (...names) => {
       const missing = names.filter((n) => !capabilities[n]);
       if (missing.length) throw new CapabilityMissing(missing, tool);
+    },
+    startTask: async () => {
+      if (ctx.startTask && !taskInput) taskInput = (await ctx.startTask()).taskInput;
     },
     askUser: async (questions) => {
       const parsed = parseQuestions(typeof questions === 'string' ? questions : JSON.stringify(questions));

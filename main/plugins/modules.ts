@@ -22,6 +22,8 @@ const ToolSpec = z.looseObject({
   annotations: z.looseObject({}).optional(),
   /** MCP's tool execution hints; `taskSupport` makes a call a task for clients of the tasks extension. */
   execution: z.looseObject({ taskSupport: z.enum(['forbidden', 'optional', 'required']).optional() }).optional(),
+  /** With taskSupport: the call stays on its request (asking the client in round trips) until the handler calls ctx.startTask(). */
+  deferTask: z.boolean().optional(),
   handler: fn,
 });
 const PromptSpec = z.looseObject({
@@ -118,7 +120,7 @@ export async function loadModulePlugin(file: string, version: string, onFailure:
       inputSchema: t.inputSchema as ObjectSchema,
       ...(t.outputSchema ? { outputSchema: t.outputSchema as ObjectSchema } : {}),
       ...(t.annotations ? { annotations: t.annotations } : {}),
-      ...(t.execution?.taskSupport && t.execution.taskSupport !== 'forbidden' ? { taskSupport: t.execution.taskSupport } : {}),
+      ...(t.execution?.taskSupport && t.execution.taskSupport !== 'forbidden' ? { taskSupport: t.execution.taskSupport, ...(t.deferTask ? { deferTask: true } : {}) } : {}),
       origin,
       onFailure: (m) => onFailure(m),
       run: async (args, ctx) => toolResult(await invoke(t.handler, args, pluginContext(ctx, t.name)), Boolean(t.outputSchema)),

@@ -15,6 +15,8 @@ export interface PluginToolSpec {
   outputSchema?: ObjectSchema;
   annotations?: ToolAnnotations;
   taskSupport?: 'optional' | 'required';
+  /** With taskSupport: the call becomes a task only when the handler calls ctx.startTask() (see ToolDefinition.deferTask). */
+  deferTask?: boolean;
   /** Where it came from (file), for messages. */
   origin: string;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult>;
@@ -40,7 +42,7 @@ export function pluginTool(spec: PluginToolSpec): AnyTool {
     description: spec.description,
     inputSchema: anyObject,
     annotations: spec.annotations ?? { title: spec.title ?? spec.name, readOnlyHint: false, destructiveHint: true, openWorldHint: true },
-    ...(spec.taskSupport ? { taskSupport: spec.taskSupport } : {}),
+    ...(spec.taskSupport ? { taskSupport: spec.taskSupport, ...(spec.deferTask ? { deferTask: true } : {}) } : {}),
     jsonSchemas: { input: spec.inputSchema, ...(spec.outputSchema ? { output: spec.outputSchema } : {}) },
     async handler(args, ctx) {
       const checked = await validator['~standard'].validate(args);

@@ -83,6 +83,13 @@ export interface ToolContext {
   taskInput?: (requests: Record<string, { method: ClientAsk; params: Record<string, unknown> }>) => Promise<Record<string, Record<string, unknown>>>;
   /** Present when the call runs as a task (the tasks extension): what the tool may tell the task. */
   task?: TaskHandle;
+  /**
+   * Present when the call may still become a task (a tool with `deferTask`, called by a client of the
+   * tasks extension): from this call on the client has the task, and asking the client parks the task as
+   * input_required (before it, asking is a multi round-trip of the request itself). Resolves to how the
+   * task asks the client.
+   */
+  startTask?: () => Promise<{ taskInput: NonNullable<ToolContext['taskInput']> }>;
 }
 
 /** What a tool running as a task may tell it. */
@@ -175,6 +182,12 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
    * clients that cannot (-32021).
    */
   taskSupport?: 'optional' | 'required';
+  /**
+   * With taskSupport: for a client of the tasks extension the call first runs on its request (asking the
+   * client in multi round-trips) and becomes a task only when the handler calls `ctx.startTask()` — the
+   * MRTR → task composition of SEP-2663. Without it such a call is a task from the start.
+   */
+  deferTask?: boolean;
 }
 
 /** Keeps each tool's argument type tied to its own schema. */
