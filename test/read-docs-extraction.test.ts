@@ -61,4 +61,29 @@ describe('ReadDocs extraction on real pages', { skip: needs }, () => {
   test("a list of pictures (an encyclopedia's gallery) is the page's own and stays", async () => {
     assert.match(await text(readabilityPages, 'wikipedia-2'), /Landscapes of New Zealand/);
   });
+  test('lines that are the site talking are left out: a lone "Sign In" or "Advert", "Skip to content", a tag list, a cookie notice, an affiliate notice, wire credits, "follow us", slideshow counters', async () => {
+    const bike = await text(articleBenchmarkPages, '30b771a4');
+    assert.match(bike, /If you want a book that makes you feel great about being a biker/);
+    assert.doesNotMatch(bike, /^(Skip to content|Advert)$/m);
+    assert.doesNotMatch(bike, /This website uses cookies/);
+    const cars = await text(articleBenchmarkPages, 'cc03ddb5');
+    assert.match(cars, /1a etapa: 10 de março – Interlagos/);
+    assert.doesNotMatch(cars, /calendario stock car 2018, stock car brasil/);
+    const shots = await text(articleBenchmarkPages, 'abd9d629');
+    assert.match(shots, /A group of physicians, alarmed that the Trump administration is denying flu vaccines/);
+    assert.doesNotMatch(shots, /may earn an Affiliate Commission/);
+    const wework = await text(articleBenchmarkPages, '06e5123e');
+    assert.match(wework, /The New York State Attorney General \(NYAG\) is investigating WeWork/);
+    assert.doesNotMatch(wework, /Reporting by Greg Roumeliotis/);
+    const moon = await text(articleBenchmarkPages, 'c50845a7');
+    assert.match(moon, /Today \(Nov\. 18\), NASA announced the selection of SpaceX/);
+    assert.doesNotMatch(moon, /Image \d of 5|follow him @tariqjmalik/);
+    assert.doesNotMatch(await text(articleBenchmarkPages, '9ebb3af6'), /^Sign In$/m);
+  });
+
+  test("the same words inside a sentence or in a page's own byline stay", async () => {
+    // A heading "SIGN UP FOR OUR NEWSLETTER" (the words in a span of it) and LWN's "By Nathan Willis March 25, 2015" are kept by Readability's authors.
+    assert.match(await text(readabilityPages, 'breitbart'), /SIGN UP FOR OUR NEWSLETTER/);
+    assert.match(await text(readabilityPages, 'lwn-1'), /By Nathan Willis\s+March 25, 2015/);
+  });
 });

@@ -1,3 +1,5 @@
+import { removeBoilerplateLines } from './boilerplate-lines.js';
+
 /*
  * What Readability leaves around an article that a reader skips: share bars, "related" and
  * "popular" boxes, sign-ups, navigation, ad slots, credits, slideshows, print-only copies, and
@@ -12,6 +14,7 @@ interface El {
   textContent: string | null;
   parentElement: El | null;
   getAttribute(name: string): string | null;
+  querySelector(selector: string): El | null;
   querySelectorAll(selector: string): ArrayLike<El>;
   remove(): void;
 }
@@ -95,4 +98,5 @@ export function cleanArticle(root: El): void {
     const words = (tag === 'UL' || tag === 'OL') && !rulesOff.has('listok') ? BOILERPLATE_WORDS : withWidgets;
     if (BOILERPLATE_ROLES.has(role) || namesBoilerplate(`${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`, words)) removeIfSmall(el);
   }
+  removeBoilerplateLines(root, rulesOff);
 }
