@@ -25,6 +25,7 @@ import { ToolCalls } from './calls.js';
 import { Notifier } from './notifier.js';
 import { ActivityRepo } from '../store/activity.js';
 import { Contributions } from './contributions.js';
+import { jobKeeper } from './job-tasks.js';
 import { TaskRunner } from './task-runner.js';
 import { questionTaskWork } from '../tools/interaction/ask-user-question.js';
 
@@ -159,8 +160,10 @@ function build(opts: RuntimeOptions, paths: PincerPaths, lifetime: DisposableSto
     search: new SearchService(view),
   };
   const contributions = new Contributions();
-  // AskUserQuestion's tasks wait on their question in SQLite: a hub carries on those another left.
+  // AskUserQuestion's tasks wait on their question in SQLite, a Bash task's work is a job whose files
+  // outlive the hub: a hub carries on those another left; every other kind of task died with its hub.
   const mcpTasks = new TaskRunner(store.db, events, store.readOnly, questionTaskWork(services.asker, view));
+  mcpTasks.keep('job', jobKeeper(jobs));
   const registry = new ToolRegistry(allTools(), services, contributions);
   contributions.onChange((kinds) => events.publish({ type: 'plugins_changed', kinds, at: Date.now() }));
   const calls = new ToolCalls(services, registry, settings);
@@ -193,8 +196,12 @@ function build(opts: RuntimeOptions, paths: PincerPaths, lifetime: DisposableSto
     settings.watch();
     skills.watch();
   }
+  jobs.on('event', (e) => {
+    if (e.type === 'job_ended') mcpTasks.workChanged('job', e.job.id);
+  });
   jobs.startWatching();
   lifetime.add(() => jobs.stopWatching());
+  mcpTasks.reconcile();
   services.scheduler.start();
   lifetime.add(() => services.scheduler.stop());
   return {

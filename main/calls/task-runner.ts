@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { McpTasksRepo, TERMINAL, workOf, type McpTaskRow } from '../store/mcp-tasks.js';
+import { McpTasksRepo, TERMINAL, workOf, type McpTaskRow, type McpTaskWork } from '../store/mcp-tasks.js';
 import type { Db } from '../store/db.js';
 import type { EventChannel } from '../tools/events.js';
 import type { TaskHandle } from '../tools/types.js';
@@ -25,6 +25,19 @@ export const LOST_WITH_HUB = {
 };
 
 /**
+ * Carries tasks whose work is a kind of McpTaskWork outside the hub that the runner does not wait on
+ * itself (a background job): the runner asks it where the work is — on reconcile (this hub starts, or
+ * takes the tasks of one that stopped), on tasks/get, and when the keeper's work changed
+ * (workChanged) — and has it stop the work on tasks/cancel.
+ */
+export interface WorkKeeper {
+  /** How the task ends now that its work ended; undefined while the work runs. */
+  check(work: McpTaskWork, task: McpTaskRow): TaskOutcome | undefined;
+  /** Stops the work (tasks/cancel); the task is already recorded as cancelled. */
+  cancel(work: McpTaskWork, task: McpTaskRow): Promise<void>;
+}
+
+/**
  * Runs tool calls as MCP tasks (the io.modelcontextprotocol/tasks extension): the row is written
  * before the client hears the task id (a tasks/get right after resolves), the work runs on, and
  * its outcome is stored. Rows outlive the process. A hub that starts carries on the tasks another
@@ -39,14 +52,34 @@ export class TaskRunner {
   /** Tasks waiting for the client's input: what is still asked, what is answered, and the waiting work. */
   private waiting = new Map<string, { pending: Record<string, unknown>; answers: Record<string, Record<string, unknown>>; resolve(a: Record<string, Record<string, unknown>>): void; reject(e: Error): void }>();
 
+  private keepers = new Map<McpTaskWork['kind'], WorkKeeper>();
+
   constructor(db: Db, private events: EventChannel, private readOnly: boolean, private questions?: QuestionTaskWork) {
     this.repo = new McpTasksRepo(db);
-    if (readOnly) return;
+  }
+
+  /** Registers who carries tasks whose work is of this kind (before reconcile()). */
+  keep(kind: McpTaskWork['kind'], keeper: WorkKeeper): void {
+    this.keepers.set(kind, keeper);
+  }
+
+  /**
+   * Once, when the process starts serving: tasks another hub left are carried on where their work
+   * outlives it (a question waited on again; a job its keeper follows), else failed, since their work
+   * died with that hub; expired ones go.
+   */
+  reconcile(): void {
+    if (this.readOnly) return;
     try {
       for (const t of this.repo.orphans(this.owner)) {
         const work = workOf(t);
         if (work?.kind === 'question' && this.questions && this.repo.adopt(t.id, this.owner)) {
           this.resumeQuestion(t, work.id);
+          continue;
+        }
+        if (work && this.keepers.has(work.kind)) {
+          if (this.repo.adopt(t.id, this.owner)) log.info(`task ${t.id} (${t.tool}) carried on: its ${work.kind} ${work.id} outlives the hub that started it`);
+          this.poke(t.id);
           continue;
         }
         if (this.repo.settle(t.id, 'failed', { error: LOST_WITH_HUB, message: LOST_WITH_HUB.message })) log.info(`task ${t.id} (${t.tool}) failed: its hub stopped`);
@@ -61,6 +94,50 @@ export class TaskRunner {
     const row = this.repo.create({ id: randomUUID(), tool, ...(client ? { client } : {}), owner: this.owner, ttlMs: TASK_TTL_MS });
     this.run(row.id, tool, work);
     return row;
+  }
+
+  /** A call becomes a task whose work outlives the hub (Bash's job): its keeper finishes it, not the call. */
+  begin(tool: string, client: string | undefined, work: McpTaskWork): McpTaskRow {
+    const row = this.repo.create({ id: randomUUID(), tool, ...(client ? { client } : {}), owner: this.owner, ttlMs: TASK_TTL_MS, work });
+    this.changed(row.id);
+    return row;
+  }
+
+  /** The task as it is now: one whose work a keeper follows (a job) is brought up to date from it first. */
+  get(id: string): McpTaskRow | undefined {
+    const row = this.repo.get(id);
+    if (row && !TERMINAL.includes(row.status) && row.work) this.poke(id);
+    return this.repo.get(id);
+  }
+
+  /** Asks the keeper of a task's work whether it ended, and settles the task if it did. */
+  poke(id: string): void {
+    const row = this.repo.get(id);
+    const work = row && workOf(row);
+    const keeper = work && this.keepers.get(work.kind);
+    if (!row || !work || !keeper || TERMINAL.includes(row.status)) return;
+    let outcome: TaskOutcome | undefined;
+    try {
+      outcome = keeper.check(work, row);
+    } catch (err) {
+      log.warn(`task ${id}: its ${work.kind} ${work.id} could not be checked: ${errorMessage(err)}`);
+      return;
+    }
+    if (outcome) {
+      this.settle(id, outcome);
+      this.changed(id);
+    }
+  }
+
+  /** Pokes the running tasks whose work is this one (its keeper heard that it changed). */
+  workChanged(kind: McpTaskWork['kind'], workId: number): void {
+    if (this.readOnly) return;
+    for (const t of this.repo.activeWithWork(kind)) if (workOf(t)?.id === workId) this.poke(t.id);
+  }
+
+  private settle(id: string, outcome: TaskOutcome): void {
+    if ('result' in outcome) this.repo.settle(id, 'completed', { result: outcome.result });
+    else this.repo.settle(id, 'failed', { error: outcome.error, message: outcome.error.message });
   }
 
   /** What the tool running as task `id` may tell it (ToolContext.task). */
@@ -159,6 +236,11 @@ export class TaskRunner {
       this.repo.settle(id, 'cancelled', { message: 'Cancelled by the client.' });
       const work = workOf(row);
       if (work?.kind === 'question') this.questions?.cancel(work.id);
+      const keeper = work && this.keepers.get(work.kind);
+      if (work && keeper) {
+        // The ack does not wait for the work to stop (cancellation is eventually consistent).
+        keeper.cancel(work, row).catch((err: unknown) => log.warn(`task ${id}: its ${work.kind} ${work.id} could not be stopped: ${errorMessage(err)}`));
+      }
       this.running.get(id)?.abort();
       this.waiting.get(id)?.reject(new Error('cancelled'));
       this.waiting.delete(id);

@@ -47,7 +47,8 @@ function detailedTask(row: McpTaskRow): Record<string, unknown> {
   return {
     resultType: 'complete',
     ...taskFields(row),
-    ...(row.status === 'completed' && row.result ? { result: JSON.parse(row.result) as unknown } : {}),
+    // The request's own result as 2026-07-28 shapes it (a CallToolResult carries resultType "complete"; the extension's client checks it).
+    ...(row.status === 'completed' && row.result ? { result: { resultType: 'complete', ...(JSON.parse(row.result) as Record<string, unknown>) } } : {}),
     ...(row.status === 'failed' && row.error ? { error: JSON.parse(row.error) as unknown } : {}),
     ...(row.status === 'input_required' && row.input_requests ? { inputRequests: JSON.parse(row.input_requests) as unknown } : {}),
   };
@@ -66,7 +67,9 @@ export function registerTaskMethods(mcp: McpServer, runner: TaskRunner): void {
   const schemas = { params: TaskParams, result: z.looseObject({}) };
   server.setRequestHandler('tasks/get', schemas, (params, ctx) => {
     if (!tasksNegotiated(ctx, server)) throw missingTasksCapability('tasks/get');
-    return detailedTask(known(params.taskId));
+    known(params.taskId);
+    // A task whose work outlives the hub (a job) is brought up to date from it first.
+    return detailedTask(runner.get(params.taskId) ?? known(params.taskId));
   });
   server.setRequestHandler('tasks/cancel', schemas, (params, ctx) => {
     if (!tasksNegotiated(ctx, server)) throw missingTasksCapability('tasks/cancel');

@@ -105,15 +105,18 @@ function deferral(scope: ToolCallScope, server: McpServer['server'], name: strin
     signal: abort.signal,
     progress: whileOnRequest(channel.progress),
     log: whileOnRequest(channel.log),
-    startTask: () => {
+    startTask: (work) => {
       if (!taskInput) {
         escalated = true;
         channel.signal.removeEventListener('abort', followRequest);
-        const row = scope.mcpTasks.start(name, caller.clientName, async (signal) => {
-          // tasks/cancel (or the hub stopping) reaches the call through the signal it already holds.
-          signal.addEventListener('abort', () => abort.abort(), { once: true });
-          return taskOutcomeOf(server, await outcome);
-        });
+        // Work that outlives the hub (Bash's job) finishes the task through its keeper; else the call's outcome does.
+        const row = work
+          ? scope.mcpTasks.begin(name, caller.clientName, work)
+          : scope.mcpTasks.start(name, caller.clientName, async (signal) => {
+              // tasks/cancel (or the hub stopping) reaches the call through the signal it already holds.
+              signal.addEventListener('abort', () => abort.abort(), { once: true });
+              return taskOutcomeOf(server, await outcome);
+            });
         taskInput = (requests) => scope.mcpTasks.askInput(row.id, requests);
         taskStarted(row);
       }

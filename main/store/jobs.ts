@@ -109,6 +109,11 @@ export class JobsRepo {
     return r.changes > 0;
   }
 
+  /** Deletes a job that ended; false when it is still running (or gone). */
+  remove(id: number): boolean {
+    return this.write(() => prepared(this.db, `DELETE FROM jobs WHERE id = ? AND status NOT IN ('starting','running')`).run(id).changes > 0);
+  }
+
   /** Moves the read position only if nobody moved it since we looked (compare-and-set). */
   advanceOffset(id: number, from: number, to: number): boolean {
     return this.write(() => prepared(this.db, 'UPDATE jobs SET read_offset = ? WHERE id = ? AND read_offset = ?').run(to, id, from).changes > 0);

@@ -10,7 +10,15 @@ export const TERMINAL: readonly McpTaskStatus[] = ['completed', 'failed', 'cance
  * What carries a task's work outside the hub, so that the next hub can finish the task instead of
  * failing it: a supervised background job (jobs.id) or a question in the questions table.
  */
-export const McpTaskWork = z.discriminatedUnion('kind', [z.object({ kind: z.literal('job'), id: z.number().int() }), z.object({ kind: z.literal('question'), id: z.number().int() })]);
+export const McpTaskWork = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('job'),
+    id: z.number().int(),
+    /** A Bash call run as the job: how its result is worded (tools/shell/bash-job.ts BashJobView). */
+    bash: z.object({ shell: z.string(), foreign: z.boolean(), timeoutMs: z.number().int(), outputLimit: z.number().int() }).optional(),
+  }),
+  z.object({ kind: z.literal('question'), id: z.number().int() }),
+]);
 export type McpTaskWork = z.infer<typeof McpTaskWork>;
 
 export const McpTaskRow = z.object({

@@ -9,6 +9,7 @@ import type { TasksRepo } from '../store/tasks.js';
 import type { PlansRepo } from '../store/plans.js';
 import type { CallbacksRepo } from '../store/callbacks.js';
 import type { QuestionsRepo } from '../store/questions.js';
+import type { McpTaskWork } from '../store/mcp-tasks.js';
 import type { CallbackScheduler } from './workflow/scheduler.js';
 import type { SkillCatalog } from './workflow/skills.js';
 import type { Asker } from './interaction/asker.js';
@@ -87,9 +88,10 @@ export interface ToolContext {
    * Present when the call may still become a task (a tool with `deferTask`, called by a client of the
    * tasks extension): from this call on the client has the task, and asking the client parks the task as
    * input_required (before it, asking is a multi round-trip of the request itself). Resolves to how the
-   * task asks the client.
+   * task asks the client. With `work` (what outlives the hub: Bash's job), the task is finished from that
+   * work by its keeper (calls/job-tasks.ts), not from this call's result.
    */
-  startTask?: () => Promise<{ taskInput: NonNullable<ToolContext['taskInput']> }>;
+  startTask?: (work?: McpTaskWork) => Promise<{ taskInput: NonNullable<ToolContext['taskInput']> }>;
 }
 
 /** What a tool running as a task may tell it. */

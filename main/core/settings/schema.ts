@@ -100,6 +100,7 @@ export const SETTINGS = {
   BASH_CWD: spec({ trust: userOnly('it chooses where commands run'), schema: text, default: '', group: 'shell', description: "Working directory of shell commands. Empty means the user's home directory." }),
   BASH_TIMEOUT_MS: spec({ trust: LOWER, schema: int(100, 600000), default: '30000', group: 'shell', description: 'Default timeout of a Bash call in milliseconds (a call may ask for up to BASH_MAX_TIMEOUT_MS).' }),
   BASH_MAX_TIMEOUT_MS: spec({ trust: LOWER, schema: int(1000, 86400000), default: '600000', group: 'shell', description: 'Longest timeout a Bash call may ask for, in milliseconds.' }),
+  BASH_TASK_AFTER_MS: spec({ trust: LOWER, schema: int(0, 600000), default: '10000', group: 'shell', description: 'For a client of the MCP tasks extension: a Bash command still running after this many milliseconds is answered as a task (run as a background job, so it outlives a hub restart); one that ends sooner is answered directly.' }),
   BASH_OUTPUT_LIMIT: spec({ trust: LOWER, schema: int(1000, 10000000), default: '30000', group: 'shell', description: 'Characters of Bash output returned; longer output is cut in the middle with a note.' }),
   JOB_MAX_CONCURRENT: spec({ trust: LOWER, schema: int(1, 1000), default: '16', group: 'shell', description: 'Most background jobs running at once.' }),
   JOB_LOG_MAX_BYTES: spec({ trust: LOWER, schema: int(1024, 1099511627776), default: '268435456', group: 'shell', description: 'Bytes of output kept per background job; output beyond is dropped with a note.' }),

@@ -6,6 +6,7 @@ import { planJson } from '../../tools/workflow/plan-mode.js';
 import { VERSION } from '../../core/version.js';
 import { isActive } from '../../tools/shell/jobs.js';
 import { settingViews, diagnosticViews, maskSecrets } from './settings.js';
+import { workOf, type McpTaskRow } from '../../store/mcp-tasks.js';
 
 /**
  * What each dashboard page reads, built in one place. The renderer imports the
@@ -79,6 +80,11 @@ export function jobsView(runtime: Runtime, sessions: SessionTable) {
   };
 }
 
+function jobOf(t: McpTaskRow): number | null {
+  const work = workOf(t);
+  return work?.kind === 'job' ? work.id : null;
+}
+
 /** Tool calls answered as MCP tasks (the tasks extension), newest first; the Jobs page shows them beside the jobs. */
 export function mcpTasksView(runtime: Runtime) {
   return {
@@ -91,6 +97,8 @@ export function mcpTasksView(runtime: Runtime) {
       created_at: t.created_at,
       updated_at: t.updated_at,
       waiting_for: t.input_requests ? Object.keys(JSON.parse(t.input_requests) as Record<string, unknown>) : [],
+      /** The background job that runs the task's work (a Bash call past BASH_TASK_AFTER_MS), shown on the same page. */
+      job: jobOf(t),
     })),
   };
 }

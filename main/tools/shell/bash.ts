@@ -1,12 +1,16 @@
 import { z } from 'zod';
 import { StringDecoder } from 'node:string_decoder';
-import { defineTool, type ToolContext, type ToolResult } from '../types.js';
+import { defineTool, textResult, type ToolContext, type ToolResult } from '../types.js';
 import { resolveShell, spawnShell, killTree, shellSentence, commandEnv, commandEnvReady } from './process.js';
 import { shellPhrase, withDelayedExpansion } from './shells.js';
 import { trackCwd } from './cwd-track.js';
 import { startingFolder, rememberFolder } from './workdir.js';
 import { cutMiddle, formatDuration } from '../../core/format.js';
 import { UserError } from '../../core/errors.js';
+import { HeadTail } from './head-tail.js';
+import { bashResultOfJob, folderAfter, onJobEnd, wrapForJob, type BashJobView, type StopCause } from './bash-job.js';
+import { readExitRecord, type ExitRecord } from './job-files.js';
+import { completeUtf8Length, logSize, readRange } from './job-log.js';
 
 const MAX_TIMEOUT_MS = 600_000;
 
@@ -46,10 +50,23 @@ export const bashTool = defineTool({
   inputSchema: input,
   outputSchema: output,
   annotations: { title: 'Run a shell command', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  // A client of the tasks extension gets a command that runs past BASH_TASK_AFTER_MS as a task (bash-job.ts).
+  taskSupport: 'optional',
+  deferTask: true,
   async handler(args, ctx) {
+    if (ctx.startTask) {
+      const answered = await runBashAsJob(args.command, args.timeout, ctx, ctx.startTask);
+      if (answered) return answered;
+    }
     return runBash(args.command, args.timeout, ctx);
   },
 });
+
+/** Bash's timeout for a call: what it asked for, within BASH_MAX_TIMEOUT_MS and 10 minutes. */
+function timeoutOf(timeoutArg: number | undefined, ctx: ToolContext): number {
+  const settings = ctx.services.settings;
+  return Math.min(timeoutArg ?? settings.get('BASH_TIMEOUT_MS'), settings.get('BASH_MAX_TIMEOUT_MS'), MAX_TIMEOUT_MS);
+}
 
 /**
  * Runs one command the way Bash does (the client's folder and shell, timeout, output limit, cancel,
@@ -59,7 +76,7 @@ export const bashTool = defineTool({
 export async function runBash(command: string, timeoutArg: number | undefined, ctx: ToolContext, env?: Record<string, string>): Promise<ToolResult> {
   const settings = ctx.services.settings;
   if (command.trim() === '') throw new UserError('Bash: command is empty; pass the shell command to run.', 'INVALID_INPUT');
-  const timeout = Math.min(timeoutArg ?? settings.get('BASH_TIMEOUT_MS'), settings.get('BASH_MAX_TIMEOUT_MS'), MAX_TIMEOUT_MS);
+  const timeout = timeoutOf(timeoutArg, ctx);
   const limit = settings.get('BASH_OUTPUT_LIMIT');
   // A command tool's arguments (env) must be expanded after the command line is parsed: cmd.exe /v:on.
   const shell = env ? withDelayedExpansion(resolveShell(settings)) : resolveShell(settings);
@@ -179,37 +196,78 @@ export async function runBash(command: string, timeoutArg: number | undefined, c
   };
 }
 
-/** Keeps the first and last half of the limit, so memory stays bounded however much a command prints. */
-class HeadTail {
-  private head = '';
-  private tail = '';
-  private total = 0;
-  private readonly half: number;
-
-  constructor(private limit: number) {
-    this.half = Math.floor(limit / 2);
+/**
+ * Bash for a client of the tasks extension: the command runs as a supervised background job from the
+ * start, so that if it is still running after BASH_TASK_AFTER_MS the call becomes a task whose work (the
+ * job) outlives the hub. Ended in time, the answer is Bash's own, and the job is forgotten. Undefined when
+ * the call cannot end past the threshold (its timeout is shorter) or no job can be started: then Bash runs
+ * the command itself.
+ */
+async function runBashAsJob(command: string, timeoutArg: number | undefined, ctx: ToolContext, startTask: NonNullable<ToolContext['startTask']>): Promise<ToolResult | undefined> {
+  const { settings, jobs } = ctx.services;
+  if (command.trim() === '') throw new UserError('Bash: command is empty; pass the shell command to run.', 'INVALID_INPUT');
+  const timeout = timeoutOf(timeoutArg, ctx);
+  const after = settings.get('BASH_TASK_AFTER_MS');
+  if (timeout <= after || ctx.services.readOnly || jobs.repo.countRunning() >= settings.get('JOB_MAX_CONCURRENT')) return undefined;
+  const cwd = await startingFolder(ctx);
+  await commandEnvReady();
+  let started;
+  try {
+    // Bash stops a command 1 s after asking it to; the supervisor keeps the timeout, whichever hub runs.
+    started = jobs.start(command, ctx.sessionId, cwd, { wrap: (shell, cwdFile) => wrapForJob(shell, command, cwdFile), timeoutMs: timeout, graceMs: 1000 });
+  } catch (err) {
+    // Another call took the last job slot: this one runs as Bash always did.
+    if (err instanceof UserError && err.code === 'LIMIT_REACHED') return undefined;
+    throw err;
   }
-
-  push(text: string): void {
-    if (!text) return;
-    this.total += text.length;
-    if (this.head.length < this.limit) {
-      const room = this.limit - this.head.length;
-      this.head += text.slice(0, room);
-      text = text.slice(room);
-    }
-    if (text) {
-      this.tail += text;
-      if (this.tail.length > this.limit * 2) this.tail = this.tail.slice(-this.limit);
-    }
+  const { job, shell, spec } = started;
+  const view: BashJobView = { shell, foreign: spec.kind !== 'bash', timeoutMs: timeout, outputLimit: settings.get('BASH_OUTPUT_LIMIT') };
+  const stream = settings.get('STREAMING') && ctx.wantsProgress;
+  const until = Date.now() + after;
+  let sent = 0;
+  let rec = readExitRecord(job.exit_path);
+  while (!rec && Date.now() < until && !ctx.signal.aborted) {
+    await sleep(Date.now() - job.started_at < 500 ? 10 : 50);
+    if (stream) sent = await streamLog(job.log_path, sent, ctx);
+    rec = readExitRecord(job.exit_path);
   }
-
-  result(): { text: string; dropped: number } {
-    if (this.total <= this.limit) return { text: this.head + this.tail, dropped: 0 };
-    const start = this.head.slice(0, this.half);
-    const combined = this.head.slice(this.half) + this.tail;
-    const end = combined.slice(-(this.limit - this.half));
-    const dropped = this.total - start.length - end.length;
-    return { text: `${start}\n\n[... ${dropped} characters dropped from the middle ...]\n\n${end}`, dropped };
+  if (!rec && ctx.signal.aborted) {
+    // The client cancelled the call before it became a task: stopped like Bash's own command.
+    await jobs.kill(job.id).catch(() => undefined);
+    rec = readExitRecord(job.exit_path);
+    if (rec) return finishInTime(job.id, rec, view, ctx, 'client');
+    return { content: [{ type: 'text', text: '[Command cancelled by the client; it was killed with its child processes.]' }], isError: true };
   }
+  if (rec) return finishInTime(job.id, rec, view, ctx, 'other');
+  await startTask({ kind: 'job', id: job.id, bash: view });
+  // This client's next command starts where this one ends, when it ends while this hub runs.
+  onJobEnd(job.id, (dir) => rememberFolder(ctx, dir));
+  return textResult(`The command is still running after ${formatDuration(after)}: it goes on as background job ${job.id}, and the call as a task.`);
+}
+
+/** A job that ended within the threshold: Bash's answer, the folder remembered, the job forgotten. */
+function finishInTime(id: number, rec: ExitRecord, view: BashJobView, ctx: ToolContext, stopped: StopCause): ToolResult {
+  const jobs = ctx.services.jobs;
+  const job = jobs.get(id, 'Bash');
+  const result = bashResultOfJob(job, rec, view, stopped);
+  const dir = folderAfter(job);
+  if (dir) rememberFolder(ctx, dir);
+  jobs.forget(id);
+  return result;
+}
+
+/** Sends the log's new text as progress (as Bash streams its output), from byte `sent`; returns the new position. */
+async function streamLog(file: string, sent: number, ctx: ToolContext): Promise<number> {
+  const size = logSize(file);
+  if (size <= sent) return sent;
+  const buf = readRange(file, sent, Math.min(size - sent, 64 * 1024));
+  const usable = completeUtf8Length(buf);
+  const text = buf.toString('utf8', 0, usable);
+  // Progress to a client that left: the command's result still arrives on its own path.
+  if (text) await ctx.progress(text.length > 8000 ? cutMiddle(text, 8000).text : text, sent + usable).catch(() => undefined);
+  return sent + usable;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
 }

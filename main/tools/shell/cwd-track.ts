@@ -20,8 +20,19 @@ export interface CwdTracker {
   result(fd3Text: string): string | undefined;
 }
 
-export function trackCwd(shell: ShellSpec, command: string): CwdTracker {
+/**
+ * `reportFile`: the folder goes to this file in every shell (a command run as a job has no fd 3,
+ * and the next hub may be the one that reads it); the file is left for its owner to remove.
+ */
+export function trackCwd(shell: ShellSpec, command: string, reportFile?: string): CwdTracker {
   const win = shell.platform === 'win32';
+  if (!win && (shell.kind === 'bash' || shell.kind === 'sh') && reportFile) {
+    return {
+      command: `${command}\n__pincer_status=$?; pwd > '${reportFile.replace(/'/g, `'\\''`)}' 2>/dev/null; exit $__pincer_status`,
+      fd3: false,
+      result: () => readReport(reportFile, false, (t) => t),
+    };
+  }
   if (!win && (shell.kind === 'bash' || shell.kind === 'sh')) {
     return {
       command: `${command}\n__pincer_status=$?; pwd >&3 2>/dev/null; exit $__pincer_status`,
@@ -29,7 +40,7 @@ export function trackCwd(shell: ShellSpec, command: string): CwdTracker {
       result: (text) => text.trim() || undefined,
     };
   }
-  const file = path.join(os.tmpdir(), `pincer-cwd-${process.pid}-${randomBytes(6).toString('hex')}.txt`);
+  const file = reportFile ?? path.join(os.tmpdir(), `pincer-cwd-${process.pid}-${randomBytes(6).toString('hex')}.txt`);
   let wrapped: string;
   if (shell.kind === 'powershell') {
     const quoted = `'${file.replace(/'/g, "''")}'`;
@@ -43,18 +54,27 @@ export function trackCwd(shell: ShellSpec, command: string): CwdTracker {
   return {
     command: wrapped,
     fd3: false,
-    result: () => {
-      let text: string;
-      try {
-        text = fs.readFileSync(file, 'utf8').trim();
-      } catch {
-        return undefined;
-      } finally {
-        fs.rmSync(file, { force: true });
-      }
-      return text ? windowsPath(text) : undefined;
-    },
+    result: () => readReport(file, reportFile === undefined, windowsPath),
   };
+}
+
+/** The folder a command run with a `reportFile` reported (undefined when it did not); the file stays. */
+export function readFolderReport(file: string, platform: NodeJS.Platform = process.platform): string | undefined {
+  return readReport(file, false, platform === 'win32' ? windowsPath : (t) => t);
+}
+
+/** The folder a command reported in its file (then removed, unless the caller owns the file). */
+function readReport(file: string, remove: boolean, toPath: (text: string) => string): string | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    // No report (an `exit` in the command skipped it): the folder stays as it was.
+    return undefined;
+  } finally {
+    if (remove) fs.rmSync(file, { force: true });
+  }
+  return text ? toPath(text) : undefined;
 }
 
 /** `C:/x/y` (pwd -W) or `/c/x/y` (MSYS pwd) as C:\x\y; anything else normalised. */

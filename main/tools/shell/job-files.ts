@@ -23,6 +23,8 @@ export interface JobSpec {
   /** Bytes of output kept; the rest is read and counted, never left to block the command. */
   cap: number;
   graceMs: number;
+  /** Stop the job (as a stop request would) once it has run this long: a Bash call's timeout, kept by the supervisor so it holds whichever hub is running. */
+  timeoutMs?: number;
 }
 
 /** Written by the supervisor once the shell runs: the pids and start times Pincer may verify and signal. */
@@ -46,6 +48,8 @@ export interface ExitRecord {
   stopMs?: number;
   /** The shell could not be started. */
   error?: string;
+  /** Set when the spec's timeoutMs ended the job (then `stopped` says how it went). */
+  timedOutMs?: number;
 }
 
 export function writeJsonAtomic(file: string, value: unknown): void {
@@ -101,6 +105,7 @@ export function readExitRecord(file: string): ExitRecord | undefined {
     dropped: Number(v.dropped) || 0,
     ...(stopped ? { stopped, stopMs: Number(v.stopMs) || 0 } : {}),
     ...(typeof v.error === 'string' ? { error: v.error } : {}),
+    ...(typeof v.timedOutMs === 'number' ? { timedOutMs: v.timedOutMs } : {}),
   };
 }
 
@@ -113,7 +118,7 @@ function mtime(file: string): number | undefined {
   }
 }
 
-/** The run, stop and spec files of a job, beside its exit file. */
-export function jobFile(exitPath: string, kind: 'run' | 'stop' | 'spec'): string {
+/** The run, stop and spec files of a job, beside its exit file (and `cwd`: where a Bash command run as a job ended). */
+export function jobFile(exitPath: string, kind: 'run' | 'stop' | 'spec' | 'cwd'): string {
   return exitPath.replace(/\.exit$/, `.${kind}`);
 }

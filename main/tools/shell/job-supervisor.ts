@@ -83,13 +83,15 @@ function main(specFile: string): void {
 
   /** A stop in progress: when it was asked for. */
   let stopping: { at: number; timer: NodeJS.Timeout } | undefined;
+  /** Set when the job's own timeout (a Bash call's) stopped it. */
+  let timedOut: Pick<ExitRecord, 'timedOutMs'> = {};
   const stop = () => {
     if (stopping) return;
     stopping = {
       at: Date.now(),
       // Still running after the grace period: record that, then kill the rest of the tree.
       timer: setTimeout(() => {
-        record({ code: null, signal: 'SIGKILL', stopped: 'killed', stopMs: Date.now() - stopping!.at });
+        record({ code: null, signal: 'SIGKILL', stopped: 'killed', stopMs: Date.now() - stopping!.at, ...timedOut });
         signalTree(true);
         process.exit(0);
       }, spec.graceMs),
@@ -100,14 +102,22 @@ function main(specFile: string): void {
   const poll = setInterval(() => {
     if (fs.existsSync(spec.stop)) stop();
   }, POLL_MS);
+  const deadline =
+    spec.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = { timedOutMs: spec.timeoutMs };
+          stop();
+        }, spec.timeoutMs);
 
   // 'close', not 'exit': the log holds every byte the command wrote before its end is recorded
   // (and a stopped job counts as terminated only when nothing it started holds its output open).
   child.once('close', (code, signal) => {
     clearInterval(poll);
+    clearTimeout(deadline);
     if (!stopping) return finish({ code, signal });
     clearTimeout(stopping.timer);
-    record({ code, signal, stopped: 'terminated', stopMs: Date.now() - stopping.at });
+    record({ code, signal, stopped: 'terminated', stopMs: Date.now() - stopping.at, ...timedOut });
     // Whatever is left of the tree (it closed its output but ignored TERM) goes with this process.
     signalTree(true);
     process.exit(0);

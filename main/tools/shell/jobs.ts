@@ -9,7 +9,7 @@ import type { SettingsView } from '../../core/settings/view.js';
 import { UserError } from '../../core/errors.js';
 import { formatBytes, formatDuration } from '../../core/format.js';
 import { sameProcess } from '../../core/process-identity.js';
-import { shellPhrase } from './shells.js';
+import { shellPhrase, type ShellSpec } from './shells.js';
 import { resolveShell, resolveCwd, killTree, groupAlive, commandEnv, processGroup } from './process.js';
 import { type JobSpec, type ExitRecord, type RunRecord, readExitRecord, readRunRecord, writeJsonAtomic, jobFile } from './job-files.js';
 import { logSize, readRange, completeUtf8Length } from './job-log.js';
@@ -23,6 +23,13 @@ const SUPERVISOR = fileURLToPath(new URL('./job-supervisor.js', import.meta.url)
 export const KILL_GRACE_MS = 3000;
 /** How long a job may be without its run record after it started (its supervisor writes it once the shell runs; slow under load or Wine). */
 const RUN_RECORD_WAIT_MS = 10_000;
+
+/** How a job differs from BackgroundBash's (see JobManager.start). */
+export interface JobOptions {
+  wrap?: (shell: ShellSpec, cwdFile: string) => string;
+  timeoutMs?: number;
+  graceMs?: number;
+}
 
 export interface JobEvent {
   type: 'job_started' | 'job_ended' | 'job_output';
@@ -72,8 +79,13 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     clearInterval(this.timer);
   }
 
-  /** `dir` is the folder to run in (the client's); BASH_CWD or home when absent. */
-  start(command: string, session?: string, dir?: string): { job: JobRow; shell: string } {
+  /**
+   * `dir` is the folder to run in (the client's); BASH_CWD or home when absent. `opts` (a Bash call run as a
+   * job): `wrap` gives the shell the command with what it adds (the report of the folder it ends in, written
+   * to the job's `cwd` file); `timeoutMs` stops it after that long, whichever hub is running; `graceMs` is how
+   * long a stop waits before the kill.
+   */
+  start(command: string, session?: string, dir?: string, opts: JobOptions = {}): { job: JobRow; shell: string; spec: ShellSpec } {
     if (this.readOnly) throw new UserError('BackgroundBash: the database is read-only (written by a newer Pincer); update Pincer to start jobs.', 'UNAVAILABLE');
     if (command.trim() === '') throw new UserError('BackgroundBash: command is empty; pass the shell command to run.', 'INVALID_INPUT');
     this.reconcileAll();
@@ -95,7 +107,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     const spec: JobSpec = {
       id: job.id,
       file: shell.file,
-      args: shell.args(command),
+      args: shell.args(opts.wrap ? opts.wrap(shell, jobFile(job.exit_path, 'cwd')) : command),
       verbatim: shell.verbatim === true,
       cwd,
       env: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)),
@@ -104,7 +116,8 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
       run: jobFile(job.exit_path, 'run'),
       stop: jobFile(job.exit_path, 'stop'),
       cap: this.settings.get('JOB_LOG_MAX_BYTES'),
-      graceMs: KILL_GRACE_MS,
+      graceMs: opts.graceMs ?? KILL_GRACE_MS,
+      ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
     };
     const specFile = jobFile(job.exit_path, 'spec');
     writeJsonAtomic(specFile, spec);
@@ -130,7 +143,19 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     }
     const started = this.repo.get(job.id)!;
     this.emit('event', { type: 'job_started', job: started });
-    return { job: started, shell: shellPhrase(shell) };
+    return { job: started, shell: shellPhrase(shell), spec: shell };
+  }
+
+  /** Forgets a job that ended: its row and its files (a Bash call that ran as a job and finished in time leaves none). */
+  forget(id: number): void {
+    const job = this.repo.get(id);
+    if (!job || isActive(job) || this.readOnly) return;
+    for (const f of [job.log_path, job.exit_path, ...(['run', 'stop', 'spec', 'cwd'] as const).map((k) => jobFile(job.exit_path, k))]) fs.rmSync(f, { force: true });
+    if (this.repo.remove(id)) {
+      this.launched.delete(id);
+      this.sizes.delete(id);
+      this.emit('event', { type: 'job_ended', job });
+    }
   }
 
   get(id: number, tool: string): JobRow {
@@ -207,6 +232,10 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     const dropped = this.droppedNote(job, rec);
     const join = (...notes: (string | undefined)[]) => notes.filter(Boolean).join('; ') || undefined;
     if (rec.error !== undefined) return this.repo.finish(job.id, 'lost', null, rec.endedAt, `could not start the shell: ${rec.error}`);
+    if (rec.stopped && rec.timedOutMs !== undefined) {
+      const how = `timed out after ${formatDuration(rec.timedOutMs)} and was ${rec.stopped === 'killed' ? 'killed' : 'terminated'} with its child processes`;
+      return this.repo.finish(job.id, 'killed', null, rec.endedAt, join(how, dropped));
+    }
     if (rec.stopped) {
       const how = rec.stopped === 'killed'
         ? `killed by KillBgTask after ${formatDuration(rec.stopMs ?? KILL_GRACE_MS)}: it did not stop when asked`

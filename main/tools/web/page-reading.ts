@@ -106,6 +106,11 @@ const KEEP_SHARE = 0.9;
 const MIN_BUILT = 10;
 const MIN_BUILT_SHARE = 0.1;
 
+/** Whether readHtmlPage will have the browser render the page (a browser, and time left for it). */
+export function willRender(renderer: PageRenderer | undefined, timeoutMs: number): renderer is PageRenderer {
+  return renderer !== undefined && timeoutMs >= 1000;
+}
+
 /**
  * An HTML page's main content: rendered by the browser when there is one and rendering does not make it worse,
  * else as fetched. The fetched page is extracted first, so a browser that fails or runs out of time costs nothing.
@@ -115,7 +120,7 @@ export async function readHtmlPage(html: string, finalUrl: string, o: ReadingOpt
   const fetched = extract(html, finalUrl, o.links);
   const asFetched = (note?: string): PageReading => ({ html, finalUrl, extracted: fetched, from: 'fetched', renderedWith: 'http', note });
   if (!o.renderer) return asFetched();
-  if (o.timeoutMs < 1000) return asFetched(`fetching took most of READDOCS_TIMEOUT_MS, so the page was not rendered; scripts were not run`);
+  if (!willRender(o.renderer, o.timeoutMs)) return asFetched(`fetching took most of READDOCS_TIMEOUT_MS, so the page was not rendered; scripts were not run`);
   let r;
   try {
     r = await o.renderer.render(finalUrl, { waitMs: o.waitMs, timeoutMs: o.timeoutMs, userAgent: o.userAgent, signal: o.signal, document: { html, mediaType: o.mediaType ?? 'text/html' } });

@@ -67,8 +67,10 @@ export const readDocsTool = defineTool({
     next_offset: z.number().int().nullable(),
   }),
   annotations: { title: 'Read a web page', readOnlyHint: true, idempotentHint: true, openWorldHint: true },
-  // Many engines or a browser: a client that follows tasks (io.modelcontextprotocol/tasks) gets the call as a task instead of waiting on it.
+  // A client that follows tasks (io.modelcontextprotocol/tasks) gets the call as a task once a browser renders the page
+  // (seconds); a page shown as fetched is answered directly.
   taskSupport: 'optional',
+  deferTask: true,
   async handler(args, ctx): Promise<ToolResult> {
     const s = ctx.services.settings;
     const url = checkUrl(args.url);
@@ -107,11 +109,13 @@ export const readDocsTool = defineTool({
     } else if (type === 'text/html' || type === 'application/xhtml+xml' || (type === '' && /<html[\s>]/i.test(fetched.body.subarray(0, 2048).toString()))) {
       const decoded = await decodeHtml(fetched.body, fetched.contentType);
       const renderer = ctx.services.browser();
-      const { readHtmlPage } = await import('./page-reading.js');
+      const { readHtmlPage, willRender } = await import('./page-reading.js');
+      // One budget for the whole call: what fetching used is not given to the browser again.
+      const renderBudget = timeoutMs - (Date.now() - started);
+      if (willRender(renderer, renderBudget)) await ctx.startTask?.();
       const reading = await readHtmlPage(decoded.text, fetched.finalUrl, {
         renderer,
-        // One budget for the whole call: what fetching used is not given to the browser again.
-        timeoutMs: timeoutMs - (Date.now() - started),
+        timeoutMs: renderBudget,
         waitMs: Math.min(args.wait_ms ?? 0, s.get('READDOCS_WAIT_MAX_MS')),
         userAgent: ua || undefined,
         signal: ctx.signal,

@@ -63,7 +63,7 @@ function JobCard(props: { job: Job; now: number }) {
   const [open, setOpen] = useState(j.running);
   const [problem, setProblem] = useState<string>();
   return (
-    <section class="panel" data-job={j.id}>
+    <section class="panel" data-job={j.id} id={`job-${j.id}`} tabIndex={-1}>
       <div class="row">
         <strong>#{j.id}</strong>
         <code class="grow wrap">{j.command}</code>
@@ -150,10 +150,29 @@ function McpTasksPanel(props: { onSignedOut(): void }) {
           <li key={t.id} data-task={t.id}>
             <code>{t.tool}</code> <span class="tag">{t.status}</span> <span class="muted">{t.client ?? ''} · {new Date(t.created_at).toLocaleTimeString()}</span>
             {t.waiting_for.length ? <span class="muted"> · waiting for the client: {t.waiting_for.join(', ')}</span> : null}
+            {t.job !== null ? (
+              <>
+                {' · runs as '}
+                <button type="button" class="inline-link" data-task-job={t.job} onClick={() => showJob(t.job!)}>
+                  job #{t.job}
+                </button>
+              </>
+            ) : null}
             {t.message ? <div class="muted">{t.message}</div> : null}
           </li>
         ))}
       </ul>
     </Panel>
   );
+}
+
+/** Brings a job's card into view and moves focus there (the page is one list; the URL's hash is the router's). */
+function showJob(id: number): void {
+  const card = document.getElementById(`job-${id}`);
+  if (!card) {
+    announce(`Job ${id} is no longer listed`);
+    return;
+  }
+  card.scrollIntoView({ block: 'start' });
+  card.focus();
 }
