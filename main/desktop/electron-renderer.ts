@@ -1,5 +1,6 @@
 import type { ElectronApi, Electron } from './electron-api.js';
-import { SETTLE_MAX_MS, SETTLE_QUIET_MS, type PageRenderer, type RenderOptions, type RenderResult } from '../tools/web/browser.js';
+import type { PageRenderer, RenderOptions, RenderResult } from '../tools/web/browser.js';
+import { SETTLE_MAX_MS, SETTLE_QUIET_UNWATCHED_MS as SETTLE_QUIET_MS } from '../tools/web/render-wait.js';
 
 /**
  * ReadDocs in the desktop app: a hidden, sandboxed window in its own session,

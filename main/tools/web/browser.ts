@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import type { SettingsView } from '../../core/settings/view.js';
 import { ignoreFailure, logger } from '../../core/log.js';
+import { ACTIVITY_LIMITS, activityTracker, sameDocument, settle, snapshot, withTimeout } from './render-wait.js';
 
 const log = logger('browser');
 
@@ -38,10 +39,6 @@ export interface PageRenderer {
   render(url: string, opts: RenderOptions): Promise<RenderResult>;
   close(): Promise<void>;
 }
-
-/** How long the DOM must be still before a rendered page counts as settled, and the longest settling wait (before wait_ms). */
-export const SETTLE_QUIET_MS = 500;
-export const SETTLE_MAX_MS = 3000;
 
 /**
  * What the renderers do with a subresource, by its type (Playwright's and Electron's names): a text extractor needs the
@@ -89,6 +86,16 @@ export function findBrowser(settings: SettingsView): string | undefined {
   return browserCandidates().find((c) => fs.existsSync(c));
 }
 
+/** One call's page: its own context, what it is routing, and the requests that may still build its text. */
+interface Tab {
+  context: BrowserContext;
+  page: Page;
+  inFlight: Set<unknown>;
+  /** The call using the tab; none while it waits as the spare (its requests are refused then). */
+  call?: { url: string; document?: RenderOptions['document']; given: boolean };
+  failedNavigation?: string;
+}
+
 export interface PlaywrightRendererOptions {
   /** Hosts the page may reach; every other request is refused (the given document aside). For the benchmark, which allows none; unset, any http(s) host. */
   onlyHosts?: string[];
@@ -102,6 +109,8 @@ export class PlaywrightRenderer implements PageRenderer {
   readonly name: string;
   private browser?: Promise<Browser>;
   private idle?: NodeJS.Timeout;
+  /** A page opened ahead for the next call (a new context costs a renderer process), for the user agent it was opened with. */
+  private spare?: { userAgent: string | undefined; tab: Promise<Tab> };
   private active = 0;
 
   constructor(
@@ -139,44 +148,80 @@ export class PlaywrightRenderer implements PageRenderer {
     return !this.options.onlyHosts || this.options.onlyHosts.includes(new URL(url).hostname);
   }
 
+  /**
+   * A fresh context (no cookies or storage from another call) with its page, request routing and activity tracker set up.
+   * Opening one costs a renderer process, so one is kept ready for the next call once a call is done.
+   */
+  private async openTab(browser: Browser, userAgent: string | undefined): Promise<Tab> {
+    const context = await browser.newContext({ userAgent, acceptDownloads: false, serviceWorkers: 'block', javaScriptEnabled: true });
+    try {
+      await context.addInitScript(activityTracker, ACTIVITY_LIMITS);
+      const page = await context.newPage();
+      const tab: Tab = { context, page, inFlight: new Set() };
+      await page.route('**/*', (route) => this.route(tab, route));
+      page.on('request', (r) => void (BUILDS_TEXT.has(r.resourceType()) && tab.inFlight.add(r)));
+      page.on('requestfinished', (r) => void tab.inFlight.delete(r));
+      page.on('requestfailed', (r) => {
+        tab.inFlight.delete(r);
+        if (r.isNavigationRequest() && r.frame() === page.mainFrame()) tab.failedNavigation = `${r.url()} (${r.failure()?.errorText ?? 'failed'})`;
+      });
+      return tab;
+    } catch (err) {
+      void context.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private route(tab: Tab, route: Route): Promise<void> {
+    const req = route.request();
+    const call = tab.call;
+    if (call?.document && !call.given && req.isNavigationRequest() && req.frame() === tab.page.mainFrame() && sameDocument(req.url(), call.url)) {
+      call.given = true;
+      // UTF-8 and said so in the header, which outranks a <meta charset>: the browser decodes it as the fetch did.
+      return route.fulfill({ status: 200, contentType: `${call.document.mediaType}; charset=utf-8`, body: call.document.html });
+    }
+    if (!call || !this.allowed(req.url())) return route.abort('blockedbyclient');
+    const policy = subresourcePolicy(req.resourceType());
+    if (policy === 'skip') return route.abort('blockedbyclient');
+    if (policy === 'empty-stylesheet') return route.fulfill({ status: 200, contentType: 'text/css', body: '' });
+    return route.continue();
+  }
+
+  /** The tab kept ready if it was opened for this user agent, else a new one. */
+  private takeTab(browser: Browser, userAgent: string | undefined): Promise<Tab> {
+    const spare = this.spare;
+    this.spare = undefined;
+    if (spare && spare.userAgent === userAgent) return spare.tab.catch(() => this.openTab(browser, userAgent));
+    if (spare) void spare.tab.then((t) => t.context.close()).catch(ignoreFailure(log, 'closing a spare page'));
+    return this.openTab(browser, userAgent);
+  }
+
+  private keepSpare(userAgent: string | undefined): void {
+    const browser = this.browser;
+    if (this.spare || !browser) return;
+    const tab = browser.then((b) => this.openTab(b, userAgent));
+    // Not opened (the browser went away): the next call opens its own.
+    tab.catch(() => {
+      if (this.spare?.tab === tab) this.spare = undefined;
+    });
+    this.spare = { userAgent, tab };
+  }
+
   async render(url: string, opts: RenderOptions): Promise<RenderResult> {
     clearTimeout(this.idle);
     this.active++;
+    const userAgent = opts.userAgent || undefined;
     try {
       const browser = await this.launch();
       // The budget starts once the browser is up: launching is paid once a minute at most, not by the page.
       const deadline = Date.now() + opts.timeoutMs;
-      const context = await browser.newContext({ userAgent: opts.userAgent || undefined, acceptDownloads: false, serviceWorkers: 'block', javaScriptEnabled: true });
+      const tab = await this.takeTab(browser, userAgent);
+      const { context, page } = tab;
+      tab.call = { url, document: opts.document, given: false };
       // Cancelled: closing the page's context ends its work; one already closed rejects, which changes nothing.
       const onAbort = () => void context.close().catch(() => undefined);
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       try {
-        const page = await context.newPage();
-        let given = false;
-        await page.route('**/*', (route) => {
-          const req = route.request();
-          if (opts.document && !given && req.isNavigationRequest() && req.frame() === page.mainFrame() && sameDocument(req.url(), url)) {
-            given = true;
-            // UTF-8 and said so in the header, which outranks a <meta charset>: the browser decodes it as the fetch did.
-            return route.fulfill({ status: 200, contentType: `${opts.document.mediaType}; charset=utf-8`, body: opts.document.html });
-          }
-          if (!this.allowed(req.url())) return route.abort('blockedbyclient');
-          const policy = subresourcePolicy(req.resourceType());
-          if (policy === 'skip') return route.abort('blockedbyclient');
-          if (policy === 'empty-stylesheet') return route.fulfill({ status: 200, contentType: 'text/css', body: '' });
-          return route.continue();
-        });
-        const pending = new Set<unknown>();
-        page.on('request', (r) => void (BUILDS_TEXT.has(r.resourceType()) && pending.add(r)));
-        page.on('requestfinished', (r) => void pending.delete(r));
-        page.on('requestfailed', (r) => void pending.delete(r));
-        let failedNavigation: string | undefined;
-        page.on('requestfailed', (r) => void (r.isNavigationRequest() && r.frame() === page.mainFrame() && (failedNavigation = `${r.url()} (${r.failure()?.errorText ?? 'failed'})`)));
-        await page.addInitScript(() => {
-          const w = window as unknown as { __pincerMutations: number };
-          w.__pincerMutations = 0;
-          new MutationObserver(() => void w.__pincerMutations++).observe(document, { subtree: true, childList: true, characterData: true });
-        });
         // The document, not its subresources: past the deadline, whatever has been parsed is the answer.
         const loaded = await page
           .goto(url, { waitUntil: 'domcontentloaded', timeout: Math.max(1, deadline - Date.now()) })
@@ -185,22 +230,24 @@ export class PlaywrightRenderer implements PageRenderer {
             if (opts.signal?.aborted) throw err;
             return false;
           });
-        if (loaded) await settle(page, pending, deadline);
+        if (loaded) await settle(page, tab.inFlight, deadline);
         if (opts.waitMs > 0) await page.waitForTimeout(opts.waitMs);
         // The page's own scripts may keep its main thread busy: the snapshot gets a bounded grace after the deadline.
         const grace = Math.max(1000, deadline - Date.now());
         const html = await withTimeout(snapshot(page), grace, 'the page could not be read in time');
         // A page that failed to load, or whose script navigated somewhere unreachable, leaves the browser's own error page.
-        if (page.url().startsWith('chrome-error:')) throw new Error(`the browser could not load ${failedNavigation ?? 'the page'}`);
+        if (page.url().startsWith('chrome-error:')) throw new Error(`the browser could not load ${tab.failedNavigation ?? 'the page'}`);
         if (!loaded && !/<body[\s>][\s\S]*\S[\s\S]*<\/body>/i.test(html)) throw new Error(`the page did not load within ${opts.timeoutMs} ms`);
         return { html, finalUrl: page.url(), title: await withTimeout(page.title(), 1000, 'no title').catch(() => '') };
       } finally {
         opts.signal?.removeEventListener('abort', onAbort);
+        tab.call = undefined;
         // Each call gets its own context (no cookies or storage carried over); closing it need not delay the answer.
         void context.close().catch(ignoreFailure(log, 'closing a page context'));
       }
     } finally {
       this.active--;
+      if (!opts.signal?.aborted) this.keepSpare(userAgent);
       if (this.active === 0) {
         this.idle = setTimeout(() => void this.close(), 60_000);
         this.idle.unref();
@@ -212,62 +259,9 @@ export class PlaywrightRenderer implements PageRenderer {
     clearTimeout(this.idle);
     const b = this.browser;
     this.browser = undefined;
+    // The spare page goes with its browser.
+    this.spare = undefined;
     // A browser that failed to launch was reported to the call that launched it; one that did is closed.
     if (b) await (await b.catch(() => undefined))?.close().catch(ignoreFailure(log, 'closing the browser'));
   }
-}
-
-interface SettlingPage {
-  evaluate<R>(fn: () => R): Promise<R>;
-  waitForTimeout(ms: number): Promise<void>;
-}
-
-/**
- * Late content: waits until the DOM has been still for SETTLE_QUIET_MS with no script, XHR or fetch in flight, at most
- * SETTLE_MAX_MS and never past the deadline. Requests that never answer (an unreachable tracker) cost the cap, not more.
- */
-async function settle(page: SettlingPage, pending: Set<unknown>, deadline: number): Promise<void> {
-  const end = Math.min(deadline, Date.now() + SETTLE_MAX_MS);
-  let last = -1;
-  let stillSince = Date.now();
-  while (Date.now() < end) {
-    const count = await withTimeout(
-      page.evaluate(() => (window as unknown as { __pincerMutations?: number }).__pincerMutations ?? 0),
-      Math.max(1, end - Date.now()),
-      'busy',
-    ).catch(() => -2); // a page too busy to answer counts as still changing
-    const now = Date.now();
-    if (count !== last || pending.size > 0) {
-      last = count;
-      stillSince = now;
-    } else if (now - stillSince >= SETTLE_QUIET_MS) return;
-    await page.waitForTimeout(Math.min(100, Math.max(0, end - now)));
-  }
-}
-
-/** The DOM as HTML; a page caught mid-navigation (a script redirect) is read again once it has one. */
-async function snapshot(page: { content(): Promise<string>; waitForTimeout(ms: number): Promise<void> }): Promise<string> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await page.content();
-    } catch (err) {
-      if (attempt >= 20 || !/navigating/i.test((err as Error).message)) throw err;
-      await page.waitForTimeout(100);
-    }
-  }
-}
-
-/** Whether two URLs name the same document (the fragment aside). */
-function sameDocument(a: string, b: string): boolean {
-  if (!URL.canParse(a) || !URL.canParse(b)) return false;
-  const x = new URL(a);
-  const y = new URL(b);
-  x.hash = '';
-  y.hash = '';
-  return x.href === y.href;
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]).finally(() => clearTimeout(timer));
 }
