@@ -164,6 +164,9 @@ function build(opts: RuntimeOptions, paths: PincerPaths, lifetime: DisposableSto
   // outlive the hub: a hub carries on those another left; every other kind of task died with its hub.
   const mcpTasks = new TaskRunner(store.db, events, store.readOnly, questionTaskWork(services.asker, view));
   mcpTasks.keep('job', jobKeeper(jobs));
+  // Before the database closes: work still running stops without recording anything (a question task's
+  // question stays pending for the next hub).
+  lifetime.add(() => mcpTasks.close());
   const registry = new ToolRegistry(allTools(), services, contributions);
   contributions.onChange((kinds) => events.publish({ type: 'plugins_changed', kinds, at: Date.now() }));
   const calls = new ToolCalls(services, registry, settings);

@@ -110,9 +110,10 @@ export class Asker {
     signal.addEventListener('abort', onAbort);
     try {
       for (;;) {
+        // First: a hub that stops aborts the wait just before it closes the database.
+        if (signal.aborted) throw new UserError(`The wait for question ${id} was stopped (the task was cancelled or the hub is stopping).`, 'CANCELLED');
         const fresh = this.repo.get(id)!;
         if (fresh.status !== 'pending') return outcomeOf(fresh);
-        if (signal.aborted) throw new UserError(`The wait for question ${id} was stopped (the task was cancelled or the hub is stopping).`, 'CANCELLED');
         if (Date.now() >= deadline) {
           if (this.repo.settle(id, 'timeout')) this.events.publish({ type: 'question_answered', id, at: Date.now() });
           continue;
