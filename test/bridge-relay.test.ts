@@ -145,6 +145,8 @@ test("a port taken by another program reaches the client with the hub's reason, 
     assert.doesNotMatch(failure.message, /did not (start|answer)|timed? ?out/i, 'the reason, not a timeout');
   } finally {
     squatter.close();
+    // A bridge still closing may start a hub once the port is free: stop it too (stopHubOf waits for one starting).
+    await stopHubOf(h.home);
     h.cleanup();
   }
 });

@@ -44,6 +44,9 @@ describe('the tray app started after a client: it takes over the headless hub th
   });
   after(async () => {
     await bridge?.client.close().catch(() => undefined);
+    // The bridge gone first: a bridge that saw the tray's hub close would start a headless hub for this folder.
+    const bridgePid = bridge?.transport.pid;
+    if (bridgePid) await waitFor(() => !pidAlive(bridgePid), 'the bridge to exit', 10_000).catch(() => undefined);
     await desk?.hub?.close();
     restore();
     await stopHubOf(h.home).catch(() => undefined);
@@ -114,6 +117,10 @@ describe('the tray app started after a client: it takes over the headless hub th
       }, 'the forced hub to run', 30_000);
       assert.equal(info.port, desk.hub!.port);
     } finally {
+      // The client's bridge goes before the hub it now talks to: it would start another for this folder.
+      await bridge.client.close().catch(() => undefined);
+      const bridgePid = bridge.transport.pid;
+      if (bridgePid) await waitFor(() => !pidAlive(bridgePid), 'the bridge to exit', 10_000).catch(() => undefined);
       forced.kill('SIGTERM');
       await waitFor(() => forced.exitCode !== null || forced.signalCode !== null, 'the forced hub to stop', 15_000);
     }

@@ -19,7 +19,7 @@ export function fileId(file: string): FileId | undefined {
   }
 }
 
-const same = (a: FileId | undefined, b: FileId) => a !== undefined && a.dev === b.dev && a.ino === b.ino;
+export const sameFile = (a: FileId | undefined, b: FileId) => a !== undefined && a.dev === b.dev && a.ino === b.ino;
 
 /**
  * Why this hub can no longer be found through its data folder, or undefined while it can (ARCHITECTURE §1):
@@ -30,11 +30,11 @@ const same = (a: FileId | undefined, b: FileId) => a !== undefined && a.dev === 
 export function homeProblem(paths: PincerPaths, started: { home: FileId; lock: FileId }, pid = process.pid): string | undefined {
   const home = fileId(paths.home);
   if (!home) return `its data folder ${paths.home} was deleted`;
-  if (!same(home, started.home)) return `its data folder ${paths.home} was deleted and made again`;
+  if (!sameFile(home, started.home)) return `its data folder ${paths.home} was deleted and made again`;
   const lockFile = path.join(paths.home, 'hub.lock');
   const lock = fileId(lockFile);
   if (!lock) return `${lockFile} was deleted`;
-  if (!same(lock, started.lock)) return `${lockFile} was replaced by another file`;
+  if (!sameFile(lock, started.lock)) return `${lockFile} was replaced by another file`;
   if (!fs.existsSync(paths.hubFile)) return `${paths.hubFile} was deleted`;
   const info = readHubFile(paths);
   if (!info) return `${paths.hubFile} no longer describes a hub`;

@@ -1,6 +1,5 @@
 import { useLoginEnvironment } from '../tools/shell/process.js';
 import type http from 'node:http';
-import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { pincerPaths, ensureHome } from '../core/paths.js';
 import { createRuntime, type Runtime } from '../calls/runtime.js';
@@ -124,9 +123,8 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     const stopRequested = new Promise<number>((resolve) => (stoppedBy = resolve));
     let lostFor: (reason: string) => void = () => undefined;
     const lost = new Promise<string>((resolve) => (lostFor = resolve));
-    // Taken now, right after the lock: a folder or hub.lock deleted and made again later is not this hub's.
+    // Right after the lock (held on claim.lock.file): a folder deleted and made again later is not this hub's.
     const homeAtStart = fileId(paths.home);
-    const lockAtStart = fileId(path.join(paths.home, 'hub.lock'));
     const gate = new HandoverGate({
       secret,
       role,
@@ -209,14 +207,13 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     writeHubInfo(paths, { url, port, pid: process.pid, started: new Date(startedAt).toISOString(), version: VERSION, role });
     sessions.startSweeping(Math.min(15_000, Math.max(250, (settings.get('SESSION_IDLE_S') * 1000) / 2)));
     log.info(`hub listening on ${url}`);
-    if (homeAtStart && lockAtStart) {
-      listeners.add(
-        watchHome(paths, { home: homeAtStart, lock: lockAtStart }, {
-          paused: () => gate.handingOver || closing !== undefined,
-          onLost: (reason) => void stopWhenLost(reason),
-        }),
-      );
-    }
+    // A folder already gone by now (no id) matches nothing: the first looks report it.
+    listeners.add(
+      watchHome(paths, { home: homeAtStart ?? { dev: -1n, ino: -1n }, lock: claim.lock.file }, {
+        paused: () => gate.handingOver || closing !== undefined,
+        onLost: (reason) => void stopWhenLost(reason),
+      }),
+    );
 
     let closing: Promise<void> | undefined;
     const close = () =>

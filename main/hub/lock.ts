@@ -5,6 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { PincerPaths } from '../core/paths.js';
 import { HUB_ROLES, readHubFile } from '../core/hub-file.js';
+import { fileId, sameFile, type FileId } from './home-watch.js';
 
 export { HUB_ROLES, readHubFile, writeHubInfo, type HubInfo } from '../core/hub-file.js';
 /** The roles as a zod enum, for the schemas of the hub's own messages (identity, handover). */
@@ -16,6 +17,8 @@ function lockFile(paths: PincerPaths): string {
 }
 
 export interface HubLock {
+  /** The hub.lock file this lock is held on: a hub.lock at that path that is another file guards nothing (home-watch.ts). */
+  readonly file: FileId;
   /** Lets the next hub start; removes hub.json if it is still ours. Idempotent. */
   release(): void;
   /** Removes hub.json if it is still ours, keeping the lock: a closing hub does this before it stops listening. */
@@ -66,6 +69,7 @@ function prepareLockFile(file: string): void {
 export function tryHubLock(paths: PincerPaths, waitMs = 0): HubLock | undefined {
   const file = lockFile(paths);
   prepareLockFile(file);
+  const before = fileId(file);
   const db = openSqlite(file, waitMs);
   try {
     db.pragma('journal_mode = OFF');
@@ -75,11 +79,19 @@ export function tryHubLock(paths: PincerPaths, waitMs = 0): HubLock | undefined 
     if ((err as { code?: string }).code === 'SQLITE_BUSY') return undefined;
     throw err;
   }
+  // The same file at the path before the open and after the lock: else the lock is on a file that was
+  // deleted or replaced meanwhile (the folder being removed), and another process can lock the new one.
+  const after = fileId(file);
+  if (!before || !after || !sameFile(before, after)) {
+    db.close();
+    return undefined;
+  }
   let released = false;
   const forgetHubFile = () => {
     if (readHubFile(paths)?.pid === process.pid) fs.rmSync(paths.hubFile, { force: true });
   };
   return {
+    file: after,
     release() {
       if (released) return;
       released = true;

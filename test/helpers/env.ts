@@ -12,7 +12,62 @@ export const PINCER_BIN = path.join(ROOT, 'dist', 'main', 'cli', 'pincer.js');
  */
 export function tempHome(prefix = 'pincer-test-'): { home: string; cleanup(): void } {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  return { home, cleanup: () => fs.rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }) };
+  return {
+    home,
+    cleanup: () => {
+      stopLeftHubs(home);
+      fs.rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    },
+  };
+}
+
+/**
+ * A hub a test left running for this home (one a bridge started after the test's own stop, or one a
+ * test never stopped) is stopped before its folder goes: a hub outliving its folder served on where
+ * nothing could reach it. Said on stderr, so the test that leaked it can be found and fixed. Linux
+ * only (it finds them by /proc/<pid>/environ); elsewhere the hub's own watch stops it (hub/home-watch.ts).
+ */
+function stopLeftHubs(home: string): void {
+  const left = hubsOf(home);
+  for (const pid of left) {
+    process.stderr.write(`test cleanup: a pincer serve for ${home} was left running (pid ${pid}); stopping it\n`);
+    signal(pid, 'SIGTERM');
+  }
+  const until = Date.now() + 10_000;
+  while (left.some(alive) && Date.now() < until) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+  for (const pid of left.filter(alive)) signal(pid, 'SIGKILL');
+}
+
+function hubsOf(home: string): number[] {
+  if (process.platform !== 'linux') return [];
+  const found: number[] = [];
+  for (const name of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid)) {
+    try {
+      const args = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      if (!args.includes('serve') || !args.some((a) => a.endsWith(`${path.sep}pincer.js`))) continue;
+      if (fs.readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').includes(`PINCER_HOME=${home}`)) found.push(Number(name));
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return found;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // Already gone.
+  }
 }
 
 /** Environment for a spawned pincer: its own home, a known working directory, quiet logs. */

@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PINCER_BIN, pincerEnv, waitFor, pidAlive } from './env.js';
+import { pincerPaths } from '../../main/core/paths.js';
+import { hubLockHeld } from '../../main/hub/lock.js';
 
 export interface HubProcess {
   child: ChildProcess;
@@ -66,9 +68,18 @@ export function rssOf(pid: number): number {
   return Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)![1]) * 1024;
 }
 
-/** Stops whatever hub runs for a data directory (one a bridge started), waiting until it is gone. */
+/**
+ * Stops whatever hub runs for a data directory (one a bridge started), waiting until it is gone. A hub
+ * still starting (it holds the lock, hub.json not written yet) is waited for, up to 10 s, and stopped too.
+ */
 export async function stopHubOf(home: string): Promise<void> {
-  const info = readHubJson(home);
+  const paths = pincerPaths(home);
+  const until = Date.now() + 10_000;
+  let info = readHubJson(home);
+  while (!(info && pidAlive(info.pid)) && fs.existsSync(home) && hubLockHeld(paths) && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 100));
+    info = readHubJson(home);
+  }
   if (info && pidAlive(info.pid)) {
     process.kill(info.pid, 'SIGTERM');
     await waitFor(() => !pidAlive(info.pid), 'the hub to stop', 15_000);
