@@ -100,7 +100,7 @@ describe('the desktop app against a fake electron module', () => {
       fake.beforeRequest!({ resourceType, url: 'https://example.com/x' }, (r: unknown) => (answer = r));
       return answer;
     };
-    assert.deepEqual(['mainFrame', 'script', 'xhr', 'image', 'media', 'font', 'stylesheet'].map(decide), [{}, {}, {}, { cancel: true }, { cancel: true }, { cancel: true }, { redirectURL: 'data:text/css,' }]);
+    assert.deepEqual(['mainFrame', 'script', 'xhr', 'image', 'media', 'font', 'subFrame', 'stylesheet'].map(decide), [{}, {}, {}, { cancel: true }, { cancel: true }, { cancel: true }, { cancel: true }, { redirectURL: 'data:text/css,' }]);
   });
 
   test('IPC answers only the dashboard: the sender frame is checked', async () => {

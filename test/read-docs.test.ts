@@ -38,7 +38,7 @@ const BUILT = 'Script-built marker: this paragraph was added by the page itself 
 /** A page whose images, media, fonts and stylesheet never answer, with content its script adds. */
 const HEAVY_PAGE = `<!doctype html><html><head><title>Heavy</title><link rel="stylesheet" href="/hang/style.css">
 <style>@font-face { font-family: W; src: url(/hang/font.woff2); } body { font-family: W; }</style></head><body>
-<article><h1>Heavy page</h1>${ARTICLE}<img src="/hang/photo.jpg" alt="photo"><video src="/hang/clip.mp4" autoplay></video><p id="late"></p></article>
+<article><h1>Heavy page</h1>${ARTICLE}<img src="/hang/photo.jpg" alt="photo"><video src="/hang/clip.mp4" autoplay></video><iframe src="/hang/widget.html"></iframe><p id="late"></p></article>
 <script>document.getElementById('late').textContent = ${JSON.stringify(BUILT)};</script></body></html>`;
 
 /** A page whose script adds only a line (a clock): rendering adds nothing to speak of, so the article is shown as fetched. */
@@ -160,7 +160,7 @@ describe('ReadDocs against a local site', () => {
 
   const chromium = skipUnless(chromiumProblem());
 
-  test('rendering waits for the document, not its subresources: images, media, fonts and stylesheets are not fetched, nor the page twice (issue 28)', { skip: chromium }, async () => {
+  test('rendering waits for the document, not its subresources: images, media, fonts, stylesheets and iframes are not fetched, nor the page twice (issue 28)', { skip: chromium }, async () => {
     hung.length = 0;
     asked.length = 0;
     const r = await read(client, { url: `${base}/heavy.html`, format: 'text' });

@@ -49,7 +49,8 @@ export function subresourcePolicy(type: string): 'load' | 'skip' | 'empty-styles
   if (type === 'stylesheet') return 'empty-stylesheet';
   return SKIPPED.has(type) ? 'skip' : 'load';
 }
-const SKIPPED = new Set(['image', 'imageset', 'media', 'font', 'texttrack', 'manifest', 'object', 'ping', 'cspReport', 'beacon']);
+// subFrame: an iframe's document (ads, embeds, comment widgets) is never part of the page's own DOM, which is what is read.
+const SKIPPED = new Set(['image', 'imageset', 'media', 'font', 'texttrack', 'manifest', 'object', 'ping', 'cspReport', 'beacon', 'subFrame']);
 
 /** Request types a page's text may still depend on when it first looks settled. */
 const BUILDS_TEXT = new Set(['document', 'script', 'xhr', 'fetch']);
@@ -181,6 +182,8 @@ export class PlaywrightRenderer implements PageRenderer {
       return route.fulfill({ status: 200, contentType: `${call.document.mediaType}; charset=utf-8`, body: call.document.html });
     }
     if (!call || !this.allowed(req.url())) return route.abort('blockedbyclient');
+    // Playwright calls a frame's document 'document' whatever the frame: an iframe is known by its frame (see SKIPPED).
+    if (req.isNavigationRequest() && req.frame() !== tab.page.mainFrame()) return route.abort('blockedbyclient');
     const policy = subresourcePolicy(req.resourceType());
     if (policy === 'skip') return route.abort('blockedbyclient');
     if (policy === 'empty-stylesheet') return route.fulfill({ status: 200, contentType: 'text/css', body: '' });
