@@ -86,4 +86,12 @@ describe('ReadDocs extraction on real pages', { skip: needs }, () => {
     assert.match(await text(readabilityPages, 'breitbart'), /SIGN UP FOR OUR NEWSLETTER/);
     assert.match(await text(readabilityPages, 'lwn-1'), /By Nathan Willis\s+March 25, 2015/);
   });
+  test("hover cards and tooltips go, the link they hang on stays in its sentence", async () => {
+    // Each politician's name is a link with a hidden card (photo, full name, latest headlines) inside the sentence.
+    const t = await text(articleBenchmarkPages, '6ebac05f');
+    assert.match(t, /threatened to kill Rep\. Ilhan Omar \(D-Minn\.\)/);
+    assert.match(t, /Rep\. Alexandria Ocasio-Cortez \(D-N\.Y\.\) shortly after the arrest/);
+    assert.doesNotMatch(t, /Hillicon Valley/);
+    assert.doesNotMatch(await text(articleBenchmarkPages, '432362af'), /View author archive/);
+  });
 });

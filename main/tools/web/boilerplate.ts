@@ -2,8 +2,8 @@ import { removeBoilerplateLines } from './boilerplate-lines.js';
 
 /*
  * What Readability leaves around an article that a reader skips: share bars, "related" and
- * "popular" boxes, sign-ups, navigation, ad slots, credits, slideshows, print-only copies, and
- * other articles' teasers. General rules only — the words of class names and ids, ARIA roles,
+ * "popular" boxes, sign-ups, navigation, ad slots, credits, slideshows, print-only copies, hover
+ * cards, and other articles' teasers. General rules only — the words of class names and ids, ARIA roles,
  * the HTML meaning of <article> — never a site's names. Tried and left out (they cost pages of
  * Readability's own test corpus more than they gained): link-dense lists, blocks repeated three
  * times or more, and the words byline, comments, newsletter, promo, caption, author, header.
@@ -32,6 +32,7 @@ export const rulesOff = new Set<string>();
 const BOILERPLATE_WORDS = new Set(['share', 'sharing', 'social', 'related', 'recommended', 'recommendations', 'sponsored', 'advert', 'advertisement', 'ad', 'ads', 'breadcrumb', 'breadcrumbs', 'toolbar', 'outbrain', 'taboola', 'signup', 'tags', 'dateline', 'credit', 'credits', 'subscribe', 'subscription', 'sidebar', 'popular', 'trending', 'footer', 'nav', 'menu', 'email', 'copyright']);
 /** Slideshows and galleries (their captions and "Image 1 of 9" counters repeat the pictures, not the text), print-only copies, side rails. */
 const WIDGET_WORDS = new Set(['gallery', 'slideshow', 'slide', 'slides', 'swiper', 'carousel', 'print', 'rail']);
+const POPUP_WORDS = new Set(['rollover', 'tooltip', 'tooltiptext', 'popover', 'flyout', 'hovercard']);
 const BOILERPLATE_ROLES = new Set(['navigation', 'complementary', 'banner', 'contentinfo', 'menu', 'menubar', 'toolbar', 'search']);
 /** Only whole blocks go: a name on an inline element (a link, a span in a sentence) says nothing about the block around it. */
 const BLOCK_TAGS = new Set(['DIV', 'SECTION', 'ASIDE', 'NAV', 'UL', 'OL', 'P', 'FIGURE', 'HEADER', 'FOOTER', 'FORM', 'TABLE', 'DL']);
@@ -97,6 +98,18 @@ export function cleanArticle(root: El): void {
     // A list of pictures is the page's own (an encyclopedia's gallery); a slideshow is a box of its own.
     const words = (tag === 'UL' || tag === 'OL') && !rulesOff.has('listok') ? BOILERPLATE_WORDS : withWidgets;
     if (BOILERPLATE_ROLES.has(role) || namesBoilerplate(`${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`, words)) removeIfSmall(el);
+  }
+  if (!rulesOff.has('popups')) {
+    // Hover cards and tooltips: text a reader sees only on pointing at a link, inline in the sentence that holds the
+    // link. Innermost first, and the link a card hangs on stays ("Rep. <span class=rollover><a>Jane Doe</a><span
+    // class=rollover-block>…card…</span></span>" keeps "Jane Doe").
+    for (const el of Array.from(root.querySelectorAll('[class]')).reverse()) {
+      if (el === root || el.tagName.toUpperCase() === 'A' || !namesBoilerplate(el.getAttribute('class') ?? '', POPUP_WORDS)) continue;
+      const links = Array.from(el.querySelectorAll('a'));
+      const own = (el.textContent ?? '').replace(/\s+/g, '');
+      if (links.length === 1 && links[0]!.textContent?.replace(/\s+/g, '') === own) continue;
+      removeIfSmall(el);
+    }
   }
   removeBoilerplateLines(root, rulesOff);
 }
