@@ -5,7 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { startHubProcess, stopHubOf, tokenOf } from './helpers/hub.js';
-import { connectV2, textOf } from './helpers/clients.js';
+import { connectV2, textOf, closeStdioClient } from './helpers/clients.js';
 import { osFreePort } from './helpers/ports.js';
 import { tempHome, pincerEnv, PINCER_BIN, waitFor } from './helpers/env.js';
 import { openRawPipe, type PipeAttempt, type RawPipe } from './helpers/raw-pipe.js';
@@ -215,7 +215,7 @@ test('while the hub hands over, a request on a pipe is refused with the "send it
     assert.equal(fs.readFileSync(ran, 'utf8'), 'bridged\n', 'the refused raw request never ran; the bridged one ran once');
     await raw.whenClosed('the old hub closed its pipes');
   } finally {
-    await bridge.client.close().catch(() => undefined);
+    await closeStdioClient(bridge);
     await next?.close();
     await old.close();
     await stopHubOf(h.home).catch(() => undefined);

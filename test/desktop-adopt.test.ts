@@ -6,7 +6,7 @@ import path from 'node:path';
 import { FakeElectron, isolateHome } from './helpers/fake-electron.js';
 import { startDesktop, type DesktopApp } from '../main/desktop/app.js';
 import { PINCER_BIN, pincerEnv, tempHome, waitFor, pidAlive } from './helpers/env.js';
-import { connectV2, textOf } from './helpers/clients.js';
+import { connectV2, textOf, closeStdioClient } from './helpers/clients.js';
 import { readHubJson, tokenOf, stopHubOf } from './helpers/hub.js';
 import { osFreePort } from './helpers/ports.js';
 import { IPC } from '../main/desktop/channels.js';
@@ -43,10 +43,8 @@ describe('the tray app started after a client: it takes over the headless hub th
     desk = (await startDesktop(fake.api(), { home: h.home, platform: 'linux' }))!;
   });
   after(async () => {
-    await bridge?.client.close().catch(() => undefined);
     // The bridge gone first: a bridge that saw the tray's hub close would start a headless hub for this folder.
-    const bridgePid = bridge?.transport.pid;
-    if (bridgePid) await waitFor(() => !pidAlive(bridgePid), 'the bridge to exit', 10_000).catch(() => undefined);
+    await closeStdioClient(bridge);
     await desk?.hub?.close();
     restore();
     await stopHubOf(h.home).catch(() => undefined);
@@ -118,9 +116,7 @@ describe('the tray app started after a client: it takes over the headless hub th
       assert.equal(info.port, desk.hub!.port);
     } finally {
       // The client's bridge goes before the hub it now talks to: it would start another for this folder.
-      await bridge.client.close().catch(() => undefined);
-      const bridgePid = bridge.transport.pid;
-      if (bridgePid) await waitFor(() => !pidAlive(bridgePid), 'the bridge to exit', 10_000).catch(() => undefined);
+      await closeStdioClient(bridge);
       forced.kill('SIGTERM');
       await waitFor(() => forced.exitCode !== null || forced.signalCode !== null, 'the forced hub to stop', 15_000);
     }

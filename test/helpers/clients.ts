@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
-import { PINCER_BIN, pincerEnv, sleep, waitFor } from './env.js';
+import { PINCER_BIN, pincerEnv, sleep, waitFor, pidAlive } from './env.js';
 import { TOOL_COUNT } from './catalogue.js';
 
 export interface StdioOptions {
@@ -31,6 +31,17 @@ export async function connectV2(opts: StdioOptions & { modern?: boolean; capabil
   );
   await client.connect(transport);
   return { client, transport };
+}
+
+/**
+ * Closes a client and waits (10 s at most) until the process it spawned has exited. A bridge still
+ * alive when its hub goes starts another hub for the folder: close it first, then stop the hub.
+ */
+export async function closeStdioClient(c: { client: { close(): Promise<void> }; transport: { pid: number | null } } | undefined): Promise<void> {
+  if (!c) return;
+  const pid = c.transport.pid;
+  await c.client.close().catch(() => undefined);
+  if (pid) await waitFor(() => !pidAlive(pid), 'the stdio server process to exit', 10_000).catch(() => undefined);
 }
 
 /** The official v2 client spawning any stdio command (a third-party bridge such as mcp-remote). */
