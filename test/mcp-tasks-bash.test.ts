@@ -163,3 +163,35 @@ test('ReadDocs is a task only when a browser renders the page: an HTML page with
     server.close();
   }
 });
+
+test('task status notifications: subscriptions/listen with taskIds streams notifications/tasks (the full task, as tasks/get shows it) to the SDK client; a client without the extension is refused with -32021', async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home, { BASH_TASK_AFTER_MS: '500' });
+  try {
+    const tc = await tasksClient(hub);
+    const seen: { method: string; params: Task & { _meta?: Record<string, unknown> } }[] = [];
+    // The extension's session keeps its own handler (it follows notifications too); the test looks on.
+    const theirs = tc.client.fallbackNotificationHandler;
+    tc.client.fallbackNotificationHandler = async (n) => {
+      seen.push(n as unknown as (typeof seen)[number]);
+      await theirs?.(n);
+    };
+    const taskId = await bashTask(tc.session, { command: 'sleep 2; echo notified', timeout: 60_000 });
+    const subscription = await tc.client.listen({ taskIds: [taskId, 'no-such-task'], toolsListChanged: true } as Parameters<typeof tc.client.listen>[0]);
+    const done = await waitFor(() => seen.find((n) => n.method === 'notifications/tasks' && n.params.status === 'completed'), 'notifications/tasks saying the task completed');
+    assert.equal(done.params.taskId, taskId);
+    assert.equal(done.params.result?.content[0]?.text, 'notified');
+    assert.ok(done.params._meta?.['io.modelcontextprotocol/subscriptionId'] !== undefined, 'stamped with the subscription it belongs to');
+    assert.equal(seen.filter((n) => n.method === 'notifications/tasks')[0]?.params.status, 'working', 'the task as it was when the listen opened comes first');
+    assert.ok(seen.every((n) => n.params.taskId === undefined || n.params.taskId === taskId), 'an unknown task id is not listened to');
+    await subscription.close();
+    await tc.close();
+
+    const refused = await rpc(hub, 'subscriptions/listen', { notifications: { taskIds: [taskId] } }, { tasks: false });
+    assert.equal(refused.error?.code, -32021);
+    assert.deepEqual((refused.error?.data as { requiredCapabilities: unknown }).requiredCapabilities, { extensions: { 'io.modelcontextprotocol/tasks': {} } });
+  } finally {
+    await hub.stop();
+    h.cleanup();
+  }
+});

@@ -6,6 +6,7 @@ import { createRuntime, type Runtime } from '../calls/runtime.js';
 import { createPincerServer } from '../mcp/server.js';
 import { startPlugins } from '../plugins/index.js';
 import type { ClientHandle } from '../mcp/client-identity.js';
+import { taskNotification } from '../mcp/tasks.js';
 import { writeHubInfo, type HubInfo, type HubRole } from './lock.js';
 // Handover and identity (issue 14 / 11.6): claim.ts, handover.ts, identity.ts.
 import { claimHub, HubAlreadyRunning, type Takeover } from './claim.js';
@@ -145,6 +146,13 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       toolInputSchema: (name) => {
         const tool = rt.registry.byName.get(name);
         return tool && rt.registry.schemas(tool).input;
+      },
+      tasks: {
+        task: (id) => {
+          const row = rt.mcpTasks.repo.get(id);
+          return row && taskNotification(row);
+        },
+        onTaskChanged: (listener) => rt.events.on('mcp_task_changed', (e) => listener(e.id)),
       },
     });
     const app = new LazyApp(async () => {

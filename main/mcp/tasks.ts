@@ -54,6 +54,12 @@ function detailedTask(row: McpTaskRow): Record<string, unknown> {
   };
 }
 
+/** A `notifications/tasks` notification's params: the task as tasks/get shows it (a DetailedTask). */
+export function taskNotification(row: McpTaskRow): Record<string, unknown> {
+  const { resultType: _, ...task } = detailedTask(row);
+  return task;
+}
+
 const TaskParams = z.looseObject({ taskId: z.string() });
 
 /** tasks/get, tasks/update and tasks/cancel, each only for a client that negotiated the extension. */

@@ -4,6 +4,7 @@ import { PROTOCOL_VERSION_META_KEY, createMcpHandler, type JSONRPCMessage, type 
 import { classifyValue, replyCode, RpcCode } from './stdio-transport.js';
 import { StreamableSessionTransport, isInitialize } from './streamable-session.js';
 import { ModernHttp } from './modern-http.js';
+import { TaskListens, type TaskListenSource } from './task-listen.js';
 import { HEADER_MISMATCH, paramHeaderProblem } from './param-headers.js';
 import type { SessionTable } from '../access/sessions.js';
 import type { ParsedBody } from '../access/body.js';
@@ -19,6 +20,8 @@ export interface StreamableDeps {
   streamAfterMs: () => number;
   /** A tool's published inputSchema by name, for the SEP-2243 Mcp-Param-* check (param-headers.ts). */
   toolInputSchema: (name: string) => unknown;
+  /** MCP tasks for `subscriptions/listen` with taskIds (task-listen.ts); without it such a listen is the SDK's. */
+  tasks?: TaskListenSource;
 }
 
 /**
@@ -31,6 +34,7 @@ export interface StreamableDeps {
 export function streamableRoutes(deps: StreamableDeps) {
   const modern: McpHttpHandler = createMcpHandler((ctx) => deps.newServer('modern', clientHandleFrom(ctx.requestInfo?.headers)), { legacy: 'reject' });
   const modernHttp = new ModernHttp(modern);
+  const taskListens = deps.tasks ? new TaskListens(deps.tasks) : undefined;
   // The HTTP transport of each live session, by Mcp-Session-Id.
   const transports = new Map<string, StreamableSessionTransport>();
 
@@ -84,6 +88,10 @@ export function streamableRoutes(deps: StreamableDeps) {
       if (mismatch) {
         return sendJson(res, 400, { jsonrpc: '2.0', id: idOf(body), error: { code: HEADER_MISMATCH, message: `Bad Request: the request headers and body disagree: ${mismatch.message}.`, data: { header: mismatch.header } } });
       }
+      if (taskListens && TaskListens.wants(body)) {
+        res.once('close', () => era.abort.abort());
+        return taskListens.serve(res, body, era.abort.signal);
+      }
       return modernHttp.serve(res, era.request, era.abort, body);
     }
     if (req.method !== 'POST') {
@@ -127,12 +135,25 @@ export function streamableRoutes(deps: StreamableDeps) {
 
   return {
     handle,
-    close: () => modern.close(),
+    close: () => {
+      taskListens?.closeAll();
+      return modern.close();
+    },
     /** 2026-07-28 clients hear of changes through their `subscriptions/listen` streams, which the SDK's handler owns. */
     peer: {
-      toolsChanged: () => modern.notify.toolsChanged(),
-      promptsChanged: () => modern.notify.promptsChanged(),
-      resourceUpdated: (uri: string) => modern.notify.resourceUpdated(uri),
+      toolsChanged: () => {
+        modern.notify.toolsChanged();
+        taskListens?.peer.toolsChanged();
+      },
+      promptsChanged: () => {
+        modern.notify.promptsChanged();
+        taskListens?.peer.promptsChanged();
+      },
+      resourcesChanged: () => taskListens?.peer.resourcesChanged?.(),
+      resourceUpdated: (uri: string) => {
+        modern.notify.resourceUpdated(uri);
+        taskListens?.peer.resourceUpdated(uri);
+      },
     },
   };
 }
