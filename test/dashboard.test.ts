@@ -8,6 +8,7 @@ import { startHubProcess, type HubProcess } from './helpers/hub.js';
 import { tempHome, waitFor } from './helpers/env.js';
 import { textOf } from './helpers/clients.js';
 import { launchChromium, watchProblems, signIn, shot } from './helpers/browser.js';
+import { rpc, tasksClient } from './helpers/tasks-client.js';
 
 const SETTINGS = `# Pincer settings for the dashboard test
 # (this comment must survive an edit)
@@ -212,6 +213,29 @@ describe('the dashboard in Chromium against a real hub', () => {
     await card.getByRole('button', { name: 'Kill' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Kill' }).click();
     await card.getByText('killed').waitFor();
+  });
+
+  test('an MCP task whose work is a job shows in the MCP tasks panel, linked to its job card', async () => {
+    await go('jobs');
+    const tc = await tasksClient(hub);
+    try {
+      // Still running after BASH_TASK_AFTER_MS (10 s by default): the call becomes a task run by a job.
+      const execution = await tc.session.callTool('Bash', { command: 'echo from-a-task; sleep 60', timeout: 120_000 });
+      assert.equal(execution.kind, 'task');
+      const taskId = (execution as unknown as { handle: { taskId: string } }).handle.taskId;
+      const link = page.locator(`li[data-task="${taskId}"] button[data-task-job]`);
+      await link.waitFor();
+      const job = Number(await link.getAttribute('data-task-job'));
+      assert.equal(await link.textContent(), `job #${job}`);
+      await link.click();
+      await waitFor(async () => (await page.evaluate(() => document.activeElement?.id)) === `job-${job}`, 'focus on the job card');
+      await waitFor(async () => (await page.locator(`pre[data-job-output="${job}"]`).textContent())?.includes('from-a-task'), "the job's output on its card");
+      await shot(page, 'dashboard-mcp-task-job');
+      assert.equal((await rpc(hub, 'tasks/cancel', { taskId })).result?.resultType, 'complete');
+      await page.locator(`section[data-job="${job}"]`).getByText('killed').waitFor();
+    } finally {
+      await tc.close();
+    }
   });
 
   test('Tasks show real progress bars and the plan as markdown without raw HTML', async () => {
