@@ -84,6 +84,7 @@ async function waitingForm(d: Driver, hub: HubProcess, taskId: string): Promise<
   }, 'the task to wait for input');
   const requests = task.inputRequests as Record<string, { method: string; params: { mode: string; message: string; requestedSchema: { properties: Record<string, unknown> } } }>;
   assert.deepEqual(Object.keys(requests), ['ask']);
+  assert.match(String(task.statusMessage), /^Waiting for the person to answer question \d+ in the client or the Pincer dashboard\.$/);
   assert.equal(requests.ask!.method, 'elicitation/create');
   assert.equal(requests.ask!.params.message, 'Which database?');
   assert.deepEqual(Object.keys(requests.ask!.params.requestedSchema.properties), ['q1', 'q1_other']);
@@ -206,9 +207,13 @@ test('an AskUserQuestion task survives a hub restart: the next hub carries it on
     assert.match(fromDashboard.text, /→ Postgres/);
     // The first task's result is still served after the second restart.
     assert.equal(resultOf(await get(d, viaUpdate)).structured.answers[0]!.selected, 'SQLite');
-    // The dashboard's task list shows both completed.
-    const view = (await dashboard(hub, 'GET', '/api/mcp-tasks')).body as { tasks: { id: string; status: string }[] };
+    // The dashboard's task list shows both completed, and a waiting one with what it waits for.
+    const waiting = await ask(d);
+    const third = await waitingForm(d, hub, waiting);
+    const view = (await dashboard(hub, 'GET', '/api/mcp-tasks')).body as { tasks: { id: string; status: string; message: string | null; waiting_for: string[] }[] };
     assert.deepEqual([viaUpdate, viaDashboard].map((t) => view.tasks.find((x) => x.id === t)?.status), ['completed', 'completed']);
+    const listed = view.tasks.find((x) => x.id === waiting);
+    assert.deepEqual([listed?.status, listed?.waiting_for, listed?.message], ['input_required', ['ask'], `Waiting for the person to answer question ${third.questionId} in the client or the Pincer dashboard.`]);
   } finally {
     await d?.close().catch(() => undefined);
     await hub.stop();

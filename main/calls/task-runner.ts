@@ -145,8 +145,9 @@ export class TaskRunner {
     return {
       awaitQuestion: (questionId, request) => {
         this.repo.setWork(id, { kind: 'question', id: questionId });
+        // What the task waits for, in tasks/get and on the dashboard's task list.
+        this.repo.note(id, `Waiting for the person to answer question ${questionId} ${request ? 'in the client or' : 'in'} the Pincer dashboard.`);
         if (request) this.repo.setInput(id, { [QUESTION_INPUT_KEY]: request });
-        else this.repo.note(id, `Waiting for the person to answer question ${questionId} in the Pincer dashboard.`);
         this.changed(id);
       },
     };
@@ -223,6 +224,7 @@ export class TaskRunner {
     if (!row || row.status !== 'input_required' || work?.kind !== 'question' || !this.questions || !(QUESTION_INPUT_KEY in responses)) return false;
     this.questions.answer(work.id, responses[QUESTION_INPUT_KEY]);
     // Back to work: the question is settled, and the task finishes from it (in whichever hub waits on it).
+    this.repo.note(id, `The client answered question ${work.id}.`);
     this.repo.setInput(id, null);
     this.changed(id);
     return true;
