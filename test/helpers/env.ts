@@ -27,10 +27,10 @@ export function tempHome(prefix = 'pincer-test-'): { home: string; cleanup(): vo
  * nothing could reach it. Said on stderr, so the test that leaked it can be found and fixed. Linux
  * only (it finds them by /proc/<pid>/environ); elsewhere the hub's own watch stops it (hub/home-watch.ts).
  */
-function stopLeftHubs(home: string): void {
+export function stopLeftHubs(home: string, opts: { quiet?: boolean } = {}): void {
   const left = hubsOf(home);
   for (const pid of left) {
-    process.stderr.write(`test cleanup: a pincer serve for ${home} was left running (pid ${pid}); stopping it\n`);
+    if (!opts.quiet) process.stderr.write(`test cleanup: a pincer serve for ${home} was left running (pid ${pid}); stopping it\n`);
     signal(pid, 'SIGTERM');
   }
   const until = Date.now() + 10_000;

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PINCER_BIN, pincerEnv, waitFor, pidAlive } from './env.js';
+import { PINCER_BIN, pincerEnv, waitFor, pidAlive, stopLeftHubs } from './env.js';
 import { pincerPaths } from '../../main/core/paths.js';
 import { hubLockHeld } from '../../main/hub/lock.js';
 
@@ -89,7 +89,9 @@ export async function stopHubOf(home: string): Promise<void> {
       continue;
     }
     if (hubLockHeld(paths)) freeSince = undefined;
-    else if ((freeSince ??= Date.now()) < Date.now() - 500) return;
+    else if ((freeSince ??= Date.now()) < Date.now() - 500) break;
     await new Promise((r) => setTimeout(r, 100));
   }
+  // And one a bridge launched that is still loading (it has not reached the lock yet).
+  stopLeftHubs(home, { quiet: true });
 }
