@@ -6,10 +6,11 @@ import { benchBackgroundOutput } from './background-output.js';
 import { benchIdle } from './idle.js';
 import { benchReadDocsQuality } from './readdocs-quality.js';
 import { benchDurability } from './durability.js';
+import { benchBashTask } from './bash-task.js';
 import { machine } from './lib.js';
 
 // `npm run bench`: every benchmark, each against a peer measured in the same run.
-// BENCH_ONLY=cold,stdio,latency,throughput,output,idle,readdocs,durability picks some.
+// BENCH_ONLY=cold,stdio,latency,throughput,output,idle,readdocs,durability picks some; bashtask is only run when named.
 const only = new Set((process.env.BENCH_ONLY ?? 'cold,stdio,latency,throughput,output,idle,readdocs,durability').split(','));
 process.stdout.write(`Machine: ${machine()}\n`);
 if (only.has('cold')) await benchColdStart();
@@ -20,3 +21,4 @@ if (only.has('output')) await benchBackgroundOutput();
 if (only.has('idle')) await benchIdle();
 if (only.has('readdocs')) await benchReadDocsQuality();
 if (only.has('durability')) await benchDurability();
+if (only.has('bashtask')) await benchBashTask();
