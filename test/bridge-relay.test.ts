@@ -14,6 +14,7 @@ import { startHubProcess, stopHubOf, readHubJson, tokenOf } from './helpers/hub.
 import { tempHome, pincerEnv, PINCER_BIN, ROOT, waitFor, pidAlive, sleep } from './helpers/env.js';
 import { RawStdio } from './helpers/raw-stdio.js';
 import { skipUnless } from './helpers/prerequisites.js';
+import { boundProof } from '../main/core/hub-proof.js';
 
 const BRIDGE = { args: ['stdio'], env: { HTTP_PORT: 'auto' } };
 /** What "a relay, not a server" must never load (issue 17). */
@@ -158,12 +159,28 @@ test("every pipe the bridge opens carries its fixed client id and its working fo
   const target = new URL(hub.url);
   const record = (req: http.IncomingMessage) =>
     seen.push({ client: req.headers['x-pincer-client'] as string | undefined, cwd: req.headers['x-pincer-cwd'] as string | undefined, method: `${req.headers.upgrade ? 'UPGRADE' : req.method} ${req.url}` });
-  // A recording proxy in front of the real hub, put where the bridges look for the hub.
+  // A recording proxy in front of the real hub, put where the bridges look for the hub. The hub's proof
+  // covers the address it was reached at (its own), so the proxy — a fixture that holds the folder's
+  // hub-secret, as no stranger could — proves its own address in its place.
+  const secret = Buffer.from(fs.readFileSync(path.join(h.home, 'hub-secret'), 'utf8').trim(), 'hex');
   const proxy = http.createServer((req, res) => {
     record(req);
+    const challenge = new URL(req.url ?? '/', 'http://x').searchParams.get('challenge');
     const up = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (r) => {
-      res.writeHead(r.statusCode!, r.headers);
-      r.pipe(res);
+      if (!challenge) {
+        res.writeHead(r.statusCode!, r.headers);
+        r.pipe(res);
+        return;
+      }
+      let text = '';
+      r.on('data', (d: Buffer) => (text += d.toString()));
+      r.on('end', () => {
+        const body = JSON.parse(text) as { hub: { pid: number; bound?: string; at?: string } };
+        const at = `127.0.0.1:${port}`;
+        body.hub = { ...body.hub, bound: boundProof(secret, challenge, body.hub.pid, at), at };
+        res.writeHead(r.statusCode!, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(body));
+      });
     });
     up.on('error', () => res.destroy());
     req.pipe(up);

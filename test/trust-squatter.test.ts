@@ -2,11 +2,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { RawStdio } from './helpers/raw-stdio.js';
 import { tempHome, waitFor, PINCER_BIN, pincerEnv, pidAlive } from './helpers/env.js';
-import { readHubJson, stopHubOf, tokenOf } from './helpers/hub.js';
+import { readHubJson, startHubProcess, stopHubOf, tokenOf } from './helpers/hub.js';
+import { proveHub } from '../main/cli/hub-client.js';
+import { pincerPaths } from '../main/core/paths.js';
+import { boundProof, identityProof } from '../main/core/hub-proof.js';
 import { osFreePort } from './helpers/ports.js';
 
 // Issue 23, item 1, written as the attack: another local process binds the hub's port the moment
@@ -152,3 +157,135 @@ for (const how of ['stop', 'handover'] as const) {
     }
   });
 }
+
+/** A pincer command run without blocking this process, which serves the relay and the older hub itself. */
+function pincerRun(home: string, args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [PINCER_BIN, ...args], { env: pincerEnv(home), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+/** A local program on a port of its own that relays every health probe to the real hub and keeps whatever else it is sent. */
+async function relayTo(hubPort: number): Promise<{ port: number; requests: string[]; close(): Promise<void> }> {
+  const requests: string[] = [];
+  const server = http.createServer((req, res) => {
+    requests.push(`${req.method} ${req.url} ${JSON.stringify(req.headers)}`);
+    if (!req.url?.startsWith('/api/mcp/health')) {
+      res.writeHead(404).end();
+      return;
+    }
+    http.get({ host: '127.0.0.1', port: hubPort, path: req.url }, (up) => {
+      res.writeHead(up.statusCode ?? 502, { 'Content-Type': 'application/json' });
+      up.pipe(res);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { port: (server.address() as AddressInfo).port, requests, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+/** What a relay or an older hub may have been sent: health probes and nothing of the client. */
+function onlyProbes(requests: string[], token: string): void {
+  for (const r of requests) {
+    assert.match(r, /^GET \/api\/mcp\/health(\?challenge=[A-Za-z0-9_-]+)? /, `it was sent "${r.slice(0, 200)}"`);
+    assert.ok(!r.includes(token), 'it received the token');
+    assert.doesNotMatch(r, /authorization|cookie|x-pincer/i, 'it received credentials or the client identity');
+  }
+}
+
+test('a program on another port relaying the challenge to the real hub gets a proof bound to the hub\'s own address: bridge, status and connect send it nothing', { timeout: 120_000 }, async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home);
+  const relay = await relayTo(hub.port);
+  try {
+    const paths = pincerPaths(h.home);
+    const real = readHubJson(h.home)!;
+    // Proven where it really listens; through the relay the same hub's answer proves nothing.
+    assert.equal((await proveHub(paths, { ...real, port: hub.port, url: hub.url } as never)).kind, 'proven');
+    const relayed = await proveHub(paths, { ...real, port: relay.port, url: `http://127.0.0.1:${relay.port}` } as never);
+    assert.equal(relayed.kind, 'impostor');
+    // hub.json now names the relay (left over from a hub that listened there, say).
+    const recorded = JSON.parse(fs.readFileSync(path.join(h.home, 'hub.json'), 'utf8'));
+    fs.writeFileSync(path.join(h.home, 'hub.json'), JSON.stringify({ ...recorded, port: relay.port, url: `http://127.0.0.1:${relay.port}` }));
+    const held = new RegExp(`port ${relay.port} is held by .*which is not Pincer`);
+    const status = await pincerRun(h.home, ['status']);
+    assert.match(status.stdout, held);
+    const connect = await pincerRun(h.home, ['connect', 'cursor', '--http']);
+    assert.equal(connect.status, 1, connect.stdout + connect.stderr);
+    assert.match(connect.stderr, held);
+    assert.ok(!fs.existsSync(path.join(h.home, '.cursor', 'mcp.json')), 'no client config names the relay');
+    const bridge = new RawStdio(h.home, ['stdio']);
+    try {
+      bridge.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Bash', arguments: { command: `echo ${MARKER}` } } });
+      const r = await bridge.response(1, 60_000);
+      assert.match(JSON.stringify(r.error ?? r), held);
+    } finally {
+      bridge.child.kill('SIGKILL');
+    }
+    assert.ok(relay.requests.length >= 3, 'the relay was asked to prove itself');
+    onlyProbes(relay.requests, hub.token);
+  } finally {
+    await relay.close();
+    await hub.stop();
+    h.cleanup();
+  }
+});
+
+test('mixed versions: an older Pincer still checks a current hub (its unbound proof is still answered); a current one sends an older hub nothing and says what to do', { timeout: 60_000 }, async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home);
+  const secret = Buffer.from(fs.readFileSync(path.join(h.home, 'hub-secret'), 'utf8').trim(), 'hex');
+  const recorded = JSON.parse(fs.readFileSync(path.join(h.home, 'hub.json'), 'utf8'));
+  try {
+    // What an older bridge, `pincer status` or tray checks: HMAC(secret, challenge + pid), unchanged.
+    const challenge = 'older-pincer-challenge-0123456789';
+    const body = (await (await fetch(`${hub.url}/api/mcp/health?challenge=${challenge}`)).json()) as { hub: { pid: number; proof: string; bound: string; at: string } };
+    assert.equal(body.hub.proof, identityProof(secret, challenge, body.hub.pid));
+    assert.equal(body.hub.at, `127.0.0.1:${hub.port}`);
+    assert.equal(body.hub.bound, boundProof(secret, challenge, body.hub.pid, `127.0.0.1:${hub.port}`));
+  } finally {
+    await hub.stop();
+  }
+  // An older tray app's hub: it proves itself the old way only (no bound proof).
+  const requests: string[] = [];
+  const old = http.createServer((req, res) => {
+    requests.push(`${req.method} ${req.url} ${JSON.stringify(req.headers)}`);
+    const c = new URL(req.url ?? '/', 'http://x').searchParams.get('challenge');
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ success: true, status: 'healthy', name: 'pincer', version: '0.0.9', ...(c && { hub: { pid: process.pid, role: 'desktop', proof: identityProof(secret, c, process.pid) } }) }));
+  });
+  await new Promise<void>((r) => old.listen(0, '127.0.0.1', r));
+  const port = (old.address() as AddressInfo).port;
+  try {
+    fs.writeFileSync(path.join(h.home, 'hub.json'), JSON.stringify({ ...recorded, pid: process.pid, port, url: `http://127.0.0.1:${port}`, version: '0.0.9', role: 'desktop' }));
+    const outdated = await proveHub(pincerPaths(h.home), { ...recorded, pid: process.pid, port, url: `http://127.0.0.1:${port}` } as never);
+    assert.deepEqual({ kind: outdated.kind, version: 'version' in outdated ? outdated.version : undefined }, { kind: 'outdated', version: '0.0.9' });
+    const connect = await pincerRun(h.home, ['connect', 'cursor', '--http']);
+    assert.equal(connect.status, 1, connect.stdout + connect.stderr);
+    assert.match(connect.stderr, /older Pincer's identity proof, which is not bound to the address.*sends it nothing.*pincer stop/);
+    assert.ok(!fs.existsSync(path.join(h.home, '.cursor', 'mcp.json')));
+    const status = await pincerRun(h.home, ['status']);
+    assert.match(status.stdout, /Warning: .*older Pincer's identity proof/);
+    // The bridge says so at once: a bridge does not take over a tray app's hub.
+    const bridge = new RawStdio(h.home, ['stdio']);
+    try {
+      bridge.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Bash', arguments: { command: `echo ${MARKER}` } } });
+      const r = await bridge.response(1, 20_000);
+      assert.match(JSON.stringify(r.error ?? r), /port \d+ answers as the hub of an older Pincer \(0\.0\.9\).*sent it nothing; quit the older Pincer tray app/);
+    } finally {
+      bridge.child.kill('SIGKILL');
+    }
+    onlyProbes(requests, tokenOf(h.home));
+  } finally {
+    await new Promise((r) => old.close(r));
+    h.cleanup();
+  }
+});

@@ -6,7 +6,7 @@ import { readLiveHubFile, type HubInfo } from '../core/hub-file.js';
 import { HUB_NODE_FLAGS, hubLaunchEnv } from '../core/node-flags.js';
 import { describeExit, hubNode, HubStartError, startFailure } from './hub-start.js';
 import { logger } from '../core/log.js';
-import { newChallenge, parseSecret, provenPid } from '../core/hub-proof.js';
+import { checkProof, connectionAddress, newChallenge, parseSecret } from '../core/hub-proof.js';
 
 const log = logger('bridge');
 
@@ -51,7 +51,12 @@ export type Proof =
   /** The hub is handing over: the next one is on its way. */
   | { kind: 'restarting' }
   /** Something answered that cannot prove to be this folder's hub: never trusted. */
-  | { kind: 'impostor'; port: number; what: string };
+  | { kind: 'impostor'; port: number; what: string }
+  /**
+   * It answered with only the unbound proof of an older Pincer's hub: this folder's hub of an older
+   * version, or a program relaying for it that dropped the bound proof. Sent nothing either way.
+   */
+  | { kind: 'outdated'; port: number; version: string; role: string };
 
 /**
  * Asks what listens at `info.url` to prove it is this data folder's hub
@@ -73,6 +78,8 @@ export function proveHub(paths: PincerPaths, info: HubInfo, timeoutMs = 2000): P
   return new Promise<Proof>((resolve) => {
     const req = request(new URL(`/api/mcp/health?challenge=${challenge}`, info.url), { agent, timeout: timeoutMs });
     req.on('response', (res) => {
+      // Read now: a keep-alive socket leaves the response once it ended.
+      const address = connectionAddress(res.socket.remoteAddress, res.socket.remotePort);
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (c: Buffer) => {
@@ -85,10 +92,15 @@ export function proveHub(paths: PincerPaths, info: HubInfo, timeoutMs = 2000): P
         } catch {
           body = undefined;
         }
-        const pid = provenPid(secret, challenge, body);
-        if (pid !== undefined && res.statusCode === 200) return resolve({ kind: 'proven', hub: { ...info, pid, agent } });
+        // The proof must cover the address this very connection reached: a relay on another port gets the real hub's proof for the hub's own address.
+        const proven = checkProof(secret, challenge, body, address);
+        if (proven?.bound && res.statusCode === 200) return resolve({ kind: 'proven', hub: { ...info, pid: proven.pid, agent } });
         agent.destroy();
         if (res.statusCode === 503) return resolve({ kind: 'restarting' });
+        if (proven && res.statusCode === 200) {
+          const { version, hub } = body as { version?: unknown; hub: { role?: unknown } };
+          return resolve({ kind: 'outdated', port: info.port, version: typeof version === 'string' ? version.slice(0, 40) : 'unknown', role: hub.role === 'desktop' ? 'desktop' : 'headless' });
+        }
         resolve({ kind: 'impostor', port: info.port, what: `it answered HTTP ${res.statusCode ?? '?'} without a valid proof` });
       });
       res.on('error', () => {
@@ -132,6 +144,12 @@ export async function impostorMessage(paths: PincerPaths, proof: Extract<Proof, 
   return `port ${proof.port} is held by ${holder ?? 'a process this system does not name'}, which is not Pincer: ${proof.what}, so it cannot be the hub of ${paths.home} and nothing was sent to it. Stop that program, or set HTTP_PORT in ${paths.settingsFile} to a free port (or auto).`;
 }
 
+/** An older Pincer's hub (or a relay for one) on the port: what to do about it. */
+export function outdatedMessage(proof: Extract<Proof, { kind: 'outdated' }>): string {
+  const stop = proof.role === 'desktop' ? 'quit the older Pincer tray app' : 'stop it ("pincer stop")';
+  return `port ${proof.port} answers as the hub of an older Pincer (${proof.version}), whose identity proof is not bound to the address it is reached at, so this Pincer cannot tell it from a program relaying for it and sent it nothing; ${stop} so that this version starts its own hub`;
+}
+
 export interface EnsureHubOptions {
   timeoutMs?: number;
   cliPath?: string;
@@ -144,6 +162,7 @@ export interface EnsureHubOptions {
  */
 class ProvenLookup {
   impostor?: Extract<Proof, { kind: 'impostor' }>;
+  outdated?: Extract<Proof, { kind: 'outdated' }>;
   private refused = '';
 
   constructor(private readonly paths: PincerPaths) {}
@@ -159,11 +178,13 @@ class ProvenLookup {
       this.impostor = proof;
       this.refused = key;
     }
+    if (proof.kind === 'outdated') this.outdated = proof;
     return undefined;
   }
 
   /** The failure, with who holds the port when something failed the proof there. */
   async failure(message: string, logFile: string): Promise<HubStartError> {
+    if (this.outdated) return new HubStartError(`${outdatedMessage(this.outdated)} (${message})`, logFile);
     return new HubStartError(this.impostor ? `${await impostorMessage(this.paths, this.impostor)} (${message})` : message, logFile);
   }
 }
@@ -182,6 +203,8 @@ export async function ensureHub(home: string, opts: EnsureHubOptions = {}): Prom
   const lookup = new ProvenLookup(paths);
   const existing = await lookup.find(2000);
   if (existing) return existing;
+  // An older tray app's hub is not taken over by a bridge: say so at once rather than wait for a start that cannot happen.
+  if (lookup.outdated?.role === 'desktop') throw new HubStartError(outdatedMessage(lookup.outdated), path.join(paths.logsDir, 'hub-start.log'));
   const cli = opts.cliPath ?? process.argv[1]!;
   const logFile = path.join(paths.logsDir, 'hub-start.log');
   const { node, note } = await hubNode(logFile);
@@ -190,7 +213,8 @@ export async function ensureHub(home: string, opts: EnsureHubOptions = {}): Prom
   const out = openStartLog(logFile);
   const logStart = out === 'ignore' ? 0 : fs.fstatSync(out).size;
   const { spawn } = process.getBuiltinModule('node:child_process');
-  const child = spawn(node.path, [...HUB_NODE_FLAGS, cli, 'serve', '--quiet', '--if-none'], {
+  // An older headless hub is taken over (a signed handover, as `pincer serve` does): the new hub's proof is bound to its address.
+  const child = spawn(node.path, [...HUB_NODE_FLAGS, cli, 'serve', '--quiet', ...(lookup.outdated ? [] : ['--if-none'])], {
     detached: true,
     // Never the bridge's folder: the hub serves every client and must not run in (or read) one project.
     cwd: paths.home,

@@ -4,8 +4,17 @@
  * only a process that can read this data folder's 0600 `hub-secret` can
  * compute it. No zod, and node:crypto only when a proof is made or checked:
  * the bridge (`pincer stdio`) loads this on its path.
+ *
+ * The bound proof also covers the address the connection reached, as the hub
+ * sees it (its socket's local address and port): a program on another port that
+ * relays the challenge to the real hub gets back a proof for the hub's own
+ * address, which the asker, who connected to the relay, rejects. The unbound
+ * proof is still answered for older Pincers; a current asker that gets only that
+ * is talking to an older hub (or to a relay that dropped the bound one) and
+ * sends it nothing (ARCHITECTURE §1).
  */
 const PURPOSE = 'pincer-hub-identity';
+const BOUND_PURPOSE = 'pincer-hub-identity-bound';
 export const CHALLENGE = /^[A-Za-z0-9_-]{16,128}$/;
 
 const crypto = () => process.getBuiltinModule('node:crypto');
@@ -20,6 +29,20 @@ export function identityProof(secret: Buffer, challenge: string, pid: number): s
   return crypto().createHmac('sha256', secret).update([PURPOSE, challenge, pid].join('\n')).digest('base64url');
 }
 
+/** HMAC(hub-secret, challenge + pid + the address the connection reached). */
+export function boundProof(secret: Buffer, challenge: string, pid: number, address: string): string {
+  return crypto().createHmac('sha256', secret).update([BOUND_PURPOSE, challenge, pid, address].join('\n')).digest('base64url');
+}
+
+/**
+ * One connection's address as both of its ends name it: the hub from its socket's local side, the
+ * asker from its remote side. "127.0.0.1:7717", "[::1]:7717"; an IPv4-mapped IPv6 address is its IPv4 form.
+ */
+export function connectionAddress(address: string | undefined, port: number | undefined): string {
+  const a = (address ?? '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
+  return `${a.includes(':') ? `[${a}]` : a}:${port ?? 0}`;
+}
+
 export function newChallenge(): string {
   return crypto().randomBytes(24).toString('base64url');
 }
@@ -31,12 +54,23 @@ export function sameMac(a: string, b: string): boolean {
   return x.length === y.length && crypto().timingSafeEqual(x, y);
 }
 
-/** Whether a health answer (parsed JSON) carries a valid proof for `challenge`; the proven pid if so. */
-export function provenPid(secret: Buffer, challenge: string, body: unknown): number | undefined {
+/**
+ * What a health answer (parsed JSON) proves for `challenge` on a connection to `address`:
+ * `bound` when its bound proof is right for that address (this folder's hub, reached directly);
+ * `unbound` when it carries only the older, unbound proof (an older hub — or a relay that dropped
+ * the bound one, so never to be sent anything); undefined when it proves nothing, including a bound
+ * proof made for another address (a relay to the real hub).
+ */
+export function checkProof(secret: Buffer, challenge: string, body: unknown, address: string): { pid: number; bound: boolean } | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const hub = (body as { hub?: unknown }).hub;
   if (typeof hub !== 'object' || hub === null) return undefined;
-  const { pid, proof } = hub as { pid?: unknown; proof?: unknown };
-  if (!Number.isSafeInteger(pid) || typeof proof !== 'string' || proof.length > 100) return undefined;
-  return sameMac(proof, identityProof(secret, challenge, pid as number)) ? (pid as number) : undefined;
+  const { pid, proof, bound } = hub as { pid?: unknown; proof?: unknown; bound?: unknown };
+  if (!Number.isSafeInteger(pid)) return undefined;
+  if (bound !== undefined) {
+    if (typeof bound !== 'string' || bound.length > 100) return undefined;
+    return sameMac(bound, boundProof(secret, challenge, pid as number, address)) ? { pid: pid as number, bound: true } : undefined;
+  }
+  if (typeof proof !== 'string' || proof.length > 100) return undefined;
+  return sameMac(proof, identityProof(secret, challenge, pid as number)) ? { pid: pid as number, bound: false } : undefined;
 }

@@ -67,7 +67,9 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   if (!hub && !foreignHome) {
     const paths = pincerPaths(opts.home);
     const recorded = readHubFile(paths);
-    if (recorded && (await verifyHub(paths, recorded)).ok) provenOther = recorded.url;
+    // Only a proof bound to the address the window would load: an older hub's unbound one could be relayed by a squatter.
+    const v = recorded && (await verifyHub(paths, recorded));
+    if (v && v.ok && v.bound) provenOther = recorded.url;
   }
   const hubUrl = (): string | undefined => hub?.url ?? provenOther;
   const dashboard = new DashboardWindow(electron, hubUrl, () => error ?? 'the hub is not running');

@@ -2,6 +2,7 @@ import type { RequestListener } from 'node:http';
 import { hostOriginProblem, type GuardOptions } from '../access/security.js';
 import { sendJson, sendRpcError } from '../access/respond.js';
 import { VERSION } from '../core/version.js';
+import { connectionAddress } from '../core/hub-proof.js';
 import type { Runtime } from '../calls/runtime.js';
 import type { SessionTable } from '../access/sessions.js';
 
@@ -12,8 +13,11 @@ export interface HealthDeps {
   runtime: Runtime;
   sessions: SessionTable;
   startedAt: number;
-  /** The hub's proof of identity for `?challenge=` (identity.ts): who answers, for `pincer stop`/`status` and a newcomer. */
-  identify: (challenge: string | undefined) => object | undefined;
+  /**
+   * The hub's proof of identity for `?challenge=` (identity.ts): who answers, for `pincer stop`/`status` and a newcomer;
+   * `address` is where this connection reached the hub (hub-proof.ts connectionAddress), which the bound proof covers.
+   */
+  identify: (challenge: string | undefined, address: string) => object | undefined;
 }
 
 /**
@@ -40,7 +44,7 @@ export function healthRoute(deps: HealthDeps, next: RequestListener): RequestLis
       toolsCount: registry.visible().length,
       paused: registry.servingPaused(),
       sessions: deps.sessions.size,
-      ...deps.identify(challenge),
+      ...deps.identify(challenge, connectionAddress(req.socket.localAddress, req.socket.localPort)),
     });
   };
 }

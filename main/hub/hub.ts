@@ -169,7 +169,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       });
     });
 
-    const routes = mcpFastPath({ guard, settings, dashboardSessions, handle: streamable.handle }, healthRoute({ guard, runtime: rt, sessions, startedAt, identify: (challenge) => identityFor(secret, role, challenge) }, app.handler));
+    const routes = mcpFastPath({ guard, settings, dashboardSessions, handle: streamable.handle }, healthRoute({ guard, runtime: rt, sessions, startedAt, identify: (challenge, address) => identityFor(secret, role, challenge, address) }, app.handler));
     const server = createHttpServer(gate.handler(routes), () => settings.get('MAX_BODY_BYTES'));
     // Both upgrades (the bridge's pipe, WebSocket) open a session with a stream: the same checks, then room for one more.
     const authorizeUpgrade = (req: http.IncomingMessage) =>

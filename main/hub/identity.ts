@@ -4,7 +4,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic, type PincerPaths } from '../core/paths.js';
 import { HubRole, type HubInfo } from './lock.js';
-import { CHALLENGE, identityProof, newChallenge, parseSecret, sameMac } from '../core/hub-proof.js';
+import http from 'node:http';
+import { CHALLENGE, boundProof, checkProof, connectionAddress, identityProof, newChallenge, parseSecret, sameMac } from '../core/hub-proof.js';
 
 export { CHALLENGE, identityProof };
 
@@ -48,43 +49,69 @@ function mac(secret: Buffer, parts: (string | number | boolean)[]): string {
 
 
 /** What the health endpoint adds when asked with `?challenge=`: who answers, and the proof. */
-export const HubIdentity = z.object({ pid: z.number().int(), role: HubRole, proof: z.string() });
+/**
+ * `proof` (unbound) is what Pincers before the bound proof check; `bound` covers the address the
+ * connection reached too (hub-proof.ts), `at` names that address as the hub saw it.
+ */
+export const HubIdentity = z.object({ pid: z.number().int(), role: HubRole, proof: z.string(), bound: z.string().optional(), at: z.string().optional() });
 export type HubIdentity = z.infer<typeof HubIdentity>;
 
-export function identityFor(secret: Buffer, role: HubRole, challenge: unknown): { hub: HubIdentity } | undefined {
+/** The identity part of a health answer for `challenge`, on a connection that reached `address` (connectionAddress). */
+export function identityFor(secret: Buffer, role: HubRole, challenge: unknown, address: string): { hub: HubIdentity } | undefined {
   if (typeof challenge !== 'string' || !CHALLENGE.test(challenge)) return undefined;
-  return { hub: { pid: process.pid, role, proof: identityProof(secret, challenge, process.pid) } };
+  return { hub: { pid: process.pid, role, proof: identityProof(secret, challenge, process.pid), bound: boundProof(secret, challenge, process.pid, address), at: address } };
 }
 
 export type Verification =
-  | { ok: true; info: HubInfo; role: HubRole }
+  /** `bound`: the proof covers the address this process connected to; false from a hub of an older Pincer. */
+  | { ok: true; info: HubInfo; role: HubRole; bound: boolean }
   | { ok: false; reason: 'no-secret' | 'no-answer' | 'restarting' | 'not-this-home' | 'other-pid' };
 
-/** Asks the process recorded in `info` to prove it is this home's hub, with that pid. */
+/**
+ * Asks the process recorded in `info` to prove it is this home's hub, with that pid. An unbound
+ * proof (an older hub) is ok with `bound: false`: good enough to sign a stop or handover request to
+ * (they carry no secret), never to send a token or show a page to.
+ */
 export async function verifyHub(paths: PincerPaths, info: HubInfo, timeoutMs = 2000): Promise<Verification> {
   const secret = homeSecret(paths);
   if (!secret) return { ok: false, reason: 'no-secret' };
   const challenge = newChallenge();
-  let body: unknown;
-  let res: Response;
-  try {
-    res = await fetch(`${info.url}/api/mcp/health?challenge=${challenge}`, { signal: AbortSignal.timeout(timeoutMs) });
-  } catch {
-    return { ok: false, reason: 'no-answer' };
-  }
-  if (res.status === 503) return { ok: false, reason: 'restarting' };
-  try {
-    body = await res.json();
-  } catch {
-    // Something answered, and not as a hub: it holds the port all the same.
-    return { ok: false, reason: 'not-this-home' };
-  }
-  const parsed = z.object({ hub: HubIdentity }).safeParse(body);
+  const answer = await healthAnswer(`${info.url}/api/mcp/health?challenge=${challenge}`, timeoutMs);
+  if (!answer) return { ok: false, reason: 'no-answer' };
+  if (answer.status === 503) return { ok: false, reason: 'restarting' };
+  // Something that answered and not as a hub holds the port all the same.
+  const parsed = z.object({ hub: HubIdentity }).safeParse(answer.body);
   if (!parsed.success) return { ok: false, reason: 'not-this-home' };
-  const { pid, role, proof } = parsed.data.hub;
-  if (!sameMac(proof, identityProof(secret, challenge, pid))) return { ok: false, reason: 'not-this-home' };
-  if (pid !== info.pid) return { ok: false, reason: 'other-pid' };
-  return { ok: true, info, role };
+  const proven = checkProof(secret, challenge, answer.body, answer.address);
+  if (!proven) return { ok: false, reason: 'not-this-home' };
+  if (proven.pid !== info.pid) return { ok: false, reason: 'other-pid' };
+  return { ok: true, info, role: parsed.data.hub.role, bound: proven.bound };
+}
+
+/** One GET on a connection of its own: the status, the JSON body (undefined when not JSON) and the address the connection reached. */
+function healthAnswer(url: string, timeoutMs: number): Promise<{ status: number; body: unknown; address: string } | undefined> {
+  return new Promise((resolve) => {
+    const req = http.get(url, { agent: false, timeout: timeoutMs }, (res) => {
+      const address = connectionAddress(res.socket.remoteAddress, res.socket.remotePort);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        if ((size += c.length) <= 64 * 1024) chunks.push(c);
+      });
+      res.on('end', () => {
+        let body: unknown;
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        } catch {
+          body = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, body, address });
+      });
+      res.on('error', () => resolve(undefined));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', () => resolve(undefined));
+  });
 }
 
 /** A handover request is signed with the home's secret: only a process of the same user and home can ask. */
