@@ -175,7 +175,7 @@ test('AskUserQuestion as a task: answered by tasks/update or from the dashboard,
   }
 });
 
-test('an AskUserQuestion task survives a hub restart: the next hub carries it on, and it is answered by tasks/update or the dashboard', { timeout: 120_000 }, async () => {
+test('an AskUserQuestion task survives a hub restart and a handover: the next hub carries it on, and it is answered by tasks/update or the dashboard', { timeout: 120_000 }, async () => {
   const h = tempHome();
   let hub = await startHubProcess(h.home);
   let d: Driver | undefined;
@@ -214,6 +214,16 @@ test('an AskUserQuestion task survives a hub restart: the next hub carries it on
     assert.deepEqual([viaUpdate, viaDashboard].map((t) => view.tasks.find((x) => x.id === t)?.status), ['completed', 'completed']);
     const listed = view.tasks.find((x) => x.id === waiting);
     assert.deepEqual([listed?.status, listed?.waiting_for, listed?.message], ['input_required', ['ask'], `Waiting for the person to answer question ${third.questionId} in the client or the Pincer dashboard.`]);
+
+    // A handover: another `pincer serve` takes this headless hub over while the question waits; the new hub carries the task on.
+    await d.close();
+    const taker = await startHubProcess(h.home);
+    await waitFor(() => hub.child.exitCode !== null, 'the old hub to hand over and exit', 30_000);
+    hub = taker;
+    d = await v2Driver(hub);
+    assert.equal((await get(d, waiting)).status, 'input_required');
+    await d.request('tasks/update', { taskId: waiting, inputResponses: clientAnswer('Postgres') });
+    assert.equal(resultOf(await settledTask(d, waiting)).structured.answers[0]!.selected, 'Postgres');
   } finally {
     await d?.close().catch(() => undefined);
     await hub.stop();
