@@ -19,6 +19,7 @@ describe('dashboard layout and accessibility at 390/768/1280 px, light and dark'
   let hub: HubProcess;
   let chromium: { browser: Browser; close(): Promise<void> };
   let client: Client;
+  let jobId: number | undefined;
 
   before(async () => {
     hub = await startHubProcess(h.home);
@@ -28,12 +29,16 @@ describe('dashboard layout and accessibility at 390/768/1280 px, light and dark'
     // Data on every page, long words included.
     await client.callTool({ name: 'TaskManager', arguments: { action: 'create', text: 'A task with a name long enough to wrap on a phone screen' } });
     for (const t of ['first', 'second', 'third']) await client.callTool({ name: 'TaskManager', arguments: { action: 'add', text: `${t} step` } });
-    await client.callTool({ name: 'BackgroundBash', arguments: { command: `echo ${'x'.repeat(300)}; sleep 60` } });
+    // Long enough to outlast both colour schemes on a loaded machine (the dialog test needs it running); stopped in after().
+    const job = await client.callTool({ name: 'BackgroundBash', arguments: { command: `echo ${'x'.repeat(300)}; sleep 900` } });
+    jobId = (job.structuredContent as { task_id?: number } | undefined)?.task_id;
+    assert.ok(jobId, `BackgroundBash gave no task_id: ${JSON.stringify(job)}`);
     await client.callTool({ name: 'SetCallback', arguments: { message: `reminder-${'y'.repeat(120)}`, delay_seconds: 900 } });
     for (let i = 0; i < 4; i++) await client.callTool({ name: 'Bash', arguments: { command: `echo ${'z'.repeat(200)}-${i}` } });
     void client.callTool({ name: 'AskUserQuestion', arguments: { questions_json: JSON.stringify([{ question: 'Pick one of these options, please?', options: [{ label: 'Alpha' }, { label: 'Beta' }], multiSelect: false }]) } }, { resetTimeoutOnProgress: true, onprogress: () => undefined }).catch(() => undefined);
   });
   after(async () => {
+    if (jobId) await client?.callTool({ name: 'KillBgTask', arguments: { task_id: jobId } }).catch(() => undefined);
     await client?.close().catch(() => undefined);
     await chromium?.close();
     await hub?.stop();
