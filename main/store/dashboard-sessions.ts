@@ -34,12 +34,12 @@ export class DashboardSessionsRepo {
 
   /** Sessions past either limit or opened under another token: removed, and their hashes returned. */
   deleteEnded(tokenTag: string, idleBefore: number, createdBefore: number): string[] {
-    return this.db.transaction(() => {
-      const where = 'token_tag IS NULL OR token_tag <> ? OR created_at <= ? OR COALESCE(last_used_at, created_at) <= ?';
-      const gone = (this.db.prepare(`SELECT id_hash FROM dashboard_sessions WHERE ${where}`).all(tokenTag, createdBefore, idleBefore) as { id_hash: string }[]).map((r) => r.id_hash);
-      if (gone.length) this.db.prepare(`DELETE FROM dashboard_sessions WHERE ${where}`).run(tokenTag, createdBefore, idleBefore);
-      return gone;
-    }).immediate();
+    // Read first: the sweep runs every few seconds and nearly always finds nothing, so it takes no write lock then.
+    const where = 'token_tag IS NULL OR token_tag <> ? OR created_at <= ? OR COALESCE(last_used_at, created_at) <= ?';
+    const ended = (this.db.prepare(`SELECT id_hash FROM dashboard_sessions WHERE ${where}`).all(tokenTag, createdBefore, idleBefore) as { id_hash: string }[]).map((r) => r.id_hash);
+    if (ended.length === 0) return [];
+    const remove = this.db.prepare(`DELETE FROM dashboard_sessions WHERE id_hash = ? AND (${where})`);
+    return this.db.transaction(() => ended.filter((id) => remove.run(id, tokenTag, createdBefore, idleBefore).changes > 0)).immediate();
   }
 
   delete(idHash: string): boolean {
