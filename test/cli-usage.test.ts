@@ -28,6 +28,8 @@ test('every usage mistake is one line naming what is wrong and "pincer help", ex
       [['connect', 'cursor', '--htp'], 'pincer connect: unknown option "--htp" (did you mean --http?)'],
       [['connect', 'cursor', 'vscode'], 'pincer connect: unexpected argument "vscode"'],
       [['disconnect', 'cursor', '--http'], 'pincer disconnect: unknown option "--http"'],
+      [['connect'], 'pincer connect: name a client: claude-desktop, claude-code, cursor, vscode, windsurf, gemini, codex'],
+      [['disconnect', 'cursr'], 'pincer disconnect: "cursr" is not a client Pincer knows (did you mean cursor?); name a client: claude-desktop, claude-code, cursor, vscode, windsurf, gemini, codex'],
     ];
     for (const [args, line] of cases) {
       const r = pincer(env, args);

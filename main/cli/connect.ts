@@ -9,14 +9,16 @@ import { UserError } from '../core/errors.js';
 import { closest, distance } from 'fastest-levenshtein';
 
 /** `pincer connect|disconnect <client>` from a terminal; the tray menu does the same. */
-export async function runConnect(command: 'connect' | 'disconnect', values: { client?: string; http: boolean; project?: string }, home: string): Promise<number> {
+/** `ready` makes the data folder: called once the command line proved good. */
+export async function runConnect(command: 'connect' | 'disconnect', values: { client?: string; http: boolean; project?: string }, home: string, ready: () => void): Promise<number> {
   const client = values.client as ClientId | undefined;
   if (!client || !CLIENT_IDS.includes(client)) {
     const guess = client ? closest(client, [...CLIENT_IDS]) : undefined;
     const unknown = client ? `"${client}" is not a client Pincer knows${guess && distance(client, guess) <= 3 ? ` (did you mean ${guess}?)` : ''}; ` : '';
-    process.stderr.write(`pincer ${command}: ${unknown}name a client: ${CLIENT_IDS.join(', ')}.\n`);
+    process.stderr.write(`pincer ${command}: ${unknown}name a client: ${CLIENT_IDS.join(', ')}. Run "pincer help" for the usage.\n`);
     return 2;
   }
+  ready();
   const project = values.project ? path.resolve(values.project) : undefined;
   try {
     if (command === 'disconnect') {

@@ -207,8 +207,7 @@ async function main(argv: string[]): Promise<number> {
     case 'disconnect': {
       // disconnect takes no --http: it removes whichever entry Pincer has.
       const { values, positionals } = await parseCommand(command, rest, { project: { type: 'string' }, ...(command === 'connect' ? { http: { type: 'boolean' } } : {}) } as const, 1);
-      ready();
-      return (await import('./connect.js')).runConnect(command, { client: positionals[0], http: values.http === true, project: typeof values.project === 'string' ? values.project : undefined }, home);
+      return (await import('./connect.js')).runConnect(command, { client: positionals[0], http: values.http === true, project: typeof values.project === 'string' ? values.project : undefined }, home, ready);
     }
     default: {
       const { closest, distance } = await import('fastest-levenshtein');
