@@ -37,6 +37,8 @@ const jobsOf = async (hub: HubProcess): Promise<{ id: number; status: string }[]
 async function bashTask(session: Awaited<ReturnType<typeof tasksClient>>['session'], args: Record<string, string | number>): Promise<string> {
   const execution = await session.callTool('Bash', args);
   assert.equal(execution.kind, 'task', `Bash ${JSON.stringify(args)} past BASH_TASK_AFTER_MS is answered with a task`);
+  // The test follows it by id: released, so that closing the session does not cancel it (the library's close does).
+  await execution.handoff(() => undefined);
   return (execution as unknown as { handle: { taskId: string } }).handle.taskId;
 }
 
