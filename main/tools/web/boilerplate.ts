@@ -5,8 +5,10 @@ import { removeBoilerplateLines } from './boilerplate-lines.js';
  * "popular" boxes, sign-ups, navigation, ad slots, credits, slideshows, print-only copies, hover
  * cards, and other articles' teasers. General rules only — the words of class names and ids, ARIA roles,
  * the HTML meaning of <article> — never a site's names. Tried and left out (they cost pages of
- * Readability's own test corpus more than they gained): link-dense lists, blocks repeated three
- * times or more, and the words byline, comments, newsletter, promo, caption, author, header.
+ * Readability's own test corpus more than they gained; bench/RESULTS.md has the figures):
+ * link-dense lists, blocks repeated three times or more, captions, screen-reader-only text, a
+ * heading equal to the page title, text outside an articleBody block, and the words byline,
+ * comments, newsletter, promo, caption, author, header, meta, img, photo, media.
  */
 
 interface El {
