@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { tempHome, waitFor } from './helpers/env.js';
+import { sleep, tempHome, waitFor } from './helpers/env.js';
 import { startHubProcess, type HubProcess } from './helpers/hub.js';
 import { textOf } from './helpers/clients.js';
 
@@ -31,6 +31,14 @@ export default {
       if (wait) await new Promise((resolve, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('stopped by ' + (ctx.signal.aborted ? 'cancel' : '?')))));
       const { when } = await ctx.askClient({ when: { method: 'elicitation/create', params: form('When?', 'date') } });
       return 'Trip to ' + where.content.city + ' on ' + when.content.date;
+    },
+  }, {
+    name: 'ask_person',
+    description: 'Asks the person (Pincer question) inside a task',
+    execution: { taskSupport: 'optional' },
+    async handler(_args, ctx) {
+      const r = await ctx.askUser([{ question: 'Coffee?', options: ['yes', 'no'] }]);
+      return r.status + ': ' + r.answers.map((a) => a.selected).join(',');
     },
   }],
 };
@@ -68,7 +76,8 @@ test('a deferTask plugin tool: multi round-trip first, then a task that asks by 
   const h = tempHome();
   fs.mkdirSync(path.join(h.home, 'plugins'), { recursive: true, mode: 0o700 });
   fs.writeFileSync(path.join(h.home, 'plugins', 'trips.mjs'), PLUGIN, { mode: 0o600 });
-  const hub = await startHubProcess(h.home);
+  // A call replies "still open" after ASK_REPLY_S; a task must not.
+  const hub = await startHubProcess(h.home, { ASK_REPLY_S: '1' });
   const client = new Client({ name: 'no-tasks', version: '1' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
   try {
     const taskId = await startTrip(hub, {});
@@ -89,6 +98,18 @@ test('a deferTask plugin tool: multi round-trip first, then a task that asks by 
     assert.equal((await get(hub, waiting)).status, 'working');
     await rpc(hub, 'tasks/cancel', { taskId: waiting }, waiting);
     assert.equal((await get(hub, waiting)).status, 'cancelled');
+
+    // A plugin's own question inside a task waits for the person (past ASK_REPLY_S), answered at the dashboard.
+    const coffee = String((await rpc(hub, 'tools/call', { name: 'ask_person', arguments: {} }, 'ask_person')).result!.taskId);
+    const question = await waitFor(async () => ((await (await fetch(`${hub.url}/api/questions`, { headers: hub.headers() })).json()) as { pending: { id: number }[] }).pending[0], 'the question on the dashboard');
+    await sleep(1500);
+    assert.equal((await get(hub, coffee)).status, 'working');
+    await fetch(`${hub.url}/api/questions/${question.id}/answer`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ answers: [{ question: 'Coffee?', selected: 'yes' }] }) });
+    const served = await waitFor(async () => {
+      const t = await get(hub, coffee);
+      return t.status === 'completed' ? t : undefined;
+    }, 'the question task to complete');
+    assert.equal(textOf(served.result), 'answered: yes');
 
     // Without the tasks extension: one call, both questions as rounds the official client fulfils itself.
     const asked: string[] = [];

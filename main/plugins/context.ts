@@ -118,7 +118,9 @@ export function pluginContext(ctx: ToolContext, tool: string): PluginContext {
     },
     askUser: async (questions) => {
       const parsed = parseQuestions(typeof questions === 'string' ? questions : JSON.stringify(questions));
-      const r = await ctx.services.asker.ask(parsed, ctx);
+      // In a task no client deadline needs beating: wait for the answer (the dashboard's) instead of
+      // replying after ASK_REPLY_S that it is still open, which a handler could not collect later.
+      const r = await ctx.services.asker.ask(parsed, ctx, taskInput ? 'plugin-task' : 'ask');
       return { status: r.status, answers: r.status === 'answered' ? r.answers : [] };
     },
   };
