@@ -58,8 +58,8 @@ describe('ReadDocs on real pages', () => {
     routes.set('/wikipedia', { type: 'text/html; charset=utf-8', body: wikipedia.html });
     // Served where its `<base href="base/">` and the expected article's fakehost URLs line up: /test/….
     routes.set('/test/base-relative.html', { type: 'text/html; charset=utf-8', body: based.html });
-    // The same page with a paragraph its script adds: rendering builds text, so the rendered article is the one shown.
-    const script = `<script>document.querySelector('article').append(Object.assign(document.createElement('p'), { textContent: ${JSON.stringify(BUILT)} }));</script>`;
+    // The same page with a paragraph its script adds within the article: rendering builds text, so the rendered article is shown.
+    const script = `<script>document.querySelector('article h2').before(Object.assign(document.createElement('p'), { textContent: ${JSON.stringify(BUILT)} }));</script>`;
     routes.set('/test/base-relative-built.html', { type: 'text/html; charset=utf-8', body: Buffer.from(based.html.toString('utf8').replace('</body>', `${script}</body>`)) });
     routes.set('/boxed', { type: 'text/html; charset=utf-8', body: boxed.html });
     const para = (n: number) => `<p>Paragraph ${n} of the guide explains how the widget reads its configuration file and which of its options matter most in practice.</p>`;

@@ -30,7 +30,10 @@ widget.run(size=42)</code></pre>
 }, 300);
 </script></body></html>`;
 
-const ARTICLE = Array.from({ length: 12 }, (_, i) => `<p>Paragraph ${i + 1} of the article explains how widgets are configured, which options matter, and why the defaults are what they are.</p>`).join('\n');
+const PARAGRAPHS = Array.from({ length: 12 }, (_, i) => `<p>Paragraph ${i + 1} of the article explains how widgets are configured, which options matter, and why the defaults are what they are.</p>`);
+const ARTICLE = PARAGRAPHS.join('\n');
+/** The article with `html` in its middle, where a script fills in a placeholder. */
+const articleWith = (html: string) => [...PARAGRAPHS.slice(0, 6), html, ...PARAGRAPHS.slice(6)].join('\n');
 
 /** A paragraph a page's script adds to its article: enough text (a tenth of ARTICLE) for rendering to count. */
 const BUILT = 'Script-built marker: this paragraph was added by the page itself once it had loaded, and it says enough, in two sentences of plain words, to count as content. Nothing in the HTML as fetched holds these words.';
@@ -38,7 +41,7 @@ const BUILT = 'Script-built marker: this paragraph was added by the page itself 
 /** A page whose images, media, fonts and stylesheet never answer, with content its script adds. */
 const HEAVY_PAGE = `<!doctype html><html><head><title>Heavy</title><link rel="stylesheet" href="/hang/style.css">
 <style>@font-face { font-family: W; src: url(/hang/font.woff2); } body { font-family: W; }</style></head><body>
-<article><h1>Heavy page</h1>${ARTICLE}<img src="/hang/photo.jpg" alt="photo"><video src="/hang/clip.mp4" autoplay></video><iframe src="/hang/widget.html"></iframe><p id="late"></p></article>
+<article><h1>Heavy page</h1>${articleWith('<p id="late"></p>')}<img src="/hang/photo.jpg" alt="photo"><video src="/hang/clip.mp4" autoplay></video><iframe src="/hang/widget.html"></iframe></article>
 <script>document.getElementById('late').textContent = ${JSON.stringify(BUILT)};</script></body></html>`;
 
 /** A page whose script adds only a line (a clock): rendering adds nothing to speak of, so the article is shown as fetched. */
@@ -52,7 +55,11 @@ const LETTERS = Array.from({ length: 8 }, (_, i) => `<li><a href="/letters/${i}"
  */
 const MOVED_PAGE = `<!doctype html><html><head><title>Moved</title></head><body><div id="page"><div class="main"><h1>Moved page</h1>${ARTICLE}</div></div>
 <div class="more"><h3>From our readers</h3><ul>${LETTERS}</ul></div>
-<script>const main = document.querySelector('.main'); const p = document.createElement('p'); p.textContent = ${JSON.stringify(BUILT)}; main.append(p, document.querySelector('.more'));</script></body></html>`;
+<script>const main = document.querySelector('.main'); const p = document.createElement('p'); p.textContent = ${JSON.stringify(BUILT)}; main.children[6].after(p); main.append(document.querySelector('.more'));</script></body></html>`;
+
+/** A page whose script appends a comment thread to its article: what pages put after an article is not what rendering is for. */
+const COMMENTED_PAGE = `<!doctype html><html><head><title>Commented</title></head><body><article><h1>Commented page</h1>${ARTICLE}</article>
+<script>document.querySelector('article').insertAdjacentHTML('beforeend', ${JSON.stringify(Array.from({ length: 8 }, (_, i) => `<p><b>Reader ${i + 1}</b> wrote on day ${i + 1}: thanks for this piece, I tried the widget settings myself and they worked fine.</p>`).join(''))});</script></body></html>`;
 
 /** A shell whose script builds the article after `ms` (a framework's "after a moment"). */
 const timedPage = (ms: number) => `<!doctype html><html><head><title>Timed</title></head><body><main id="app"><p>Loading…</p></main>
@@ -61,7 +68,7 @@ const timedPage = (ms: number) => `<!doctype html><html><head><title>Timed</titl
 /** Two pages of one site: the first stores a cookie and a local-storage item, the second writes out what it finds of them. */
 const STORING_PAGE = `<!doctype html><html><head><title>Storing</title></head><body><article><h1>Storing page</h1>${ARTICLE}</article>
 <script>document.cookie = 'visited=yes; path=/'; localStorage.setItem('visited', 'yes');</script></body></html>`;
-const READING_PAGE = `<!doctype html><html><head><title>Reading</title></head><body><article><h1>Reading page</h1>${ARTICLE}<p id="found"></p></article>
+const READING_PAGE = `<!doctype html><html><head><title>Reading</title></head><body><article><h1>Reading page</h1>${articleWith('<p id="found"></p>')}</article>
 <script>document.getElementById('found').textContent = ${JSON.stringify(BUILT)} + ' Found: cookie ' + (document.cookie || 'none') + ', storage ' + (localStorage.getItem('visited') || 'none') + '.';</script></body></html>`;
 
 /** A page whose script navigates to an address that cannot be reached: the browser is left on its own error page. */
@@ -99,6 +106,7 @@ describe('ReadDocs against a local site', () => {
       else if (u === '/late.html') res.writeHead(200, { 'Content-Type': 'text/html' }).end(timedPage(1600));
       else if (u === '/storing.html') res.writeHead(200, { 'Content-Type': 'text/html' }).end(STORING_PAGE);
       else if (u === '/reading.html') res.writeHead(200, { 'Content-Type': 'text/html' }).end(READING_PAGE);
+      else if (u === '/commented.html') res.writeHead(200, { 'Content-Type': 'text/html' }).end(COMMENTED_PAGE);
       else if (u === '/clock.html') res.writeHead(200, { 'Content-Type': 'text/html' }).end(CLOCK_PAGE);
       else if (u === '/moved.html') res.writeHead(200, { 'Content-Type': 'text/html' }).end(MOVED_PAGE);
       else if (u === '/leaving.html') res.writeHead(200, { 'Content-Type': 'text/html' }).end(leavingPage(`http://127.0.0.1:${closedPort}/gone`));
@@ -195,13 +203,16 @@ describe('ReadDocs against a local site', () => {
     }
   });
 
-  test('a script that adds only a line (a clock) changes nothing: the article is shown as fetched, without a note (issue 28)', { skip: chromium }, async () => {
-    const r = await read(client, { url: `${base}/clock.html`, format: 'text' });
-    assert.notEqual(r.isError, true, textOf(r));
-    const sc = r.structuredContent as { rendered_with: string; extracted_from: string };
-    assert.deepEqual([sc.rendered_with, sc.extracted_from], ['http', 'fetched'], textOf(r));
-    assert.match(textOf(r), /Paragraph 12 of the article/);
-    assert.doesNotMatch(textOf(r), /Updated at|\[Note:/);
+  test('a script that adds only a line (a clock), or a comment thread after the article, changes nothing: the article is shown as fetched, without a note (issue 28)', { skip: chromium }, async () => {
+    for (const [path, added] of [['/clock.html', /Updated at/], ['/commented.html', /Reader \d wrote/]] as const) {
+      const r = await read(client, { url: `${base}${path}`, format: 'text' });
+      assert.notEqual(r.isError, true, textOf(r));
+      const sc = r.structuredContent as { rendered_with: string; extracted_from: string };
+      assert.deepEqual([sc.rendered_with, sc.extracted_from], ['http', 'fetched'], textOf(r));
+      assert.match(textOf(r), /Paragraph 12 of the article/);
+      assert.doesNotMatch(textOf(r), added);
+      assert.doesNotMatch(textOf(r), /\[Note:/);
+    }
   });
 
   test('a rendered article that grew more by the page around it than by what scripts added is shown as fetched, and says so (issue 28)', { skip: chromium }, async () => {

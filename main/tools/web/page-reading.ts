@@ -32,13 +32,17 @@ export interface ReadingOptions {
 
 const TOKEN = /[\p{L}\p{N}_]+/gu;
 
-function shingles(text: string): Map<string, number> {
+/** A text's 4-token shingles in reading order. */
+function shingleList(text: string): string[] {
   const t = text.match(TOKEN) ?? [];
+  const out: string[] = [];
+  for (let i = 0; i + 4 <= t.length; i++) out.push(t.slice(i, i + 4).join(' '));
+  return out;
+}
+
+function shingles(text: string): Map<string, number> {
   const out = new Map<string, number>();
-  for (let i = 0; i + 4 <= t.length; i++) {
-    const k = t.slice(i, i + 4).join(' ');
-    out.set(k, (out.get(k) ?? 0) + 1);
-  }
+  for (const k of shingleList(text)) out.set(k, (out.get(k) ?? 0) + 1);
   return out;
 }
 
@@ -52,7 +56,7 @@ export interface Judgement {
   use: PageSource;
   /** Share of the fetched article's shingles the rendered article keeps. */
   kept: number;
-  /** Shingles of the rendered article that the fetched page had nowhere: what scripts built. */
+  /** Shingles of the rendered article, within the article as fetched, that the fetched page had nowhere: what scripts built. */
   built: number;
   /** Shingles of the rendered article that the fetched page had outside its article: text Readability left out there. */
   repicked: number;
@@ -63,7 +67,7 @@ export interface Judgement {
 /**
  * Which article to show, judged without knowing the truth. Rendering is there for what scripts build, so the rendered
  * article is shown when the fetched page is a shell (next to no article), or when it keeps (nearly) all of the fetched
- * article and adds text the fetched page did not have anywhere. Otherwise the fetched article is shown: scripts took text
+ * article and adds, within it, text the fetched page did not have anywhere. Otherwise the fetched article is shown: scripts took text
  * away (a consent wall, a paywall, an app that replaced the page), added nothing (the two are the same page), or the
  * rendered article grew mostly by text the fetched page had but its extraction left out (Readability picked a larger block
  * with the comments, widgets or link lists around the article). Being longer is no evidence: on the article-extraction
@@ -71,32 +75,48 @@ export interface Judgement {
  */
 export function judgeRendering(rendered: Extracted, fetched: Extracted, fetchedPage: () => Map<string, number>): Judgement {
   const f = shingles(fetched.text);
-  const r = shingles(rendered.text);
-  let total = 0;
-  let kept = 0;
-  for (const [k, n] of f) {
-    total += n;
-    kept += Math.min(n, r.get(k) ?? 0);
-  }
+  const r = shingleList(rendered.text);
+  const total = [...f.values()].reduce((a, b) => a + b, 0);
+  // In reading order: each rendered shingle is the fetched article's (while its count lasts), else new to it.
+  const left = new Map(f);
+  const fromFetched = r.map((k) => {
+    const n = left.get(k) ?? 0;
+    if (n > 0) left.set(k, n - 1);
+    return n > 0;
+  });
+  const kept = total - [...left.values()].reduce((a, b) => a + b, 0);
   const share = total === 0 ? 1 : kept / total;
-  if (total < SHELL_SHINGLES) return { kept: share, built: 0, repicked: 0, fetchedSize: total, use: 'rendered', why: 'shell' };
-  if (share < KEEP_SHARE) return { kept: share, built: 0, repicked: 0, fetchedSize: total, use: 'fetched', why: 'lost-text' };
+  const none = { kept: share, built: 0, repicked: 0, fetchedSize: total };
+  if (total < SHELL_SHINGLES) return { ...none, use: 'rendered', why: 'shell' };
+  if (share < KEEP_SHARE) return { ...none, use: 'fetched', why: 'lost-text' };
+  // Text scripts add before or after the article as fetched is what pages put around articles (comments, reviews,
+  // "more stories", banners); only what they add within it (a table filled in, a section built) counts as built.
+  // "Within" leaves out the article's first and last few words (a button label under a comment thread, a dateline).
+  const positions = fromFetched.flatMap((own, i) => (own ? [i] : []));
+  const trim = Math.floor(positions.length * EDGE_SHARE);
+  const first = positions[trim] ?? 0;
+  const last = positions[positions.length - 1 - trim] ?? 0;
   const page = fetchedPage();
+  const onPage = new Map<string, number>();
+  for (const [k, n] of page) onPage.set(k, Math.max(0, n - (f.get(k) ?? 0)));
   let built = 0;
   let repicked = 0;
-  for (const [k, n] of r) {
-    const extra = n - Math.min(n, f.get(k) ?? 0);
-    if (extra === 0) continue;
-    const onPage = Math.max(0, (page.get(k) ?? 0) - (f.get(k) ?? 0));
-    repicked += Math.min(extra, onPage);
-    built += extra - Math.min(extra, onPage);
-  }
+  r.forEach((k, i) => {
+    if (fromFetched[i]) return;
+    const n = onPage.get(k) ?? 0;
+    if (n > 0) {
+      onPage.set(k, n - 1);
+      repicked++;
+    } else if (i > first && i < last) built++;
+  });
   const base = { kept: share, built, repicked, fetchedSize: total };
   if (built < Math.max(MIN_BUILT, total * MIN_BUILT_SHARE)) return { ...base, use: 'fetched', why: 'adds-nothing' };
   if (repicked > built) return { ...base, use: 'fetched', why: 'repicked' };
   return { ...base, use: 'rendered', why: 'adds-text' };
 }
 const SHELL_SHINGLES = 50;
+/** The share of the fetched article at either end that does not count as its inside (see judgeRendering). */
+const EDGE_SHARE = 0.03;
 const KEEP_SHARE = 0.9;
 /**
  * What scripts must add to a full fetched article to count: a few sentences, and a tenth of the article. What scripts put
