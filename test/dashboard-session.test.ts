@@ -272,15 +272,24 @@ describe('dashboard sessions end (no browser needed)', () => {
   }
   const status = async (s: { id: string; key: string }) => (await fetch(`${hub.url}/api/overview`, { headers: { Cookie: `pincer_session_${hub.port}_${s.key.slice(0, 8)}=${s.id}`, 'X-Pincer-Session-Key': s.key } })).status;
 
-  test('no session outlives 24 hours, however busy', async () => {
+  test('no session outlives 24 hours, however busy; a WebSocket it opened closes with it', async () => {
     const s = await login();
     assert.equal(await status(s), 200);
+    const ws = new WebSocket(`ws://127.0.0.1:${hub.port}/mcp/ws`, { headers: { Cookie: `pincer_session_${hub.port}_${s.key.slice(0, 8)}=${s.id}`, 'X-Pincer-Session-Key': s.key } });
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    let closed = false;
+    ws.once('close', () => (closed = true));
     const db = new Database(path.join(h.home, 'pincer.db'));
     try {
       db.prepare('UPDATE dashboard_sessions SET created_at = ?, last_used_at = ?').run(Date.now() - 24 * 3600_000 - 1000, Date.now());
     } finally {
       db.close();
     }
+    // Untouched, the hub's sweep ends it and closes what it opened.
+    await waitFor(() => closed, 'the WebSocket the session opened to close', 30_000);
     assert.equal(await status(s), 401);
   });
 

@@ -14,7 +14,7 @@ import { HandoverGate, RESTARTING_MESSAGE, type HandoverTo } from './handover.js
 import { homeSecret, identityFor } from './identity.js';
 import { listen } from './ports.js';
 import { fileId, watchHome } from './home-watch.js';
-import { generateToken, isLoopbackAddress, hostOriginProblem, jsonRpcErrorBody, tokenProblem, type GuardOptions } from '../access/security.js';
+import { generateToken, isLoopbackAddress, hostOriginProblem, jsonRpcErrorBody, presentedToken, tokenProblem, type GuardOptions } from '../access/security.js';
 import { declaredTooLarge } from '../access/body.js';
 import { SessionTable } from '../access/sessions.js';
 import { Dispatcher } from '../transports/dispatch.js';
@@ -172,11 +172,17 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     const routes = mcpFastPath({ guard, settings, dashboardSessions, handle: streamable.handle }, healthRoute({ guard, runtime: rt, sessions, startedAt, identify: (challenge, address) => identityFor(secret, role, challenge, address) }, app.handler));
     const server = createHttpServer(gate.handler(routes), () => settings.get('MAX_BODY_BYTES'));
     // Both upgrades (the bridge's pipe, WebSocket) open a session with a stream: the same checks, then room for one more.
-    const authorizeUpgrade = (req: http.IncomingMessage) =>
-      gate.upgradeRefusal() ??
-      hostOriginProblem(req.headers, guard) ??
-      tokenProblem(req.headers, settings, dashboardSessions) ??
-      (!sessions.hasRoom() || !sessions.hasStreamRoom() ? { status: 503, message: 'Too many sessions: the hub is at MAX_SESSIONS or MAX_STREAMS. Close unused clients or raise the limit.' } : undefined);
+    const authorizeUpgrade = (req: http.IncomingMessage) => {
+      const refused =
+        gate.upgradeRefusal() ??
+        hostOriginProblem(req.headers, guard) ??
+        tokenProblem(req.headers, settings, dashboardSessions) ??
+        (!sessions.hasRoom() || !sessions.hasStreamRoom() ? { status: 503, message: 'Too many sessions: the hub is at MAX_SESSIONS or MAX_STREAMS. Close unused clients or raise the limit.' } : undefined);
+      // Opened with a dashboard session rather than the token: it ends with that session.
+      const bySession = !refused && presentedToken(req.headers) === undefined ? dashboardSessions.authenticated(req.headers) : undefined;
+      if (bySession) dashboardSessions.bindSocket(bySession, req.socket);
+      return refused;
+    };
     const wss = serveUpgrades(server, {
       pipes: new PipeEndpoint({
         sessions,

@@ -136,6 +136,18 @@ export class DashboardSessions extends EventEmitter<{ revoked: [idHashes: string
     return true;
   }
 
+  /**
+   * A connection a dashboard session opened (a WebSocket, a pipe) lasts no longer than the session:
+   * when it ends (sign-out, idle, lifetime, a token change) the socket is closed.
+   */
+  bindSocket(idHash: string, socket: { destroy(): void; once(event: 'close', l: () => void): unknown }): void {
+    const onRevoked = (which: string[] | 'all') => {
+      if (which === 'all' || which.includes(idHash)) socket.destroy();
+    };
+    this.on('revoked', onRevoked);
+    socket.once('close', () => this.off('revoked', onRevoked));
+  }
+
   /** Signs every dashboard out: token rotation calls this. */
   revokeAll(): void {
     this.repo.clear();
