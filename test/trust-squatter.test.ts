@@ -289,3 +289,30 @@ test('mixed versions: an older Pincer still checks a current hub (its unbound pr
     h.cleanup();
   }
 });
+
+test('a current bridge takes over an older headless hub (a signed handover) instead of sending it anything, and its client is served', { timeout: 120_000 }, async () => {
+  const h = tempHome();
+  const older = spawn(process.execPath, [path.join(path.dirname(SQUATTER), 'older-hub.js'), h.home], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  older.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  const port = Number((await waitFor(() => /listening (\d+)/.exec(out), 'the older hub to listen', 20_000))[1]);
+  const bridge = new RawStdio(h.home, ['stdio'], { HTTP_PORT: 'auto' });
+  try {
+    bridge.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Bash', arguments: { command: `echo ${MARKER}` } } });
+    const r = await bridge.response(1, 60_000);
+    assert.match(JSON.stringify(r.result ?? r), new RegExp(MARKER));
+    await waitFor(() => older.exitCode !== null, 'the older hub to hand over and exit', 20_000);
+    const now = readHubJson(h.home)!;
+    assert.equal(now.port, port, 'the new hub listens where the older one did');
+    assert.notEqual(now.pid, older.pid);
+    const log = fs.readFileSync(path.join(h.home, '..', `${path.basename(h.home)}-older.log`), 'utf8');
+    for (const line of log.trim().split('\n')) assert.match(line, /^(GET \/api\/mcp\/health\?challenge=|POST \/api\/hub\/handover )/, `the older hub was sent "${line.slice(0, 200)}"`);
+    assert.ok(!log.includes(tokenOf(h.home)) && !log.includes(MARKER) && !/authorization|x-pincer/i.test(log), 'the older hub received nothing of the client');
+  } finally {
+    bridge.child.kill('SIGKILL');
+    older.kill('SIGKILL');
+    await stopHubOf(h.home).catch(() => undefined);
+    fs.rmSync(path.join(h.home, '..', `${path.basename(h.home)}-older.log`), { force: true });
+    h.cleanup();
+  }
+});
