@@ -55,7 +55,7 @@ async function rawCall(hub: HubProcess, params: Record<string, unknown>, elicita
 }
 
 async function v1Driver(hub: HubProcess): Promise<Driver> {
-  const client = new V1Client({ name: 'tasks-v1', version: '1' }, { capabilities: { elicitation: {}, extensions: { [TASKS]: {} } } });
+  const client = new V1Client({ name: 'tasks-v1', version: '1' }, { capabilities: { extensions: { [TASKS]: {} } } });
   await client.connect(new V1HttpTransport(new URL(`${hub.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
   return { request: (method, params) => client.request({ method, params } as never, Loose), close: () => client.close() };
 }
@@ -112,13 +112,14 @@ function resultOf(task: Loose): { text: string; structured: { status: string; qu
   return { text: textOf(result), structured: result.structuredContent };
 }
 
-test('AskUserQuestion as a task: answered by tasks/update or from the dashboard, whichever comes first; cancel cancels the question (v2 and v1 clients)', { timeout: 120_000 }, async () => {
+test('AskUserQuestion as a task: answered by tasks/update or from the dashboard, whichever comes first; cancel cancels the question; a 2025-era session gets no task', { timeout: 120_000 }, async () => {
   const h = tempHome();
-  const hub = await startHubProcess(h.home);
+  // A plain call says "still open" after ASK_REPLY_S; a task waits on.
+  const hub = await startHubProcess(h.home, { ASK_REPLY_S: '1' });
   const clients: Driver[] = [];
   try {
-    for (const driver of [v2Driver, v1Driver]) {
-      const d = await driver(hub);
+    {
+      const d = await v2Driver(hub);
       clients.push(d);
 
       // The client answers: the task completes with AskUserQuestion's usual result; the dashboard then sees it settled.
@@ -154,6 +155,15 @@ test('AskUserQuestion as a task: answered by tasks/update or from the dashboard,
       assert.ok(!history.pending.some((q) => q.id === third.questionId));
       assert.equal((await answerFromDashboard(hub, third.questionId, 'SQLite')).status, 409);
     }
+
+    // The extension belongs to 2026-07-28's per-request capabilities: a 2025-11-25 session that lists it in
+    // initialize (the MCP Inspector does, on every connection) gets AskUserQuestion as a plain call.
+    const legacy = await v1Driver(hub);
+    clients.push(legacy);
+    const plain = await legacy.request('tools/call', { name: 'AskUserQuestion', arguments: { questions_json: QUESTIONS } });
+    assert.ok(!('taskId' in plain), JSON.stringify(plain));
+    assert.match(textOf(plain), /Nobody has answered question \d+ yet/);
+    await assert.rejects(legacy.request('tasks/get', { taskId: 'x' }), (err: { code?: number }) => err.code === -32021);
 
     // A client of the extension that cannot show a form: the task works on (no inputRequests it could not answer) and the dashboard answers.
     const formless = await v2Driver(hub, { elicitation: false });

@@ -7,10 +7,13 @@ import { UserError } from '../core/errors.js';
 /** The tasks extension (SEP-2663) as 2026-07-28 names it. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
-/** Whether this request's client negotiated the tasks extension: in the request's own envelope, else the session's capabilities. */
-export function tasksNegotiated(ctx: ServerContext, server: McpServer['server']): boolean {
+/** Whether this request's client negotiated the tasks extension: in the 2026-07-28 request's own envelope (never a 2025-era session's capabilities). */
+export function tasksNegotiated(ctx: ServerContext, _server: McpServer['server']): boolean {
+  // Only a 2026-07-28 request's own capabilities count: the extension is defined for that revision's
+  // per-request capabilities. A 2025-era session that lists it in initialize gets no task — clients
+  // such as the MCP Inspector advertise it on every connection and expect an older server to ignore it.
   const envelope: Record<string, unknown> = ctx.mcpReq.envelope ?? {};
-  const caps: unknown = envelope[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities();
+  const caps: unknown = envelope[CLIENT_CAPABILITIES_META_KEY];
   if (!caps || typeof caps !== 'object' || !('extensions' in caps)) return false;
   const ext: unknown = caps.extensions;
   return Boolean(ext && typeof ext === 'object' && TASKS_EXTENSION in ext);

@@ -94,7 +94,8 @@ describe('MCP Inspector CLI', { concurrency: 3 }, () => {
   // The whole scenario on the two transports people point the Inspector at most.
   for (const [label, target] of targets.filter(([l]) => l !== '/sse' && l !== 'pincer stdio --standalone')) {
     test(`scenario over ${label}`, async (t) => {
-      await runScenario(t, drivenInspector(`inspector ${label}`, m.home, target()), m.opts);
+      // The Inspector declares the tasks extension: on 2026-07-28 AskUserQuestion is a task it follows to the answer.
+      await runScenario(t, drivenInspector(`inspector ${label}`, m.home, target()), { ...m.opts, followsTasks: label === '/mcp 2026-07-28' });
     });
   }
 });

@@ -125,6 +125,11 @@ export interface ScenarioOptions {
    * answer-while-waiting check (one call held open) are left out for it.
    */
   oneShot?: boolean;
+  /**
+   * A client of the tasks extension (2026-07-28) that follows a task to its end: AskUserQuestion is a task
+   * for it, so its call waits until the person answers (no "still open" reply to collect later).
+   */
+  followsTasks?: boolean;
 }
 
 /**
@@ -179,7 +184,16 @@ export async function runScenario(t: TestContext, c: DrivenClient, opts: Scenari
     // Fired once and finished: the slot is free again.
     assert.doesNotMatch((await c.call('SetCallback', { action: 'list' })).text, new RegExp(`${slot}\\. "${message}`));
   });
-  await t.test(`${c.label}: AskUserQuestion, answered in the dashboard after the call said it waits`, async () => {
+  if (opts.followsTasks) await t.test(`${c.label}: AskUserQuestion as a task, answered in the dashboard while the client follows it`, async () => {
+    const question = `Proceed for ${tag}?`;
+    const call = c.call('AskUserQuestion', askArgs(question));
+    const { id } = await pendingQuestion(opts.hub, question);
+    await answerQuestion(opts.hub, id, question, 'yes');
+    const r = await call;
+    assert.equal(r.isError, false, r.text);
+    assert.match(r.text, new RegExp(`The person answered:\\n- ${question.replace('?', '\\?')}\\n  → yes`));
+  });
+  if (!opts.followsTasks) await t.test(`${c.label}: AskUserQuestion, answered in the dashboard after the call said it waits`, async () => {
     const question = `Proceed for ${tag}?`;
     const first = await c.call('AskUserQuestion', askArgs(question));
     assert.equal(first.isError, false, first.text);
