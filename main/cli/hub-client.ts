@@ -52,6 +52,8 @@ export type Proof =
   | { kind: 'restarting' }
   /** Something answered that cannot prove to be this folder's hub: never trusted. */
   | { kind: 'impostor'; port: number; what: string }
+  /** Something took the connection and said nothing in time: a squatter, or this folder's hub too busy to answer. Never trusted, asked again. */
+  | { kind: 'silent'; port: number; waitedMs: number }
   /**
    * It answered with only the unbound proof of an older Pincer's hub: this folder's hub of an older
    * version, or a program relaying for it that dropped the bound proof. Sent nothing either way.
@@ -111,8 +113,10 @@ export function proveHub(paths: PincerPaths, info: HubInfo, timeoutMs = 2000): P
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', (err: NodeJS.ErrnoException) => {
       agent.destroy();
-      // Refused: nobody listens. Anything else (a timeout, a reset, not HTTP) means someone holds the port and did not prove itself.
+      // Refused: nobody listens. A timeout proves nothing either way (a loaded machine's hub can be slow to answer).
+      // Anything else (a reset, not HTTP) means someone holds the port and did not prove itself.
       if (err.code === 'ECONNREFUSED' || err.message === 'the proven connection is gone') resolve({ kind: 'no-answer', reason: err.message });
+      else if (err.message === 'timeout') resolve({ kind: 'silent', port: info.port, waitedMs: timeoutMs });
       else resolve({ kind: 'impostor', port: info.port, what: `it did not answer as a hub (${err.message})` });
     });
     req.end();
@@ -144,6 +148,13 @@ export async function impostorMessage(paths: PincerPaths, proof: Extract<Proof, 
   return `port ${proof.port} is held by ${holder ?? 'a process this system does not name'}, which is not Pincer: ${proof.what}, so it cannot be the hub of ${paths.home} and nothing was sent to it. Stop that program, or set HTTP_PORT in ${paths.settingsFile} to a free port (or auto).`;
 }
 
+/** Nothing answered the identity check in time: who holds the port, and the two things it can be. */
+export async function silentMessage(paths: PincerPaths, proof: Extract<Proof, { kind: 'silent' }>): Promise<string> {
+  const { portHolder } = await import('../hub/ports.js');
+  const holder = await portHolder(proof.port);
+  return `port ${proof.port}${holder ? ` (held by ${holder})` : ''} took the connection but did not answer the identity check within ${Math.round(proof.waitedMs / 1000)} s, so nothing was sent to it. If that is the Pincer hub of ${paths.home}, it is overloaded or stuck: see ${paths.logsDir} and try again, or restart it ("pincer stop", then start your client again). If it is another program, stop it or set HTTP_PORT in ${paths.settingsFile} to a free port (or auto).`;
+}
+
 /** An older Pincer's hub (or a relay for one) on the port: what to do about it. */
 export function outdatedMessage(proof: Extract<Proof, { kind: 'outdated' }>): string {
   const stop = proof.role === 'desktop' ? 'quit the older Pincer tray app' : 'stop it ("pincer stop")';
@@ -163,6 +174,8 @@ export interface EnsureHubOptions {
 class ProvenLookup {
   impostor?: Extract<Proof, { kind: 'impostor' }>;
   outdated?: Extract<Proof, { kind: 'outdated' }>;
+  /** The last check that timed out; cleared by any other answer. */
+  silent?: Extract<Proof, { kind: 'silent' }>;
   private refused = '';
 
   constructor(private readonly paths: PincerPaths) {}
@@ -173,6 +186,7 @@ class ProvenLookup {
     const key = `${info.url} ${info.pid} ${info.started}`;
     if (key === this.refused) return undefined;
     const proof = await proveHub(this.paths, info, timeoutMs);
+    this.silent = proof.kind === 'silent' ? proof : undefined;
     if (proof.kind === 'proven') return proof.hub;
     if (proof.kind === 'impostor') {
       this.impostor = proof;
@@ -185,6 +199,7 @@ class ProvenLookup {
   /** The failure, with who holds the port when something failed the proof there. */
   async failure(message: string, logFile: string): Promise<HubStartError> {
     if (this.outdated) return new HubStartError(`${outdatedMessage(this.outdated)} (${message})`, logFile);
+    if (this.silent && !this.impostor) return new HubStartError(`${await silentMessage(this.paths, this.silent)} (${message})`, logFile);
     return new HubStartError(this.impostor ? `${await impostorMessage(this.paths, this.impostor)} (${message})` : message, logFile);
   }
 }
@@ -238,8 +253,8 @@ export async function ensureHub(home: string, opts: EnsureHubOptions = {}): Prom
   const timeoutMs = opts.timeoutMs ?? 20_000;
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    // Either ours or one another bridge started at the same moment.
-    const proven = await lookup.find(1000);
+    // Either ours or one another bridge started at the same moment. A hub that was slow to answer is given longer each time.
+    const proven = await lookup.find(lookup.silent ? Math.min(5000, Math.max(1000, deadline - Date.now())) : 1000);
     if (proven) return proven;
     // A short grace after our hub failed, in case another one is coming up.
     if (failedAt !== undefined && Date.now() - failedAt > 500) {
