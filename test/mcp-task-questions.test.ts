@@ -7,6 +7,9 @@ import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextp
 import { tempHome, waitFor } from './helpers/env.js';
 import { startHubProcess, type HubProcess } from './helpers/hub.js';
 import { textOf } from './helpers/clients.js';
+import { RawStdio } from './helpers/raw-stdio.js';
+import Database from 'better-sqlite3';
+import path from 'node:path';
 
 /**
  * AskUserQuestion as a task of the tasks extension (SEP-2663): input_required with the question's form,
@@ -235,6 +238,45 @@ test('an AskUserQuestion task survives a hub restart and a handover: the next hu
     await d.request('tasks/update', { taskId: waiting, inputResponses: clientAnswer('Postgres') });
     assert.equal(resultOf(await settledTask(d, waiting)).structured.answers[0]!.selected, 'Postgres');
   } finally {
+    await d?.close().catch(() => undefined);
+    await hub.stop();
+    h.cleanup();
+  }
+});
+
+test('a pincer stdio --standalone started beside the hub leaves the waiting task of the hub alone', { timeout: 120_000 }, async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home);
+  let d: Driver | undefined;
+  let standalone: RawStdio | undefined;
+  try {
+    d = await v2Driver(hub);
+    const taskId = await ask(d);
+    const { questionId } = await waitingForm(d, hub, taskId);
+    const ownerOf = (): string => {
+      const db = new Database(path.join(h.home, 'pincer.db'), { readonly: true });
+      try {
+        return String((db.prepare('SELECT owner FROM mcp_tasks WHERE id = ?').get(taskId) as { owner: string }).owner);
+      } finally {
+        db.close();
+      }
+    };
+    const hubOwner = ownerOf();
+    assert.match(hubOwner, new RegExp(` ${hub.child.pid} \\S+ hub$`), 'the task names the hub process that runs it');
+    // The standalone process builds its own runtime on the same pincer.db, and serves a call.
+    standalone = new RawStdio(h.home, ['stdio', '--standalone']);
+    await standalone.initialize();
+    standalone.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'echo standalone-up' } } });
+    assert.match(JSON.stringify(await standalone.response(1, 30_000)), /standalone-up/);
+    // Still the hub's: waiting, and answered through the hub.
+    assert.equal((await get(d, taskId)).status, 'input_required', 'the standalone process did not fail the task of the hub');
+    assert.equal(ownerOf(), hubOwner, 'the standalone process did not take the task of the hub over');
+    standalone.close();
+    standalone = undefined;
+    assert.equal((await answerFromDashboard(hub, questionId, 'SQLite')).status, 200);
+    assert.equal(resultOf(await settledTask(d, taskId)).structured.answers[0]!.selected, 'SQLite');
+  } finally {
+    standalone?.close();
     await d?.close().catch(() => undefined);
     await hub.stop();
     h.cleanup();

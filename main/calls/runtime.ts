@@ -26,6 +26,7 @@ import { Notifier } from './notifier.js';
 import { ActivityRepo } from '../store/activity.js';
 import { Contributions } from './contributions.js';
 import { jobKeeper } from './job-tasks.js';
+import type { TaskOwnerRole } from './task-owner.js';
 import { TaskRunner } from './task-runner.js';
 import { questionTaskWork } from '../tools/interaction/ask-user-question.js';
 
@@ -84,6 +85,8 @@ export interface RuntimeOptions {
    * collections, bench/RESULTS.md "hotpath"), while the long-lived hub keeps it for its memory targets.
    */
   leanHeap?: boolean;
+  /** 'hub' only for the process holding the hub lock: it takes over tasks other hubs left (task-owner.ts). */
+  role?: TaskOwnerRole;
 }
 
 /** Builds everything a Pincer process serves from: settings, database, jobs, tools. */
@@ -162,7 +165,7 @@ function build(opts: RuntimeOptions, paths: PincerPaths, lifetime: DisposableSto
   const contributions = new Contributions();
   // AskUserQuestion's tasks wait on their question in SQLite, a Bash task's work is a job whose files
   // outlive the hub: a hub carries on those another left; every other kind of task died with its hub.
-  const mcpTasks = new TaskRunner(store.db, events, store.readOnly, questionTaskWork(services.asker, view));
+  const mcpTasks = new TaskRunner(store.db, events, store.readOnly, opts.role ?? 'standalone', questionTaskWork(services.asker, view));
   mcpTasks.keep('job', jobKeeper(jobs));
   // Before the database closes: work still running stops without recording anything (a question task's
   // question stays pending for the next hub).

@@ -7,6 +7,7 @@ import type { TaskHandle } from '../tools/types.js';
 import { QUESTION_INPUT_KEY, type QuestionTaskWork } from '../tools/interaction/ask-user-question.js';
 import { errorMessage } from '../core/errors.js';
 import { logger } from '../core/log.js';
+import { newTaskOwner, ownerRunning, type TaskOwnerRole } from './task-owner.js';
 
 const log = logger('mcp-tasks');
 
@@ -46,15 +47,17 @@ export interface WorkKeeper {
  */
 export class TaskRunner {
   readonly repo: McpTasksRepo;
-  /** This process: tasks it creates carry it, so the next hub knows whose work stopped. */
-  readonly owner = randomUUID();
+  /** This process: tasks it creates carry it, so the next hub knows whose work stopped (task-owner.ts). */
+  readonly owner: string;
   private running = new Map<string, AbortController>();
   /** Tasks waiting for the client's input: what is still asked, what is answered, and the waiting work. */
   private waiting = new Map<string, { pending: Record<string, unknown>; answers: Record<string, Record<string, unknown>>; resolve(a: Record<string, Record<string, unknown>>): void; reject(e: Error): void }>();
 
   private keepers = new Map<McpTaskWork['kind'], WorkKeeper>();
+  private ownerWatch: NodeJS.Timeout | undefined;
 
-  constructor(db: Db, private events: EventChannel, private readOnly: boolean, private questions?: QuestionTaskWork) {
+  constructor(db: Db, private events: EventChannel, private readOnly: boolean, private role: TaskOwnerRole, private questions?: QuestionTaskWork) {
+    this.owner = newTaskOwner(role);
     this.repo = new McpTasksRepo(db);
   }
 
@@ -64,14 +67,21 @@ export class TaskRunner {
   }
 
   /**
-   * Once, when the process starts serving: tasks another hub left are carried on where their work
-   * outlives it (a question waited on again; a job its keeper follows), else failed, since their work
-   * died with that hub; expired ones go.
+   * When the hub starts serving (and again when a standalone process that owned tasks ends): tasks a
+   * stopped process left are carried on where their work outlives it (a question waited on again; a
+   * job its keeper follows), else failed, since their work died with it; expired ones go.
    */
   reconcile(): void {
-    if (this.readOnly) return;
+    // Only the hub carries on or fails what others left: a standalone stdio beside it must not take its tasks.
+    if (this.readOnly || this.role !== 'hub') return;
+    const live = new Set<string>();
     try {
       for (const t of this.repo.orphans(this.owner)) {
+        // A live standalone process's task is its own business until that process ends; then it is reconciled here.
+        if (ownerRunning(t.owner, this.owner)) {
+          live.add(t.owner);
+          continue;
+        }
         const work = workOf(t);
         if (work?.kind === 'question' && this.questions && this.repo.adopt(t.id, this.owner)) {
           this.resumeQuestion(t, work.id);
@@ -88,6 +98,18 @@ export class TaskRunner {
     } catch (err) {
       log.warn(`MCP tasks could not be reconciled: ${errorMessage(err)}`);
     }
+    this.watchOwners(live);
+  }
+
+  /** Reconciles again once one of these owners has ended (checked every 2 s while any lives). */
+  private watchOwners(owners: Set<string>): void {
+    if (this.ownerWatch) clearInterval(this.ownerWatch);
+    this.ownerWatch = undefined;
+    if (owners.size === 0) return;
+    this.ownerWatch = setInterval(() => {
+      if ([...owners].some((o) => !ownerRunning(o, this.owner))) this.reconcile();
+    }, 2000);
+    this.ownerWatch.unref();
   }
 
   start(tool: string, client: string | undefined, work: (signal: AbortSignal, taskId: string) => Promise<TaskOutcome>): McpTaskRow {
@@ -252,6 +274,8 @@ export class TaskRunner {
   }
 
   close(): void {
+    if (this.ownerWatch) clearInterval(this.ownerWatch);
+    this.ownerWatch = undefined;
     for (const a of this.running.values()) a.abort();
     this.running.clear();
     this.waiting.clear();

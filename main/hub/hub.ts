@@ -95,7 +95,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
   // Listeners on the runtime: released first on close, before sessions and streams are closed.
   const listeners = new DisposableStore();
   try {
-    const rt = createRuntime({ home: opts.home, env: opts.env, renderer: opts.renderer });
+    const rt = createRuntime({ home: opts.home, env: opts.env, renderer: opts.renderer, role: 'hub' });
     owned.add(() => rt.close());
     if (opts.searchTransport) rt.services.search.transport = opts.searchTransport;
     // The user's own plugins (PINCER_HOME/tools and /plugins), loaded before the hub answers its first client.
