@@ -22,11 +22,14 @@ export async function runStandaloneStdio(home: string): Promise<void> {
   // Loading the server parses megabytes of code without yielding to the event loop: read what the
   // client sent first (clients write as soon as they spawn us), so a probe is answered before that.
   await Promise.race([early.firstInput, new Promise((r) => setTimeout(r, FIRST_INPUT_WAIT_MS))]);
-  const [{ serveStdio }, { createRuntime }, { createPincerServer }, { GuardedStdioTransport }] = await Promise.all([
+  const [{ serveStdio }, { createRuntime }, { createPincerServer }, { GuardedStdioTransport }, { TaskListens }, { TaskListenWire }, { taskListenSource }] = await Promise.all([
     import('@modelcontextprotocol/server/stdio'),
     import('../calls/runtime.js'),
     import('../mcp/server.js'),
     import('../transports/stdio-transport.js'),
+    import('../transports/task-listen.js'),
+    import('../transports/task-listen-wire.js'),
+    import('../mcp/tasks.js'),
   ]);
   // One client, so its project folder (where the client started us) narrows what its calls see.
   // A process started in a filesystem root (Claude Desktop starts servers in `/`) has no project folder.
@@ -34,11 +37,14 @@ export async function runStandaloneStdio(home: string): Promise<void> {
   const runtime = createRuntime({ home, projectDir: folder, leanHeap: false });
   // The user's own plugins (PINCER_HOME only; the project folder never adds one).
   await (await import('../plugins/index.js')).startPlugins(runtime);
+  // subscriptions/listen with taskIds, which the SDK's stdio entry would drop (task-listen-wire.ts).
+  const taskListens = new TaskListens(taskListenSource(runtime));
+  runtime.notifier.register(taskListens.peer);
   const input = early.handOver();
   const handle = serveStdio(
     // The client started this process in its working folder: that is where its commands run.
     () => createPincerServer(runtime, { transport: 'stdio', client: { cwd: folder } }),
-    { transport: new GuardedStdioTransport(input, process.stdout), onerror: (err) => log.debug(`protocol: ${err.message.slice(0, 300)}`) },
+    { transport: new TaskListenWire(new GuardedStdioTransport(input, process.stdout), taskListens), onerror: (err) => log.debug(`protocol: ${err.message.slice(0, 300)}`) },
   );
   let closing = false;
   const shutdown = async (why: string) => {

@@ -6,7 +6,7 @@ import { createRuntime, type Runtime } from '../calls/runtime.js';
 import { createPincerServer } from '../mcp/server.js';
 import { startPlugins } from '../plugins/index.js';
 import type { ClientHandle } from '../mcp/client-identity.js';
-import { taskNotification } from '../mcp/tasks.js';
+import { taskListenSource } from '../mcp/tasks.js';
 import { writeHubInfo, type HubInfo, type HubRole } from './lock.js';
 // Handover and identity (issue 14 / 11.6): claim.ts, handover.ts, identity.ts.
 import { claimHub, HubAlreadyRunning, type Takeover } from './claim.js';
@@ -147,13 +147,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
         const tool = rt.registry.byName.get(name);
         return tool && rt.registry.schemas(tool).input;
       },
-      tasks: {
-        task: (id) => {
-          const row = rt.mcpTasks.repo.get(id);
-          return row && taskNotification(row);
-        },
-        onTaskChanged: (listener) => rt.events.on('mcp_task_changed', (e) => listener(e.id)),
-      },
+      tasks: taskListenSource(rt),
     });
     const app = new LazyApp(async () => {
       const [{ buildApp }, { hubApi }, { dashboardApi }] = await Promise.all([import('../http/app.js'), import('../http/api.js'), import('../http/dashboard/api.js')]);
@@ -183,14 +177,16 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       if (bySession) dashboardSessions.bindSocket(bySession, req.socket);
       return refused;
     };
+    const pipes = new PipeEndpoint({
+      sessions,
+      newServer: (client) => newServer('bridge', undefined, undefined, client),
+      authorize: authorizeUpgrade,
+      refusal: () => (gate.handingOver ? RESTARTING_MESSAGE : undefined),
+      maxMessageBytes: () => settings.get('MAX_BODY_BYTES'),
+      tasks: taskListenSource(rt),
+    });
     const wss = serveUpgrades(server, {
-      pipes: new PipeEndpoint({
-        sessions,
-        newServer: (client) => newServer('bridge', undefined, undefined, client),
-        authorize: authorizeUpgrade,
-        refusal: () => (gate.handingOver ? RESTARTING_MESSAGE : undefined),
-        maxMessageBytes: () => settings.get('MAX_BODY_BYTES'),
-      }),
+      pipes,
       wss: webSockets({
         sessions,
         calls: rt.calls,
@@ -201,6 +197,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     });
 
     listeners.add(rt.notifier.register(streamable.peer));
+    listeners.add(rt.notifier.register(pipes.taskListens.peer));
     // A rotated token revokes everything opened with the old one: sessions on every
     // transport, WebSockets and event streams (each request also re-checks the token).
     const revokeConnections = async () => {
@@ -242,6 +239,8 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
         await app.closeLegacy();
         sessions.stopSweeping();
         await app.closeEventStreams();
+        // Task listens on bridges' pipes get their graceful close while the pipes are still open.
+        pipes.taskListens.closeAll();
         await sessions.closeAll();
         await streamable.close().catch(ignoreFailure(log, 'closing the Streamable HTTP endpoint'));
         await dispatcher.close();

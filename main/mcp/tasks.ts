@@ -2,6 +2,7 @@ import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError, Pro
 import { z } from 'zod';
 import { POLL_INTERVAL_MS, type TaskRunner } from '../calls/task-runner.js';
 import type { McpTaskRow } from '../store/mcp-tasks.js';
+import type { EventBus } from '../calls/event-bus.js';
 import { UserError } from '../core/errors.js';
 
 /** The tasks extension (SEP-2663) as 2026-07-28 names it. */
@@ -61,6 +62,20 @@ function detailedTask(row: McpTaskRow): Record<string, unknown> {
 export function taskNotification(row: McpTaskRow): Record<string, unknown> {
   const { resultType: _, ...task } = detailedTask(row);
   return task;
+}
+
+/**
+ * What a task-status listen (transports/task-listen.ts) reads: each task as `notifications/tasks`
+ * carries it, and word of its changes. One shape for the hub and `pincer stdio --standalone`.
+ */
+export function taskListenSource(rt: { mcpTasks: TaskRunner; events: EventBus }) {
+  return {
+    task: (id: string) => {
+      const row = rt.mcpTasks.repo.get(id);
+      return row && taskNotification(row);
+    },
+    onTaskChanged: (listener: (id: string) => void) => rt.events.on('mcp_task_changed', (e) => listener(e.id)),
+  };
 }
 
 const TaskParams = z.looseObject({ taskId: z.string() });

@@ -2,6 +2,8 @@ import type { Duplex } from 'node:stream';
 import { isJSONRPCRequest, type JSONRPCMessage, type McpServer, type Transport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { GuardedStdioTransport } from './stdio-transport.js';
+import { TaskListenWire } from './task-listen-wire.js';
+import type { TaskListens } from './task-listen.js';
 
 /**
  * `error.data` of the answer a hub that is handing over gives a request it
@@ -20,6 +22,8 @@ export interface PipeConnectionOptions {
   maxMessageBytes: number;
   /** While this returns a message, new requests are answered with it (and RETRY_ELSEWHERE) instead of being served. */
   refusal: () => string | undefined;
+  /** Serves `subscriptions/listen` with taskIds, which the SDK's entry would drop (task-listen-wire.ts). */
+  taskListens: TaskListens;
   onerror?: (err: Error) => void;
 }
 
@@ -55,7 +59,7 @@ export function servePipe(opts: PipeConnectionOptions): PipeConnection {
     setTimeout(() => socket.destroy(), 5000).unref();
     ended();
   };
-  const handle = serveStdio((ctx) => opts.factory(ctx.era), { transport: gated, onerror: opts.onerror });
+  const handle = serveStdio((ctx) => opts.factory(ctx.era), { transport: new TaskListenWire(gated, opts.taskListens), onerror: opts.onerror });
   return { close: () => handle.close(), closed };
 }
 

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { servePipe } from './pipe-connection.js';
+import { TaskListens, type TaskListenSource } from './task-listen.js';
 import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
 import type { SessionTable } from '../access/sessions.js';
 import { DisposableStore } from '../core/disposables.js';
@@ -21,6 +22,8 @@ export interface PipeDeps {
   /** While the hub hands over: the message new requests on open pipes are refused with. */
   refusal: () => string | undefined;
   maxMessageBytes: () => number;
+  /** MCP tasks, for `subscriptions/listen` with taskIds on a pipe (task-listen-wire.ts). */
+  tasks: TaskListenSource;
 }
 
 /**
@@ -33,7 +36,12 @@ export interface PipeDeps {
  * token rotation and shutdown with the other sessions.
  */
 export class PipeEndpoint {
-  constructor(private readonly deps: PipeDeps) {}
+  /** Task-status listens on every pipe: register its peer with the Notifier, close it when the hub stops. */
+  readonly taskListens: TaskListens;
+
+  constructor(private readonly deps: PipeDeps) {
+    this.taskListens = new TaskListens(deps.tasks);
+  }
 
   /** Handles the upgrade when it is addressed here; false leaves it to other handlers. */
   upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): boolean {
@@ -79,6 +87,7 @@ export class PipeEndpoint {
       },
       maxMessageBytes: this.deps.maxMessageBytes(),
       refusal: this.deps.refusal,
+      taskListens: this.taskListens,
       onerror: (err) => log.debug(`pipe ${id}: ${err.message.slice(0, 300)}`),
     });
     lifetime.add(sessions.openStream());

@@ -30,7 +30,8 @@ type Change = { method: string; params?: Record<string, unknown>; uri?: string }
  */
 export class TaskListens {
   private changes = new Set<(c: Change) => void>();
-  private open = new Set<() => void>();
+  /** Each open listen's stop, with how its transport ends it when the hub stops. */
+  private open = new Map<() => void, () => void>();
 
   constructor(private source: TaskListenSource) {}
 
@@ -48,29 +49,70 @@ export class TaskListens {
     return isRecord(body) && body.method === 'subscriptions/listen' && isRecord(params?.notifications) && 'taskIds' in params.notifications;
   }
 
+  /**
+   * Serves the listen over HTTP: an SSE stream, or a JSON-RPC error as the whole answer. The stream
+   * ends when `closed` aborts or the response closes.
+   */
   serve(res: ServerResponse, body: unknown, closed: AbortSignal): void {
-    const id = isRecord(body) && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
-    const params = paramsOf(body);
-    const requested = params?.notifications;
-    if (!tasksDeclared(params)) {
-      sendJson(res, 200, { jsonrpc: '2.0', id, error: { code: -32021, message: `Missing required client capability: task notifications need the ${TASKS_EXTENSION} extension in this request's clientCapabilities.`, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } } });
-      return;
-    }
-    const filter = honored(requested, (t) => this.source.task(t) !== undefined);
-    if (!filter) {
-      sendJson(res, 200, { jsonrpc: '2.0', id, error: { code: -32602, message: 'Invalid params: notifications.taskIds must be a list of task ids (strings), beside the usual subscription filter fields.' } });
-      return;
-    }
-    if (this.open.size >= MAX_LISTENS) {
-      sendJson(res, 200, { jsonrpc: '2.0', id, error: { code: -32603, message: `Subscription limit reached (${MAX_LISTENS} task listens are open); close one and listen again.` } });
+    const opened = this.check(body);
+    if ('error' in opened) {
+      sendJson(res, 200, opened.error);
       return;
     }
     res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
     res.flushHeaders();
+    const stop = this.subscribe(
+      opened.id,
+      opened.filter,
+      (message) => {
+        if (!res.destroyed) res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+      },
+      () => teardown(),
+    );
+    const keepalive = setInterval(() => {
+      if (!res.destroyed) res.write(': keepalive\n\n');
+    }, KEEPALIVE_MS);
+    keepalive.unref();
+    const teardown = () => {
+      stop();
+      clearInterval(keepalive);
+      if (!res.writableEnded) res.end();
+    };
+    res.once('close', teardown);
+    if (closed.aborted) teardown();
+    else closed.addEventListener('abort', teardown, { once: true });
+  }
+
+  /**
+   * Serves the listen on a line connection (stdio, the bridge's pipe): `write` sends one message,
+   * the acknowledgement first. Returns the error answer to send instead, or how to stop the
+   * subscription (the client's notifications/cancelled naming the listen, or the connection ending).
+   */
+  serveLines(body: unknown, write: (message: Record<string, unknown>) => void, end: () => void): { error: Record<string, unknown> } | { stop: () => void } {
+    const opened = this.check(body);
+    if ('error' in opened) return opened;
+    return { stop: this.subscribe(opened.id, opened.filter, write, end) };
+  }
+
+  /** The listen's id and the filter it gets, or the JSON-RPC error that answers it. */
+  private check(body: unknown): { id: string | number | null; filter: Filter } | { error: Record<string, unknown> } {
+    const id = isRecord(body) && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
+    const params = paramsOf(body);
+    const fail = (error: Record<string, unknown>) => ({ error: { jsonrpc: '2.0', id, error } });
+    if (!tasksDeclared(params)) {
+      return fail({ code: -32021, message: `Missing required client capability: task notifications need the ${TASKS_EXTENSION} extension in this request's clientCapabilities.`, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } });
+    }
+    const filter = honored(params?.notifications, (t) => this.source.task(t) !== undefined);
+    if (!filter) return fail({ code: -32602, message: 'Invalid params: notifications.taskIds must be a list of task ids (strings), beside the usual subscription filter fields.' });
+    if (this.open.size >= MAX_LISTENS) return fail({ code: -32603, message: `Subscription limit reached (${MAX_LISTENS} task listens are open); close one and listen again.` });
+    return { id, filter };
+  }
+
+  /** Acknowledges, sends each task as it is now, then follows the filter until the returned stop. */
+  private subscribe(id: string | number | null, filter: Filter, write: (message: Record<string, unknown>) => void, end: () => void): () => void {
     const send = (method: string, p: Record<string, unknown> = {}) => {
-      if (res.destroyed) return;
       const meta = isRecord(p._meta) ? p._meta : {};
-      res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method, params: { ...p, _meta: { ...meta, [SUBSCRIPTION_ID_META_KEY]: id } } })}\n\n`);
+      write({ jsonrpc: '2.0', method, params: { ...p, _meta: { ...meta, [SUBSCRIPTION_ID_META_KEY]: id } } });
     };
     send('notifications/subscriptions/acknowledged', { notifications: filter });
     const tasks = new Set(filter.taskIds);
@@ -92,26 +134,24 @@ export class TaskListens {
       if (wanted) send(c.method, c.params);
     };
     this.changes.add(onChange);
-    const keepalive = setInterval(() => {
-      if (!res.destroyed) res.write(': keepalive\n\n');
-    }, KEEPALIVE_MS);
-    keepalive.unref();
-    const teardown = () => {
+    let stopped = false;
+    const stop = () => {
+      if (stopped) return;
+      stopped = true;
       offTasks();
       this.changes.delete(onChange);
-      clearInterval(keepalive);
-      this.open.delete(teardown);
-      if (!res.writableEnded) res.end();
+      this.open.delete(stop);
     };
-    this.open.add(teardown);
-    res.once('close', teardown);
-    if (closed.aborted) teardown();
-    else closed.addEventListener('abort', teardown, { once: true });
+    this.open.set(stop, end);
+    return stop;
   }
 
-  /** Ends every stream (the hub stops). */
+  /** Ends every listen (the hub stops). */
   closeAll(): void {
-    for (const teardown of [...this.open]) teardown();
+    for (const [stop, end] of [...this.open]) {
+      stop();
+      end();
+    }
   }
 
   private publish(c: Change): void {

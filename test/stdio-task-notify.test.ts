@@ -1,0 +1,90 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { tempHome, waitFor } from './helpers/env.js';
+import { readHubJson, startHubProcess } from './helpers/hub.js';
+import { RawStdio } from './helpers/raw-stdio.js';
+import { TASKS } from './helpers/tasks-client.js';
+
+// Task status notifications over stdio (issue 27, SEP-2663): the SDK's stdio entry drops
+// notifications.taskIds from subscriptions/listen, so Pincer serves such a listen itself, on the
+// bridge's pipe and in `pincer stdio --standalone` alike. Raw JSON lines: the test sees every
+// message in the order the client does.
+
+type Message = { id?: unknown; method?: string; params?: Record<string, unknown> & { _meta?: Record<string, unknown> }; result?: Record<string, unknown>; error?: { code: number; data?: unknown } };
+const SUBSCRIPTION = 'io.modelcontextprotocol/subscriptionId';
+
+const envelope = (tasks = true) => ({
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'stdio-task-notify', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': tasks ? { extensions: { [TASKS]: {} } } : {},
+});
+const request = (id: number | string, method: string, params: Record<string, unknown>, tasks = true) => ({ jsonrpc: '2.0', id, method, params: { ...params, _meta: envelope(tasks) } });
+
+async function notifiesOverStdio(raw: RawStdio): Promise<void> {
+  const all = () => raw.messages as Message[];
+  raw.send(request(1, 'tools/call', { name: 'Bash', arguments: { command: 'sleep 2; echo done', timeout: 60_000 } }));
+  const call = (await raw.response(1, 30_000)) as Message;
+  assert.equal(call.result?.resultType, 'task', `Bash past BASH_TASK_AFTER_MS is answered with a task: ${JSON.stringify(call)}`);
+  const taskId = (call.result as { taskId?: string }).taskId;
+  assert.equal(typeof taskId, 'string');
+
+  raw.send(request(2, 'subscriptions/listen', { notifications: { taskIds: [taskId, 'no-such-task'], toolsListChanged: true } }));
+  const ofListen = () => all().filter((m) => m.params?._meta?.[SUBSCRIPTION] === 2);
+  const done = await waitFor(() => ofListen().find((m) => m.method === 'notifications/tasks' && m.params?.status === 'completed'), 'notifications/tasks saying the task completed', 30_000);
+  const seen = ofListen();
+  assert.equal(seen[0]?.method, 'notifications/subscriptions/acknowledged', 'the acknowledgement comes first');
+  assert.deepEqual(seen[0]?.params?.notifications, { taskIds: [taskId], toolsListChanged: true }, 'it lists the known task only');
+  const tasks = seen.filter((m) => m.method === 'notifications/tasks');
+  assert.equal(tasks[0]?.params?.status, 'working', 'the task as it was when the listen opened comes first');
+  assert.ok(tasks.every((m) => m.params?.taskId === taskId), 'an unknown task id is not listened to');
+  assert.equal(done.params?.taskId, taskId);
+  assert.equal((done.params?.result as { content: { text: string }[] }).content[0]?.text, 'done', 'the full task, with its result, as tasks/get shows it');
+  const get = (await (raw.send(request(3, 'tasks/get', { taskId })), raw.response(3))) as Message;
+  const { _meta: _n, ...notified } = done.params ?? {};
+  const { _meta: _g, resultType: _r, ...shown } = get.result ?? {};
+  assert.deepEqual(notified, shown, 'the same task tasks/get answers');
+
+  // The client ends the listen with notifications/cancelled: the same id can then listen again (acknowledged anew).
+  raw.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } });
+  raw.send(request(2, 'subscriptions/listen', { notifications: { taskIds: [taskId] } }));
+  await waitFor(() => ofListen().filter((m) => m.method === 'notifications/subscriptions/acknowledged').length === 2, 'a second acknowledgement for the re-opened listen');
+  assert.ok(!all().some((m) => m.id === 2 && 'error' in m), 'no error for re-using the cancelled listen id');
+
+  // Without the extension declared on the request: -32021 naming it.
+  raw.send(request(4, 'subscriptions/listen', { notifications: { taskIds: [taskId] } }, false));
+  const refused = (await raw.response(4)) as Message;
+  assert.equal(refused.error?.code, -32021);
+  assert.deepEqual((refused.error?.data as { requiredCapabilities: unknown }).requiredCapabilities, { extensions: { [TASKS]: {} } });
+
+  // A listen without taskIds stays the SDK's own (acknowledged, stamped with its id).
+  raw.send(request(5, 'subscriptions/listen', { notifications: { toolsListChanged: true } }));
+  await waitFor(() => all().some((m) => m.method === 'notifications/subscriptions/acknowledged' && m.params?._meta?.[SUBSCRIPTION] === 5), 'the SDK router acknowledging a plain listen');
+}
+
+test('pincer stdio (bridge + hub): subscriptions/listen with taskIds gets notifications/tasks for a Bash task, working then completed', async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home, { BASH_TASK_AFTER_MS: '300' });
+  const raw = new RawStdio(h.home, ['stdio']);
+  try {
+    await notifiesOverStdio(raw);
+    assert.equal(readHubJson(h.home)?.pid, hub.child.pid, "served by the test's hub through the bridge");
+  } finally {
+    raw.close();
+    // The bridge goes first: one that outlived its hub would start another.
+    await waitFor(() => raw.child.exitCode !== null, 'the bridge to exit', 15_000).catch(() => raw.child.kill());
+    await hub.stop();
+    h.cleanup();
+  }
+});
+
+test('pincer stdio --standalone: subscriptions/listen with taskIds gets notifications/tasks for a Bash task, working then completed', async () => {
+  const h = tempHome();
+  const raw = new RawStdio(h.home, ['stdio', '--standalone'], { BASH_TASK_AFTER_MS: '300' });
+  try {
+    await notifiesOverStdio(raw);
+  } finally {
+    raw.close();
+    await waitFor(() => raw.child.exitCode !== null, 'the standalone process to exit', 15_000).catch(() => raw.child.kill());
+    h.cleanup();
+  }
+});
