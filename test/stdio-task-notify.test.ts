@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { tempHome, waitFor } from './helpers/env.js';
 import { readHubJson, startHubProcess } from './helpers/hub.js';
 import { RawStdio } from './helpers/raw-stdio.js';
-import { TASKS } from './helpers/tasks-client.js';
+import { rpc, TASKS } from './helpers/tasks-client.js';
+import { closeStdioClient, connectV2 } from './helpers/clients.js';
 
 // Task status notifications over stdio (issue 27, SEP-2663): the SDK's stdio entry drops
 // notifications.taskIds from subscriptions/listen, so Pincer serves such a listen itself, on the
@@ -85,6 +86,34 @@ test('pincer stdio --standalone: subscriptions/listen with taskIds gets notifica
   } finally {
     raw.close();
     await waitFor(() => raw.child.exitCode !== null, 'the standalone process to exit', 15_000).catch(() => raw.child.kill());
+    h.cleanup();
+  }
+});
+
+test("the SDK's own Client over its stdio transport: listen({ taskIds }) through pincer stdio receives the hub's task working then completed", async () => {
+  const h = tempHome();
+  const hub = await startHubProcess(h.home, { BASH_TASK_AFTER_MS: '300' });
+  let c: Awaited<ReturnType<typeof connectV2>> | undefined;
+  try {
+    c = await connectV2({ home: h.home, args: ['stdio'], modern: true, capabilities: { extensions: { [TASKS]: {} } } });
+    const client = c.client;
+    const seen: Message[] = [];
+    client.fallbackNotificationHandler = async (n) => {
+      seen.push(n as Message);
+    };
+    // The task comes from another client of the same hub (over HTTP): tasks are the hub's, not the connection's.
+    const call = await rpc(hub, 'tools/call', { name: 'Bash', arguments: { command: 'sleep 2; echo done', timeout: 60_000 } });
+    const taskId = call.result?.taskId;
+    assert.equal(typeof taskId, 'string', `Bash answered with a task: ${JSON.stringify(call)}`);
+    const subscription = await client.listen({ taskIds: [taskId] } as Parameters<typeof client.listen>[0]);
+    const done = await waitFor(() => seen.find((n) => n.method === 'notifications/tasks' && n.params?.status === 'completed'), 'notifications/tasks saying the task completed', 30_000);
+    assert.equal(done.params?.taskId, taskId);
+    assert.equal((done.params?.result as { content: { text: string }[] }).content[0]?.text, 'done');
+    assert.equal(seen.find((n) => n.method === 'notifications/tasks')?.params?.status, 'working', 'the task as it was when the listen opened comes first');
+    await subscription.close();
+  } finally {
+    await closeStdioClient(c);
+    await hub.stop();
     h.cleanup();
   }
 });
