@@ -4,7 +4,6 @@ import path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic, type PincerPaths } from '../core/paths.js';
 import { HubRole, type HubInfo } from './lock.js';
-import http from 'node:http';
 import { CHALLENGE, boundProof, checkProof, connectionAddress, identityProof, newChallenge, parseSecret, sameMac } from '../core/hub-proof.js';
 
 export { CHALLENGE, identityProof };
@@ -91,7 +90,8 @@ export async function verifyHub(paths: PincerPaths, info: HubInfo, timeoutMs = 2
 /** One GET on a connection of its own: the status, the JSON body (undefined when not JSON) and the address the connection reached. */
 function healthAnswer(url: string, timeoutMs: number): Promise<{ status: number; body: unknown; address: string } | undefined> {
   return new Promise((resolve) => {
-    const req = http.get(url, { agent: false, timeout: timeoutMs }, (res) => {
+    // Loaded on use, not imported: an ESM import of node:http builds its namespace, whose lazy exports load undici in every hub (test/hub-lazy-loads).
+    const req = process.getBuiltinModule('node:http').get(url, { agent: false, timeout: timeoutMs }, (res) => {
       const address = connectionAddress(res.socket.remoteAddress, res.socket.remotePort);
       const chunks: Buffer[] = [];
       let size = 0;

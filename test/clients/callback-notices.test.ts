@@ -143,7 +143,7 @@ test('pincer stdio: a log level the client set is replayed on the next hub, so f
     client.setNotificationHandler('notifications/message', (n) => void logs.push(String(n.params.data)));
     await client.setLoggingLevel('info');
     await client.callTool({ name: 'Bash', arguments: { command: 'echo first-hub' } });
-    await stopHubOf(h.home);
+    await stopHubOf(h.home, { once: true });
     // The bridge starts the next hub and replays the handshake and the log level there.
     await waitFor(async () => {
       const r = await client.callTool({ name: 'Bash', arguments: { command: 'echo next-hub' } });

@@ -73,8 +73,9 @@ export function rssOf(pid: number): number {
  * still starting (it holds the lock, hub.json not written yet) is waited for and stopped too, and so is
  * one that was waiting for the lock and takes it once the first is gone (a second `serve --if-none`):
  * done when no hub.json names a live process and the lock stayed free for half a second (15 s at most).
+ * `once`: a restart test's stop — the running hub only, so that a bridge can start the next one.
  */
-export async function stopHubOf(home: string): Promise<void> {
+export async function stopHubOf(home: string, opts: { once?: boolean } = {}): Promise<void> {
   const paths = pincerPaths(home);
   const until = Date.now() + 15_000;
   let freeSince: number | undefined;
@@ -85,6 +86,7 @@ export async function stopHubOf(home: string): Promise<void> {
     if (info && pidAlive(info.pid)) {
       process.kill(info.pid, 'SIGTERM');
       await waitFor(() => !pidAlive(info.pid), 'the hub to stop', 15_000);
+      if (opts.once) return;
       freeSince = undefined;
       continue;
     }
