@@ -8,7 +8,7 @@ import { startHubProcess, type HubProcess } from './helpers/hub.js';
 import { tempHome, waitFor } from './helpers/env.js';
 import { textOf } from './helpers/clients.js';
 import { launchChromium, watchProblems, signIn, shot } from './helpers/browser.js';
-import { rpc, tasksClient } from './helpers/tasks-client.js';
+import { rpc, tasksClient, TASKS } from './helpers/tasks-client.js';
 
 const SETTINGS = `# Pincer settings for the dashboard test
 # (this comment must survive an edit)
@@ -235,6 +235,24 @@ describe('the dashboard in Chromium against a real hub', () => {
       await page.locator(`section[data-job="${job}"]`).getByText('killed').waitFor();
     } finally {
       await tc.close();
+    }
+  });
+
+  test('a question task in the MCP tasks panel says the person can answer it (its message), not that the client owes the answer', async () => {
+    await go('jobs');
+    // A client of the extension that can show forms: the task waits input_required with the form (waiting_for ['ask']).
+    const questions = JSON.stringify([{ question: 'Panel question?', options: [{ label: 'Yes' }, { label: 'No' }] }]);
+    const caps = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} }, extensions: { [TASKS]: {} } } };
+    const created = await rpc(hub, 'tools/call', { name: 'AskUserQuestion', arguments: { questions_json: questions }, _meta: caps });
+    assert.equal(created.result?.resultType, 'task', JSON.stringify(created));
+    const taskId = String(created.result!.taskId);
+    try {
+      const row = page.locator(`li[data-task="${taskId}"]`);
+      await row.getByText('input_required', { exact: true }).waitFor();
+      await row.locator('div.muted', { hasText: /^Waiting for the person to answer question \d+ in the client or the Pincer dashboard\.$/ }).waitFor();
+      assert.doesNotMatch((await row.textContent()) ?? '', /waiting for the client/);
+    } finally {
+      assert.equal((await rpc(hub, 'tasks/cancel', { taskId })).result?.resultType, 'complete');
     }
   });
 

@@ -149,7 +149,8 @@ function McpTasksPanel(props: { onSignedOut(): void }) {
         {r.data.tasks.map((t) => (
           <li key={t.id} data-task={t.id}>
             <code>{t.tool}</code> <span class="tag">{t.status}</span> <span class="muted">{t.client ?? ''} · {new Date(t.created_at).toLocaleTimeString()}</span>
-            {t.waiting_for.length ? <span class="muted"> · waiting for the client: {t.waiting_for.join(', ')}</span> : null}
+            {/* A task's own message says who may answer (a question task: the person, here too); the bare label only when it has none. */}
+            {t.waiting_for.length && !t.message ? <span class="muted"> · waiting for the client: {t.waiting_for.join(', ')}</span> : null}
             {t.job !== null ? (
               <>
                 {' · runs as '}
