@@ -20,7 +20,12 @@ export function newTaskOwner(role: TaskOwnerRole, pid = process.pid): string {
 /** Whether the process that owns a task is still running it, as `self` sees it. */
 export function ownerRunning(owner: string, self: string): boolean {
   if (owner === self) return false;
-  const [, pidText, start, role] = owner.split(' ');
+  // The start time may itself hold spaces (`ps -o lstart` on macOS): it is everything between the pid and the role.
+  const parts = owner.split(' ');
+  if (parts.length < 4) return false;
+  const pidText = parts[1];
+  const role = parts.at(-1);
+  const start = parts.slice(2, -1).join(' ');
   if (role === 'hub' && self.endsWith(' hub')) return false;
   const pid = Number(pidText);
   if (!Number.isInteger(pid) || pid <= 0) return false;
