@@ -6,7 +6,7 @@ import { readLiveHubFile, type HubInfo } from '../core/hub-file.js';
 import { HUB_NODE_FLAGS, hubLaunchEnv } from '../core/node-flags.js';
 import { describeExit, hubNode, HubStartError, startFailure } from './hub-start.js';
 import { logger } from '../core/log.js';
-import { checkProof, connectionAddress, newChallenge, parseSecret } from '../core/hub-proof.js';
+import { checkProof, newChallenge, parseSecret, readHealthAnswer } from '../core/hub-proof.js';
 
 const log = logger('bridge');
 
@@ -80,34 +80,22 @@ export function proveHub(paths: PincerPaths, info: HubInfo, timeoutMs = 2000): P
   return new Promise<Proof>((resolve) => {
     const req = request(new URL(`/api/mcp/health?challenge=${challenge}`, info.url), { agent, timeout: timeoutMs });
     req.on('response', (res) => {
-      // Read now: a keep-alive socket leaves the response once it ended.
-      const address = connectionAddress(res.socket.remoteAddress, res.socket.remotePort);
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        if ((size += c.length) <= 64 * 1024) chunks.push(c);
-      });
-      res.on('end', () => {
-        let body: unknown;
-        try {
-          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        } catch {
-          body = undefined;
+      readHealthAnswer(res, (answer) => {
+        if (!answer) {
+          agent.destroy();
+          return resolve({ kind: 'no-answer', reason: 'the answer broke off' });
         }
+        const { status, body, address } = answer;
         // The proof must cover the address this very connection reached: a relay on another port gets the real hub's proof for the hub's own address.
         const proven = checkProof(secret, challenge, body, address);
-        if (proven?.bound && res.statusCode === 200) return resolve({ kind: 'proven', hub: { ...info, pid: proven.pid, agent } });
+        if (proven?.bound && status === 200) return resolve({ kind: 'proven', hub: { ...info, pid: proven.pid, agent } });
         agent.destroy();
-        if (res.statusCode === 503) return resolve({ kind: 'restarting' });
-        if (proven && res.statusCode === 200) {
+        if (status === 503) return resolve({ kind: 'restarting' });
+        if (proven && status === 200) {
           const { version, hub } = body as { version?: unknown; hub: { role?: unknown } };
           return resolve({ kind: 'outdated', port: info.port, version: typeof version === 'string' ? version.slice(0, 40) : 'unknown', role: hub.role === 'desktop' ? 'desktop' : 'headless' });
         }
-        resolve({ kind: 'impostor', port: info.port, what: `it answered HTTP ${res.statusCode ?? '?'} without a valid proof` });
-      });
-      res.on('error', () => {
-        agent.destroy();
-        resolve({ kind: 'no-answer', reason: 'the answer broke off' });
+        resolve({ kind: 'impostor', port: info.port, what: `it answered HTTP ${status || '?'} without a valid proof` });
       });
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));

@@ -13,6 +13,7 @@
  * is talking to an older hub (or to a relay that dropped the bound one) and
  * sends it nothing (ARCHITECTURE §1).
  */
+import type { IncomingMessage } from 'node:http';
 const PURPOSE = 'pincer-hub-identity';
 const BOUND_PURPOSE = 'pincer-hub-identity-bound';
 export const CHALLENGE = /^[A-Za-z0-9_-]{16,128}$/;
@@ -41,6 +42,37 @@ export function boundProof(secret: Buffer, challenge: string, pid: number, addre
 export function connectionAddress(address: string | undefined, port: number | undefined): string {
   const a = (address ?? '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
   return `${a.includes(':') ? `[${a}]` : a}:${port ?? 0}`;
+}
+
+/** A health answer as read off one connection: its status, its JSON body (undefined when not JSON) and the address the connection reached. */
+export interface HealthAnswer {
+  status: number;
+  body: unknown;
+  address: string;
+}
+
+/**
+ * Reads a health answer (at most 64 KiB of it is kept) and calls `done` once: with the answer when it
+ * ended, with undefined when it broke off. The address is read at once: a keep-alive socket leaves the
+ * response once it ended.
+ */
+export function readHealthAnswer(res: IncomingMessage, done: (answer: HealthAnswer | undefined) => void): void {
+  const address = connectionAddress(res.socket.remoteAddress, res.socket.remotePort);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  res.on('data', (c: Buffer) => {
+    if ((size += c.length) <= 64 * 1024) chunks.push(c);
+  });
+  res.on('end', () => {
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      body = undefined;
+    }
+    done({ status: res.statusCode ?? 0, body, address });
+  });
+  res.on('error', () => done(undefined));
 }
 
 export function newChallenge(): string {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic, type PincerPaths } from '../core/paths.js';
 import { HubRole, type HubInfo } from './lock.js';
-import { CHALLENGE, boundProof, checkProof, connectionAddress, identityProof, newChallenge, parseSecret, sameMac } from '../core/hub-proof.js';
+import { CHALLENGE, boundProof, checkProof, identityProof, newChallenge, parseSecret, readHealthAnswer, sameMac, type HealthAnswer } from '../core/hub-proof.js';
 
 export { CHALLENGE, identityProof };
 
@@ -87,28 +87,11 @@ export async function verifyHub(paths: PincerPaths, info: HubInfo, timeoutMs = 2
   return { ok: true, info, role: parsed.data.hub.role, bound: proven.bound };
 }
 
-/** One GET on a connection of its own: the status, the JSON body (undefined when not JSON) and the address the connection reached. */
-function healthAnswer(url: string, timeoutMs: number): Promise<{ status: number; body: unknown; address: string } | undefined> {
+/** One GET on a connection of its own: the health answer, or undefined when none came. */
+function healthAnswer(url: string, timeoutMs: number): Promise<HealthAnswer | undefined> {
   return new Promise((resolve) => {
     // Loaded on use, not imported: an ESM import of node:http builds its namespace, whose lazy exports load undici in every hub (test/hub-lazy-loads).
-    const req = process.getBuiltinModule('node:http').get(url, { agent: false, timeout: timeoutMs }, (res) => {
-      const address = connectionAddress(res.socket.remoteAddress, res.socket.remotePort);
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        if ((size += c.length) <= 64 * 1024) chunks.push(c);
-      });
-      res.on('end', () => {
-        let body: unknown;
-        try {
-          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        } catch {
-          body = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, body, address });
-      });
-      res.on('error', () => resolve(undefined));
-    });
+    const req = process.getBuiltinModule('node:http').get(url, { agent: false, timeout: timeoutMs }, (res) => readHealthAnswer(res, resolve));
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', () => resolve(undefined));
   });
