@@ -110,6 +110,29 @@ describe('Connect / Disconnect on real sample config files', () => {
       assert.throws(() => connectClient({ client: 'cursor' as ClientId, stdio: STDIO }), /is not valid JSON \(line 1: .*\)\. Fix it first; Pincer changed nothing/);
       assert.equal(fs.readFileSync(file, 'utf8'), '{ "mcpServers": { "x": ');
     }));
+
+  test('a connect, a disconnect and a connect again within one second each keep their own backup: the original is never overwritten', () =>
+    withHome(() => {
+      for (const id of ['cursor', 'codex'] as const) {
+        const file = CLIENTS[id].file();
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        const original = id === 'codex' ? '# my codex settings\nmodel = "o3"\n' : '{\n  // mine\n  "mcpServers": {}\n}\n';
+        fs.writeFileSync(file, original);
+        const started = Date.now();
+        const first = connectClient({ client: id, stdio: STDIO });
+        const connected = fs.readFileSync(file, 'utf8');
+        const second = disconnectClient(id);
+        const third = connectClient({ client: id, stdio: STDIO });
+        // The three edits ran within one second here, so their stamps are the same (the case that overwrote the first backup).
+        const sameSecond = Math.floor(started / 1000) === Math.floor(Date.now() / 1000);
+        const backups = [first.backup!, second.backup!, third.backup!];
+        assert.equal(new Set(backups).size, 3, `three backups, not one reused: ${backups.join(', ')}`);
+        assert.equal(fs.readFileSync(first.backup!, 'utf8'), original, 'the backup of the original is still the original');
+        assert.equal(fs.readFileSync(second.backup!, 'utf8'), connected);
+        assert.equal(fs.readFileSync(third.backup!, 'utf8'), original, 'disconnect gave the original bytes back');
+        if (sameSecond) assert.match(third.backup!, /\.pincer-backup-\d{8}-\d{6}-3$/);
+      }
+    }));
 });
 
 test('pincer connect / disconnect from the CLI', () => {

@@ -62,8 +62,23 @@ export async function runStatus(paths: PincerPaths): Promise<number> {
     return 1;
   }
   const leftover = found.recorded ? ` (hub.json is left over from pid ${found.recorded.pid}${pidAlive(found.recorded.pid) ? ', now a different process' : ''})` : '';
-  process.stdout.write(`No Pincer hub runs for ${paths.home}${leftover}. Start one with "pincer serve".\n`);
+  const taken = squatter ? undefined : await portTakenNote(paths);
+  process.stdout.write(`No Pincer hub runs for ${paths.home}${leftover}. ${taken ?? 'Start one with "pincer serve".'}\n`);
   return 1;
+}
+
+/**
+ * With no hub of this folder running, what holds the port a new hub would take (HTTP_PORT), named: a
+ * "pincer serve" would fail there. Undefined when the port is free, or `auto` (a hub then takes the next one).
+ */
+async function portTakenNote(paths: PincerPaths): Promise<string | undefined> {
+  const { Settings } = await import('../core/settings/settings.js');
+  const port = new Settings({ userFile: paths.settingsFile }).get('HTTP_PORT');
+  if (port === 'auto') return undefined;
+  const { portHolder } = await import('../hub/ports.js');
+  const holder = await portHolder(port);
+  if (!holder) return undefined;
+  return `Port ${port} (HTTP_PORT), where its hub would listen, is held by ${holder}, which is not this data folder's hub: "pincer serve" would fail. Stop that program, or set HTTP_PORT to a free port (or HTTP_PORT=auto) in ${paths.settingsFile}.`;
 }
 
 /**

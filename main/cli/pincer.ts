@@ -56,48 +56,10 @@ async function checkNode(argv: string[]): Promise<number | undefined> {
     const message = tooOldMessage(found, 'Pincer', bridge ? `point the client's config at a newer Node ("command": "/path/to/node"), or ${INSTALL_NODE}` : INSTALL_NODE);
     process.stderr.write(`pincer: ${message}\n`);
     // A client started this bridge: it gets the reason as the answer to its requests, not just a closed pipe.
-    return bridge ? answerEveryRequest(message) : 1;
+    return bridge ? (await import('./answer-all.js')).answerEveryRequest(process.stdin, message) : 1;
   }
   process.stderr.write(`pincer: ${describeNode(found)} is older than Pincer needs (${MIN_NODE}); running with ${describeNode(other)}, which this checkout installed.\n`);
   return runWith(other.path);
-}
-
-/**
- * A bridge that cannot run answers each request the client sends with `message` (JSON-RPC error
- * -32000) until its input ends, so the client shows why. Plain JSON.parse on this old Node: nothing
- * else of Pincer loads here.
- */
-function answerEveryRequest(message: string): Promise<number> {
-  return new Promise((resolve) => {
-    let buffered = '';
-    const answer = (line: string) => {
-      let msg: unknown;
-      try {
-        msg = JSON.parse(line);
-      } catch {
-        return;
-      }
-      for (const m of Array.isArray(msg) ? msg : [msg]) {
-        const id = (m as { id?: unknown; method?: unknown } | null)?.id;
-        if ((typeof id === 'string' || typeof id === 'number') && typeof (m as { method?: unknown }).method === 'string') {
-          process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message: `Pincer: ${message}` } }) + '\n');
-        }
-      }
-    };
-    process.stdin.setEncoding('utf8');
-    process.stdin.on('data', (chunk: string) => {
-      buffered += chunk;
-      // One line at most 1 MB kept: this only needs ids.
-      if (buffered.length > 1 << 20 && !buffered.includes('\n')) buffered = '';
-      let i;
-      while ((i = buffered.indexOf('\n')) >= 0) {
-        answer(buffered.slice(0, i));
-        buffered = buffered.slice(i + 1);
-      }
-    });
-    process.stdin.on('end', () => resolve(1));
-    process.stdout.on('error', () => resolve(1));
-  });
 }
 
 /** This very command under another Node; signals reach it, its exit code is ours. */
@@ -115,7 +77,32 @@ async function runWith(node: string): Promise<number> {
   });
 }
 
+/**
+ * The version from package.json, read without the rest of Pincer: `--version` and `help` answer before the
+ * Node check, so a script calling `pincer --version` pays Node's own start and no second Node (ROOT/dist/main/cli).
+ */
+async function packageVersion(): Promise<string> {
+  const { readFileSync } = await import('node:fs');
+  try {
+    return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    // Another layout (a bundle): the module that knows.
+    return (await import('../core/version.js')).VERSION;
+  }
+}
+
+const VERSION_ARGS = ['--version', '-v', 'version'];
+const HELP_ARGS = ['help', '--help', '-h'];
+
 async function main(argv: string[]): Promise<number> {
+  if (argv.length === 1 && VERSION_ARGS.includes(argv[0]!)) {
+    process.stdout.write((await packageVersion()) + '\n');
+    return 0;
+  }
+  if (argv.length === 1 && HELP_ARGS.includes(argv[0]!)) {
+    process.stdout.write(help(await packageVersion()) + '\n');
+    return 0;
+  }
   const refused = await checkNode(argv);
   if (refused !== undefined) return refused;
   const { VERSION } = await import('../core/version.js');
@@ -145,11 +132,15 @@ async function main(argv: string[]): Promise<number> {
   const ready = () => ensureHome(paths);
   switch (command) {
     case 'stdio': {
-      const { values } = await parseCommand('stdio', rest, { standalone: { type: 'boolean', default: false } });
-      ready();
-      // Each command loads only what it needs: a client waits for the bridge's start.
-      if (values.standalone) await (await import('./stdio.js')).runStandaloneStdio(home);
-      else await (await import('./bridge.js')).runBridge(home);
+      try {
+        const { values } = await parseCommand('stdio', rest, { standalone: { type: 'boolean', default: false } });
+        ready();
+        // Each command loads only what it needs: a client waits for the bridge's start.
+        if (values.standalone) await (await import('./stdio.js')).runStandaloneStdio(home);
+        else await (await import('./bridge.js')).runBridge(home);
+      } catch (err) {
+        return refuseClient(err);
+      }
       return -1;
     }
     case 'serve': {
@@ -178,30 +169,8 @@ async function main(argv: string[]): Promise<number> {
       const sub = (await parseCommand('token', rest, {}, 1)).positionals[0];
       if (sub !== undefined && sub !== 'rotate') throw new UsageError('token', `unknown subcommand "${sub}": use "pincer token" or "pincer token rotate"`);
       ready();
-      const { readToken } = await import('./hub-client.js');
-      const { Settings } = await import('../core/settings/settings.js');
-      const { generateToken } = await import('../access/security.js');
-      if (sub === undefined) {
-        let token = readToken(home);
-        if (!token) {
-          token = generateToken();
-          new Settings({ userFile: paths.settingsFile }).set('AUTH_TOKEN', token);
-        }
-        process.stdout.write(token + '\n');
-        return 0;
-      }
-      if (sub === 'rotate') {
-        const settings = new Settings({ userFile: paths.settingsFile });
-        if (settings.source('AUTH_TOKEN') === 'env') {
-          process.stderr.write('pincer token rotate: AUTH_TOKEN comes from the environment here; change it there.\n');
-          return 1;
-        }
-        const token = generateToken();
-        settings.set('AUTH_TOKEN', token);
-        process.stdout.write(`${token}\nThe hub uses the new token at once; update your clients' configs.\n`);
-        return 0;
-      }
-      return 2;
+      const token = await import('./token.js');
+      return sub === 'rotate' ? token.runTokenRotate(paths) : token.runToken(paths);
     }
     case 'connect':
     case 'disconnect': {
@@ -216,6 +185,19 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
   }
+}
+
+/**
+ * `pincer stdio` could not start (a mistyped option in the client's config, a data folder that is a file
+ * or not the user's): said on stderr as for any command, and — when a client started it (stdin is not a
+ * terminal) — answered to each of the client's requests, so the client shows the reason too.
+ */
+async function refuseClient(err: unknown): Promise<number> {
+  const usage = err instanceof Error && err.name === 'UsageError';
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(usage ? `${message}\n` : `pincer: ${message}\n`);
+  if (process.stdin.isTTY) return usage ? 2 : 1;
+  return (await import('./answer-all.js')).answerEveryRequest(process.stdin, message, usage ? 2 : 1);
 }
 
 main(process.argv.slice(2)).then(

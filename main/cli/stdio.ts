@@ -3,6 +3,8 @@ import { pincerPaths } from '../core/paths.js';
 import { installLastResort } from '../core/last-resort.js';
 import { isFilesystemRoot } from '../mcp/client-identity.js';
 import { EarlyDiscover } from './early-discover.js';
+import { answerEveryRequest } from './answer-all.js';
+import { errorMessage } from '../core/errors.js';
 
 const log = logger('stdio');
 /** How long start-up waits for the client's first message before loading the server anyway. */
@@ -22,24 +24,15 @@ export async function runStandaloneStdio(home: string): Promise<void> {
   // Loading the server parses megabytes of code without yielding to the event loop: read what the
   // client sent first (clients write as soon as they spawn us), so a probe is answered before that.
   await Promise.race([early.firstInput, new Promise((r) => setTimeout(r, FIRST_INPUT_WAIT_MS))]);
-  const [{ serveStdio }, { createRuntime }, { createPincerServer }, { GuardedStdioTransport }, { TaskListens }, { TaskListenWire }, { taskListenSource }] = await Promise.all([
-    import('@modelcontextprotocol/server/stdio'),
-    import('../calls/runtime.js'),
-    import('../mcp/server.js'),
-    import('../transports/stdio-transport.js'),
-    import('../transports/task-listen.js'),
-    import('../transports/task-listen-wire.js'),
-    import('../mcp/tasks.js'),
-  ]);
-  // One client, so its project folder (where the client started us) narrows what its calls see.
-  // A process started in a filesystem root (Claude Desktop starts servers in `/`) has no project folder.
-  const folder = isFilesystemRoot(process.cwd()) ? undefined : process.cwd();
-  const runtime = createRuntime({ home, projectDir: folder, leanHeap: false });
-  // The user's own plugins (PINCER_HOME only; the project folder never adds one).
-  await (await import('../plugins/index.js')).startPlugins(runtime);
-  // subscriptions/listen with taskIds, which the SDK's stdio entry would drop (task-listen-wire.ts).
-  const taskListens = new TaskListens(taskListenSource(runtime));
-  runtime.notifier.register(taskListens.peer);
+  let loaded;
+  try {
+    loaded = await loadServer(home);
+  } catch (err) {
+    // The client gets the reason as the answer to its requests (what it sent meanwhile included), not a closed pipe.
+    log.error(`could not start the server: ${errorMessage(err)}`, { err });
+    process.exit(await answerEveryRequest(early.handOver(), `pincer stdio --standalone could not start: ${errorMessage(err)}`));
+  }
+  const { serveStdio, createPincerServer, GuardedStdioTransport, TaskListenWire, runtime, taskListens, folder } = loaded;
   const input = early.handOver();
   const handle = serveStdio(
     // The client started this process in its working folder: that is where its commands run.
@@ -63,4 +56,27 @@ export async function runStandaloneStdio(home: string): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.stdout.on('error', () => void shutdown('stdout closed'));
+}
+
+/** The server's modules and this client's runtime: what can fail before the first answer (a database, a plugin folder). */
+async function loadServer(home: string) {
+  const [{ serveStdio }, { createRuntime }, { createPincerServer }, { GuardedStdioTransport }, { TaskListens }, { TaskListenWire }, { taskListenSource }] = await Promise.all([
+    import('@modelcontextprotocol/server/stdio'),
+    import('../calls/runtime.js'),
+    import('../mcp/server.js'),
+    import('../transports/stdio-transport.js'),
+    import('../transports/task-listen.js'),
+    import('../transports/task-listen-wire.js'),
+    import('../mcp/tasks.js'),
+  ]);
+  // One client, so its project folder (where the client started us) narrows what its calls see.
+  // A process started in a filesystem root (Claude Desktop starts servers in `/`) has no project folder.
+  const folder = isFilesystemRoot(process.cwd()) ? undefined : process.cwd();
+  const runtime = createRuntime({ home, projectDir: folder, leanHeap: false });
+  // The user's own plugins (PINCER_HOME only; the project folder never adds one).
+  await (await import('../plugins/index.js')).startPlugins(runtime);
+  // subscriptions/listen with taskIds, which the SDK's stdio entry would drop (task-listen-wire.ts).
+  const taskListens = new TaskListens(taskListenSource(runtime));
+  runtime.notifier.register(taskListens.peer);
+  return { serveStdio, createPincerServer, GuardedStdioTransport, TaskListenWire, runtime, taskListens, folder };
 }

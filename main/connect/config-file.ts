@@ -33,9 +33,23 @@ function checkParsable(text: string, file: string): void {
   if (root && root.type !== 'object') throw new UserError(`${file} does not hold a JSON object; Pincer changed nothing.`, 'INVALID_INPUT');
 }
 
-function backupName(file: string, now = new Date()): string {
+/**
+ * A backup name no earlier backup has: `<file>.pincer-backup-<YYYYMMDD-HHMMSS>`, then `-2`, `-3` … when a
+ * connect and a disconnect fall in the same second, so the backup of the original is never overwritten.
+ */
+function keepBackup(file: string, now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return `${file}.pincer-backup-${stamp}`;
+  for (let n = 1; n < 1000; n++) {
+    const name = `${file}.pincer-backup-${stamp}${n === 1 ? '' : `-${n}`}`;
+    try {
+      // COPYFILE_EXCL: fails rather than replace a backup that is there (even one made at this instant by another process).
+      fs.copyFileSync(file, name, fs.constants.COPYFILE_EXCL);
+      return name;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  throw new UserError(`${file} has 1000 Pincer backups from this second; remove some of them and try again.`, 'LIMIT_REACHED');
 }
 
 export interface EditResult {
@@ -89,10 +103,7 @@ function editInPlace(text: string, at: string[], value: unknown, formatting: For
 export function saveConfig(file: string, original: string | undefined, next: string): EditResult {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   let backup: string | undefined;
-  if (original !== undefined) {
-    backup = backupName(file);
-    fs.copyFileSync(file, backup);
-  }
+  if (original !== undefined) backup = keepBackup(file);
   const mode = original !== undefined ? fs.statSync(file).mode & 0o777 : 0o600;
   writeFileAtomic(file, next, mode);
   return { file, backup, changed: true };

@@ -1,4 +1,4 @@
-import { CLIENTS, claudeCodeCommand, type ClientId, type ClientSpec, type HttpTarget, type StdioLauncher } from './clients.js';
+import { CLIENTS, CLIENT_IDS, claudeCodeCommand, type ClientId, type ClientSpec, type HttpTarget, type StdioLauncher } from './clients.js';
 import { editServerEntry, readServerEntry, type EditResult } from './config-file.js';
 import { editTomlServer, readTomlServer } from './toml-file.js';
 import { UserError } from '../core/errors.js';
@@ -66,12 +66,22 @@ export function disconnectClient(client: ClientId, project?: string): EditResult
 }
 
 export function isConnected(client: ClientId, project?: string): boolean {
+  return pincerEntry(client, project) !== undefined;
+}
+
+/** The clients whose user-level Pincer entry carries `token`: HTTP entries, which must be written again when it changes. */
+export function clientsSendingToken(token: string): ClientId[] {
+  if (!token) return [];
+  return CLIENT_IDS.filter((id) => JSON.stringify(pincerEntry(id) ?? null).includes(token));
+}
+
+function pincerEntry(client: ClientId, project?: string): unknown {
   const spec = CLIENTS[client];
   try {
-    return (spec.format === 'toml' ? readTomlServer : readServerEntry)(spec.file(project), spec.container) !== undefined;
+    return (spec.format === 'toml' ? readTomlServer : readServerEntry)(spec.file(project), spec.container);
   } catch {
     // An unreadable or broken config file has no Pincer entry we could rely on; connect() reports its problem.
-    return false;
+    return undefined;
   }
 }
 
