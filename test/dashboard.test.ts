@@ -185,7 +185,8 @@ describe('the dashboard in Chromium against a real hub', () => {
     const now = fs.readFileSync(path.join(h.home, 'pincer-env.txt'), 'utf8');
     await page.locator('#settings-file').fill((await page.locator('#settings-file').inputValue()) + 'this is not a setting\n');
     await page.locator('#save-settings').click();
-    await page.getByText(/line \d+: line \d+ is not KEY=VALUE/).waitFor();
+    await page.getByText(/^line \d+: not KEY=VALUE: "this is not a setting"$/).waitFor();
+    await page.getByText('Nothing was saved: 1 line needs fixing.').waitFor();
     assert.equal(fs.readFileSync(path.join(h.home, 'pincer-env.txt'), 'utf8'), now);
     assert.deepEqual(problems.splice(0), ['console: Failed to load resource: the server responded with a status of 400 (Bad Request)'], 'only the refused file');
     await shot(page, 'dashboard-settings');

@@ -1,9 +1,28 @@
+import path from 'node:path';
 import { startHub, HubAlreadyRunning } from '../hub/hub.js';
+import { CLIENT_IDS } from '../connect/clients.js';
+import { connectService } from '../connect/service.js';
+import { cliLauncher } from '../connect/launcher.js';
 import { configureLogging, logger } from '../core/log.js';
 import { pincerPaths } from '../core/paths.js';
 import { installLastResort } from '../core/last-resort.js';
 
 const log = logger('serve');
+
+/** How this `pincer` is called from a terminal: `pincer` when that name on PATH leads to this very script, else `npx pincer` (in the checkout). */
+function pincerCommand(): string {
+  const fs = process.getBuiltinModule('node:fs');
+  const self = process.argv[1];
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!self || !path.isAbsolute(dir)) continue;
+    try {
+      if (fs.realpathSync(path.join(dir, process.platform === 'win32' ? 'pincer.cmd' : 'pincer')) === fs.realpathSync(self)) return 'pincer';
+    } catch {
+      // No pincer in this folder: the next one.
+    }
+  }
+  return 'npx pincer';
+}
 
 export interface ServeOptions {
   quiet: boolean;
@@ -26,7 +45,15 @@ export async function runServe(home: string, opts: ServeOptions): Promise<number
   installLastResort(log, { keepServing: true, ignoreStdoutErrors: true });
   let hub;
   try {
-    hub = await startHub({ home, env: opts.env && Object.keys(opts.env).length > 0 ? { ...process.env, ...opts.env } : undefined, role: 'headless', takeover: opts.ifNone ? 'never' : opts.takeover ? 'any' : 'headless', clientStarted: opts.ifNone === true });
+    hub = await startHub({
+      home,
+      env: opts.env && Object.keys(opts.env).length > 0 ? { ...process.env, ...opts.env } : undefined,
+      role: 'headless',
+      takeover: opts.ifNone ? 'never' : opts.takeover ? 'any' : 'headless',
+      clientStarted: opts.ifNone === true,
+      // The dashboard's Connect page writes what "pincer connect" writes: this very script and a Node that runs it.
+      connect: connectService({ launcher: () => cliLauncher(process.argv[1]!, process.env.PINCER_HOME ? { PINCER_HOME: home } : undefined) }),
+    });
   } catch (err) {
     if (err instanceof HubAlreadyRunning) {
       process.stderr.write(`pincer serve: ${err.message}\n`);
@@ -52,6 +79,9 @@ export async function runServe(home: string, opts: ServeOptions): Promise<number
         '',
         `Legacy SSE clients: ${hub.url}/sse · plain JSON-RPC: POST ${hub.url}/api/mcp/jsonrpc · health: ${hub.url}/api/mcp/health`,
         'Press Ctrl+C to stop. Background jobs keep running.',
+        '',
+        `Next, connect your AI client (${CLIENT_IDS.join(', ')}); from then on it starts Pincer by itself. In another terminal, or on the dashboard's Connect page:`,
+        `  ${pincerCommand()} connect claude-code`,
         '',
       ].join('\n'),
     );

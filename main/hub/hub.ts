@@ -1,3 +1,4 @@
+import type { ConnectService } from '../core/client-connect.js';
 import { useLoginEnvironment } from '../tools/shell/process.js';
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -78,6 +79,8 @@ export interface HubOptions {
   handoverGraceMs?: number;
   /** Started by a client's bridge (`serve --if-none`): its environment is that client's, not the user's. */
   clientStarted?: boolean;
+  /** The dashboard's Connect page: made by the hub's creator, which knows how clients start this Pincer (core/client-connect.ts). */
+  connect?: ConnectService;
 }
 
 /** Starts the hub: one per data directory, listening on HTTP_HOST:HTTP_PORT. */
@@ -159,7 +162,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
         streamable,
         newServer: (era, transport, client) => newServer(transport, undefined, era, client),
         dashboardSessions,
-        extraRoutes: [hubApi(rt, sessions), dashboardApi(rt, sessions, dashboardSessions, () => hubUrl), ...(opts.extraRoutes?.({ runtime: rt, sessions }) ?? [])],
+        extraRoutes: [hubApi(rt, sessions), dashboardApi(rt, sessions, dashboardSessions, () => hubUrl, opts.connect), ...(opts.extraRoutes?.({ runtime: rt, sessions }) ?? [])],
       });
     });
 

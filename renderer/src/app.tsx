@@ -102,7 +102,7 @@ function Shell(props: { onSignedOut(): void }) {
             <img src="/icon.svg" alt="" width="24" height="24" /> <span>Pincer</span>
           </div>
           <ul class="nav">
-            {PAGES.map((p) => (
+            {PAGES.filter((p) => !('hidden' in p)).map((p) => (
               <li key={p.id}>
                 <a href={`#/${p.id}`} aria-current={p.id === page ? 'page' : undefined}>
                   <span>{p.title}</span>

@@ -1,5 +1,5 @@
-import { useEffect, useRef } from 'preact/hooks';
-import uPlot, { type AlignedData, type Options } from 'uplot';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import uPlot, { type AlignedData, type Axis, type Options } from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
 export interface Series {
@@ -15,32 +15,65 @@ function cssVar(el: Element, name: string): string {
   return getComputedStyle(el).getPropertyValue(name).trim() || '#888';
 }
 
+const DARK = '(prefers-color-scheme: dark)';
+
+/** The page's colour scheme, followed live: the chart's colours are read from CSS once per build, so it rebuilds when the scheme changes. */
+function useScheme(): 'dark' | 'light' {
+  const query = matchMedia(DARK);
+  const [dark, setDark] = useState(query.matches);
+  useEffect(() => {
+    const on = (e: MediaQueryListEvent) => setDark(e.matches);
+    query.addEventListener('change', on);
+    return () => query.removeEventListener('change', on);
+  }, []);
+  return dark ? 'dark' : 'light';
+}
+
+/**
+ * The y axis as wide as its widest label, measured in the axis's own font (a fixed width clipped "10000 ms"
+ * to "0000 ms"). uPlot calls this on each layout pass; after the first two passes the size stays put.
+ */
+function fitLabels(self: uPlot, values: string[] | null, axisIdx: number, cycleNum: number): number {
+  // uPlot keeps the axis's resolved font as [css font, px size] at run time, and its last size as _size.
+  const axis = self.axes[axisIdx] as Axis & { font: [string, number]; _size: number; ticks: { size: number }; gap: number };
+  if (cycleNum > 1) return axis._size;
+  const longest = (values ?? []).reduce((a, v) => (v.length > a.length ? v : a), '');
+  self.ctx.font = axis.font[0];
+  return Math.ceil(axis.ticks.size + axis.gap + self.ctx.measureText(longest).width / devicePixelRatio + 4);
+}
+
 /**
  * A uPlot chart that follows its container's width and takes new data in place
  * (setData) rather than being rebuilt, so a live update is cheap and smooth.
+ * `format` writes a y value as its label (with its unit).
  */
-export function Chart(props: { data: AlignedData; series: Series[]; height: number; label: string; spark?: boolean; unit?: string }) {
+export function Chart(props: { data: AlignedData; series: Series[]; height: number; label: string; spark?: boolean; format?: (v: number) => string }) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | undefined>(undefined);
+  const scheme = useScheme();
   const key = props.series.map((s) => s.label).join('|');
   useEffect(() => {
     const el = box.current!;
     const axisColor = cssVar(el, '--muted');
     const grid = cssVar(el, '--line');
+    // uPlot fills its dots white by default: in dark mode that is a bright speck; the panel's own colour fits both.
+    const panel = cssVar(el, '--panel');
+    const format = props.format ?? String;
     const opts: Options = {
       width: Math.max(50, el.clientWidth),
       height: props.height,
       legend: { show: !props.spark },
       cursor: { show: !props.spark },
       select: { show: false, left: 0, top: 0, width: 0, height: 0 },
-      scales: { x: { time: true }, y: { range: (_u, min, max) => [0, Math.max(1, max, min)] } },
+      // A tenth of headroom above the highest value, so its dot and its label are not cut at the top.
+      scales: { x: { time: true }, y: { range: (_u, min, max) => [0, Math.max(1, max, min) * 1.1] } },
       axes: props.spark
         ? [{ show: false }, { show: false }]
         : [
             { stroke: axisColor, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } },
-            { stroke: axisColor, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size: 66, values: (_u, vals) => vals.map((v) => `${v}${props.unit ?? ''}`) },
+            { stroke: axisColor, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size: fitLabels, values: (_u, vals) => vals.map(format) },
           ],
-      series: [{}, ...props.series.map((s) => ({ label: s.label, stroke: cssVar(el, s.colorVar), width: props.spark ? 1.5 : 2, dash: s.dash, points: { show: Boolean(s.points), size: 5 } }))],
+      series: [{}, ...props.series.map((s) => ({ label: s.label, stroke: cssVar(el, s.colorVar), width: props.spark ? 1.5 : 2, dash: s.dash, points: { show: Boolean(s.points), size: 5, fill: panel } }))],
     };
     const u = new uPlot(opts, props.data, el);
     plot.current = u;
@@ -51,9 +84,9 @@ export function Chart(props: { data: AlignedData; series: Series[]; height: numb
       u.destroy();
       plot.current = undefined;
     };
-  }, [key, props.height, props.spark]);
+  }, [key, props.height, props.spark, scheme]);
   useEffect(() => {
     plot.current?.setData(props.data);
   }, [props.data]);
-  return <div class={props.spark ? 'chart spark' : 'chart'} ref={box} role="img" aria-label={props.label} />;
+  return <div class={props.spark ? 'chart spark' : 'chart'} ref={box} role="img" aria-label={props.label} data-scheme={scheme} />;
 }

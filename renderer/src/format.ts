@@ -26,3 +26,8 @@ export function pretty(text: string): string {
     return text;
   }
 }
+
+/** A latency axis label: milliseconds below a second, seconds above ("250 ms", "1.5 s", "12 s"). */
+export function axisMs(v: number): string {
+  return v >= 1000 ? `${Number((v / 1000).toFixed(2))} s` : `${Number(v.toFixed(1))} ms`;
+}

@@ -12,3 +12,4 @@ export interface PageProps {
   onSignedOut(): void;
   overview: Overview | undefined;
 }
+export type { ConnectView, ClientConnectView, ConnectOutcome } from '../../main/http/dashboard/connect.js';

@@ -120,3 +120,12 @@ export function ConfirmButton(props: { label: string; question: string; confirm:
 export function Pending(props: { error: string | undefined }) {
   return props.error ? <Problem text={props.error} /> : <p class="muted">Loading…</p>;
 }
+
+/**
+ * A path or URL that may wrap at its separators (after a slash, backslash, dot, underscore, hyphen or
+ * colon) rather than inside a word: a long one on a phone breaks at "/" instead of "ap|i".
+ */
+export function Breakable(props: { text: string }) {
+  const parts = props.text.split(/(?<=[/\\._:-])/);
+  return <>{parts.map((p, i) => (i ? [<wbr key={`w${i}`} />, p] : p))}</>;
+}

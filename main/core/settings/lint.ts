@@ -62,7 +62,7 @@ export function lintText(text: string, file: string, fallback = 'using the defau
   const out: SettingDiagnostic[] = [];
   for (const l of new EnvDocument(text).lines) {
     if (l.kind === 'invalid') {
-      out.push({ file, line: l.line, severity: 'error', message: `line ${l.line} is not KEY=VALUE: "${shownValue('', l.raw.trim())}"` });
+      out.push({ file, line: l.line, severity: 'error', message: `not KEY=VALUE: "${shownValue('', l.raw.trim())}"` });
     } else if (l.kind === 'entry') {
       const problem = validateValue(l.key!, l.value!);
       if (problem) out.push({ file, line: l.line, key: l.key, severity: 'error', message: `${l.key}=${shownValue(l.key!, l.value!)}: ${problem}; ${fallback}` });

@@ -182,7 +182,8 @@ export class Settings extends EventEmitter<{ change: [SettingsChange]; diagnosti
    * leave the hub without a token; nothing is written in either case.
    */
   replaceUserFile(text: string): SettingDiagnostic[] {
-    const problems = lintText(text, this.userFile).filter((d) => d.severity === 'error');
+    // Said of a text that is refused as a whole: nothing of it applies, so no line is "using the default".
+    const problems = lintText(text, this.userFile, 'fix it to save').filter((d) => d.severity === 'error');
     if (problems.length > 0) return problems;
     if ((new EnvDocument(text).get('AUTH_TOKEN') ?? '').trim() === '' && !this.envToken()) throw new SettingsError('TOKEN_REQUIRED', TOKEN_REQUIRED);
     this.writeUserFile(text);

@@ -12,6 +12,8 @@ import { SettingsError } from '../../core/settings/errors.js';
 import { ERROR_HTTP_STATUS, UserError } from '../../core/errors.js';
 import { SECRET_KEYS } from '../../core/settings/secrets.js';
 import { diagnosticViews, unmaskSecrets } from './settings.js';
+import { connectRoutes } from './connect.js';
+import type { ConnectService } from '../../core/client-connect.js';
 import { overviewView, toolsView, settingsView, tasksView, jobsView, mcpTasksView, callbacksView, skillsView, activityView, type MinutesView } from './views.js';
 
 /**
@@ -59,7 +61,7 @@ interface Ctx {
 }
 
 /** What the dashboard reads and changes. Behind the token or a dashboard session like every other route. */
-export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard: DashboardSessions, hubUrl: () => string): express.Router {
+export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard: DashboardSessions, hubUrl: () => string, connect?: ConnectService): express.Router {
   const ctx: Ctx = { r: express.Router(), runtime, sessions, dashboard, hubUrl };
   overviewRoutes(ctx);
   tokenRoutes(ctx);
@@ -67,6 +69,7 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard
   settingsRoutes(ctx);
   workRoutes(ctx);
   activityRoutes(ctx);
+  connectRoutes(ctx.r, connect);
   return ctx.r;
 }
 

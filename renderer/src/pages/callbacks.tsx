@@ -18,7 +18,7 @@ export function CallbacksPage(props: PageProps) {
       <Panel title="Active">
         {d.callbacks.length ? (
           <div class="table-wrap">
-            <table>
+            <table class="stack">
               <thead>
                 <tr>
                   <th>Slot</th>
@@ -34,11 +34,11 @@ export function CallbacksPage(props: PageProps) {
               <tbody>
                 {d.callbacks.map((c) => (
                   <tr key={c.id}>
-                    <td>{c.id}</td>
-                    <td class="wrap">{c.message}</td>
-                    <td>{duration(Math.max(0, c.next_fire_at - now))}</td>
-                    <td>{c.delay_seconds} s</td>
-                    <td>{c.fires_left ?? '∞'}</td>
+                    <td class="nowrap" data-label="Slot">{c.id}</td>
+                    <td class="wrap" data-label="Message">{c.message}</td>
+                    <td class="nowrap" data-label="Next in">{duration(Math.max(0, c.next_fire_at - now))}</td>
+                    <td class="nowrap" data-label="Every">{c.delay_seconds} s</td>
+                    <td class="nowrap" data-label="Fires left">{c.fires_left ?? '∞'}</td>
                     <td>
                       <ConfirmButton
                         label="Cancel"

@@ -3,8 +3,8 @@ import type { AlignedData } from 'uplot';
 import { api, describeError } from '../api.js';
 import { useNow, useResource } from '../hooks.js';
 import { Chart } from '../chart.js';
-import { Empty, Panel, Pending, Problem, Switch, announce } from '../ui.js';
-import { ago, duration } from '../format.js';
+import { Breakable, Empty, Panel, Pending, Problem, Switch, announce } from '../ui.js';
+import { ago, axisMs, duration } from '../format.js';
 import type { MinuteBucket, MinutesView, PageProps } from '../types.js';
 import { TokenField } from './token.js';
 
@@ -50,7 +50,7 @@ export function Charts(props: PageProps) {
             ))}
           </select>
         </label>
-        <Chart data={latency} series={[{ label: 'p50', colorVar: '--ok', points: true }, { label: 'p95', colorVar: '--warn', dash: [6, 4], points: true }]} height={160} unit=" ms" label={`Latency per minute (median and 95th percentile) of ${tool || 'the slowest tool'}`} />
+        <Chart data={latency} series={[{ label: 'p50', colorVar: '--ok', points: true }, { label: 'p95', colorVar: '--warn', dash: [6, 4], points: true }]} height={160} format={axisMs} label={`Latency per minute (median and 95th percentile) of ${tool || 'the slowest tool'}`} />
       </Panel>
     </div>
   );
@@ -112,7 +112,9 @@ export function OverviewPage(props: PageProps) {
               <div key={k}>
                 <dt>{k}</dt>
                 <dd>
-                  <code>{v}</code>
+                  <code>
+                    <Breakable text={v} />
+                  </code>
                 </dd>
               </div>
             ))}
@@ -121,7 +123,9 @@ export function OverviewPage(props: PageProps) {
       </div>
       <Panel title={`Connected sessions (${o.sessions.length})`}>
         {o.sessions.length === 0 ? (
-          <Empty title="No client is connected yet">Connect Claude Desktop, Cursor or VS Code from the tray menu, or run "pincer connect &lt;client&gt;". Then ask it to run a command.</Empty>
+          <Empty title="No client is connected yet">
+            Connect Claude Desktop, Claude Code, Cursor or VS Code on the <a href="#/connect">Connect</a> page (or the tray menu, or "pincer connect &lt;client&gt;" in a terminal). Then ask it to run a command.
+          </Empty>
         ) : (
           <div class="table-wrap">
             <table>
@@ -161,7 +165,7 @@ export function OverviewPage(props: PageProps) {
         )}
       </Panel>
       <p class="muted wrap">
-        Data: {o.home} · Settings: {o.settingsFile}
+        Data: <Breakable text={o.home} /> · Settings: <Breakable text={o.settingsFile} />
       </p>
     </>
   );

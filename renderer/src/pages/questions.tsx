@@ -58,7 +58,7 @@ function QuestionForm(props: { row: Row; deadline: number; now: number }) {
                 </span>
               </label>
             ))}
-            <input type="text" class="grow" name={`${name}_other`} aria-label={`Your own answer to: ${q.question}`} placeholder="Or answer in your own words" />
+            <input type="text" class="answer-text" name={`${name}_other`} aria-label={`Your own answer to: ${q.question}`} placeholder="Or answer in your own words" />
           </fieldset>
         );
       })}

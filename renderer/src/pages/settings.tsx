@@ -13,6 +13,7 @@ const GROUPS: [string, string][] = [
   ['shell', 'Shell and jobs'],
   ['workflow', 'Workflow'],
   ['web', 'Web and search'],
+  ['desktop', 'Desktop app'],
   ['general', 'General'],
 ];
 
@@ -184,6 +185,7 @@ function Field(props: { k: SettingView; onSignedOut(): void }) {
 function FileEditor(props: { s: Settings }) {
   const [text, setText] = useState<string>();
   const [errors, setErrors] = useState<string[]>([]);
+  const [refused, setRefused] = useState<string>();
   return (
     <Panel title={`Edit ${props.s.file} as text`}>
       <p class="muted">Comments, blank lines and order are kept. Changes apply at once, without a restart.</p>
@@ -198,9 +200,12 @@ function FileEditor(props: { s: Settings }) {
               await api('/api/settings/file', { method: 'PUT', body: { text: text ?? props.s.text } });
               setText(undefined);
               setErrors([]);
+              setRefused(undefined);
               announce('Settings saved and applied');
             } catch (err) {
+              // A refused save changed nothing: said first, then what to fix (the file keeps its old values meanwhile).
               const lines = err instanceof ApiError ? ((err.data as { errors?: { line: number; message: string }[] }).errors ?? []) : [];
+              setRefused(lines.length ? `Nothing was saved: ${lines.length === 1 ? '1 line needs' : `${lines.length} lines need`} fixing.` : undefined);
               setErrors(lines.length ? lines.map((l) => `line ${l.line}: ${l.message}`) : [describeError(err)]);
             }
           }}
@@ -209,13 +214,16 @@ function FileEditor(props: { s: Settings }) {
         </button>
       </div>
       {errors.length ? (
-        <ul class="diag" role="alert">
+        <div role="alert">
+          {refused ? <p class="problem">{refused}</p> : null}
+          <ul class="diag">
           {errors.map((e) => (
             <li class="err" key={e}>
               {e}
             </li>
           ))}
-        </ul>
+          </ul>
+        </div>
       ) : null}
     </Panel>
   );
