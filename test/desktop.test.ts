@@ -30,9 +30,12 @@ describe('the desktop app against a fake electron module', () => {
     h.cleanup();
   });
 
-  test('starts to the tray: no dock icon, a serving icon, the hub in-process, no cookie until the window signs in', () => {
+  test('starts to the tray: no dock icon, a serving icon, the hub in-process, no cookie until the window signs in; the first launch opens the Welcome page once', () => {
     assert.ok(fake.calls.includes('dock.hide'));
-    assert.equal(fake.windows.length, 0, 'no window at start');
+    assert.equal(fake.windows.length, 1, 'one window at the first launch');
+    assert.match(fake.windows[0]!.urls.at(-1)!, /^http:\/\/127\.0\.0\.1:\d+\/#\/welcome$/);
+    assert.ok(fs.existsSync(path.join(h.home, 'desktop-welcomed')), 'remembered, so later launches start to the tray only');
+    assert.deepEqual(tray().menu[0], { label: 'Serving · 0 clients connected', enabled: false }, 'the menu starts with one status line');
     assert.equal(iconState(), 'serving');
     assert.match(tray().tooltip, /serving MCP tools/);
     assert.ok(desk.hub);
@@ -123,6 +126,7 @@ describe('the desktop app against a fake electron module', () => {
   test('Connect a client writes the run-as-node entry; Start at login uses login items on macOS', async () => {
     const menu = tray().item(/Connect a client/);
     menu.submenu!.find((s) => s.label === 'Cursor')!.click!();
+    await waitFor(() => fake.notifications.some((n) => /connected to Cursor/.test(String(n.options.title))), 'the connect notification');
     const cfg = JSON.parse(fs.readFileSync(path.join(h.home, '.cursor', 'mcp.json'), 'utf8')) as { mcpServers: { pincer: { command: string; args: string[]; env: Record<string, string> } } };
     assert.equal(cfg.mcpServers.pincer.command, process.execPath);
     assert.equal(cfg.mcpServers.pincer.env.ELECTRON_RUN_AS_NODE, '1');

@@ -15,7 +15,12 @@ import { ElectronRenderer } from './electron-renderer.js';
 import { subresourcePolicy } from '../tools/web/browser.js';
 import { electronNetTransport } from './electron-net.js';
 import { CLIENT_IDS, CLIENTS, type ClientId, type StdioLauncher } from '../connect/clients.js';
-import { connectClient, disconnectClient, isConnected } from '../connect/connect.js';
+import { isConnected } from '../connect/connect.js';
+import { connectService } from '../connect/service.js';
+import type { ConnectService } from '../core/client-connect.js';
+import { errorMessage } from '../core/errors.js';
+import { Notices, noticeFor, type NoticeKind } from './notices.js';
+import { markWelcomed, shouldWelcome } from './first-launch.js';
 import { PACKAGE_ROOT, VERSION } from '../core/version.js';
 import { IPC } from './channels.js';
 import { logger } from '../core/log.js';
@@ -59,7 +64,20 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   if (platform === 'darwin') app.dock?.hide();
   await app.whenReady();
 
-  const { hub, error, foreignHome } = await startTrayHub(electron, opts.home);
+  const launcher: StdioLauncher = app.isPackaged
+    ? packagedLauncher(opts.execPath ?? process.execPath, opts.resourcesPath ?? process.resourcesPath, platform)
+    : { command: opts.execPath ?? process.execPath, args: [path.join(PACKAGE_ROOT, 'dist', 'main', 'cli', 'pincer.js'), 'stdio'], env: { ELECTRON_RUN_AS_NODE: '1' } };
+  const bundle = () => claudeDesktopBundle({ isPackaged: app.isPackaged, resourcesPath: opts.resourcesPath ?? process.resourcesPath, platform });
+  let refresh = (): void => undefined;
+  // One connect service for the tray menu and the dashboard's Connect page (the hub serves it): the same entry, the same outcome.
+  const connect: ConnectService = connectService({
+    launcher: () => launcher,
+    // Claude Desktop owns .mcpb files: opening one shows its install dialog.
+    bundle: { file: bundle, open: async (file) => (await electron.shell.openPath(file)) || undefined },
+    changed: () => refresh(),
+  });
+
+  const { hub, error, foreignHome } = await startTrayHub(electron, opts.home, connect);
   // Without a hub of its own the window shows another hub of this folder only once it proved itself
   // (identity.ts): a squatter on the port must get neither the window's cookies nor its preload API.
   let provenOther: string | undefined;
@@ -74,13 +92,9 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   const hubUrl = (): string | undefined => hub?.url ?? provenOther;
   const dashboard = new DashboardWindow(electron, hubUrl, () => error ?? 'the hub is not running');
   const autostart = new AutoStart(electron, opts.execPath, platform);
-  const launcher: StdioLauncher = app.isPackaged
-    ? packagedLauncher(opts.execPath ?? process.execPath, opts.resourcesPath ?? process.resourcesPath, platform)
-    : { command: opts.execPath ?? process.execPath, args: [path.join(PACKAGE_ROOT, 'dist', 'main', 'cli', 'pincer.js'), 'stdio'], env: { ELECTRON_RUN_AS_NODE: '1' } };
 
   lockDownSessions(electron);
 
-  const bundle = () => claudeDesktopBundle({ isPackaged: app.isPackaged, resourcesPath: opts.resourcesPath ?? process.resourcesPath, platform });
   const facts = (): TrayFacts => {
     const s = hub?.runtime.services;
     return {
@@ -88,13 +102,15 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
       error,
       questionsPending: s ? s.questions.pending().length : 0,
       jobsRunning: s ? s.jobs.repo.countRunning() : 0,
+      clientsConnected: hub ? new Set(hub.sessions.list().map((x) => x.client ?? x.id)).size : 0,
       startAtLogin: autostart.enabled(),
       connected: Object.fromEntries(CLIENT_IDS.map((id) => [id, isConnected(id)])) as Record<ClientId, boolean>,
       bundleAvailable: bundle() !== undefined,
     };
   };
   const icon = (state: TrayState) => electron.nativeImage.createFromPath(path.join(PACKAGE_ROOT, 'build', 'tray', `${state}.png`));
-  const notify = notifier(electron, dashboard);
+  const notices = new Notices(electron, (page) => void dashboard.open(page), () => hub?.runtime.settings);
+  const notify = (title: string, body: string, page?: string, kind: NoticeKind = 'action') => void notices.notify({ kind, title, body, page });
 
   let quitting = false;
   const quit = async (): Promise<boolean> => {
@@ -113,28 +129,17 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   const actions = {
     setServing: (on: boolean) => hub?.runtime.settings.set('TOOLS', on ? 'true' : 'false'),
     openDashboard: (page?: string) => void dashboard.open(page),
-    toggleClient: (id: ClientId, connect: boolean) => {
-      try {
-        if (connect) {
-          const r = connectClient({ client: id, stdio: launcher });
-          notify(`Pincer is connected to ${r.client}`, `${r.restartHint}${r.backup ? ` The old config was kept as ${path.basename(r.backup)}.` : ''}`);
-        } else {
-          disconnectClient(id);
-          notify(`Pincer is disconnected from ${CLIENTS[id].name}`, 'Its other servers were left as they were.');
-        }
-      } catch (err) {
-        notify(`Could not change ${CLIENTS[id].name}`, (err as Error).message);
-      }
-      refresh();
+    toggleClient: (id: ClientId, on: boolean) => {
+      (on ? connect.connect(id) : connect.disconnect(id)).then(
+        (o) => notify(on ? `Pincer is connected to ${o.name}` : `Pincer is disconnected from ${o.name}`, `${o.next}${o.backup ? ` The old config was kept as ${path.basename(o.backup)}.` : ''}`, 'connect'),
+        (err: unknown) => notify(`Could not change ${CLIENTS[id].name}`, errorMessage(err), 'connect'),
+      );
     },
     installBundle: () => {
-      const file = bundle();
-      if (!file) return;
-      // Claude Desktop owns .mcpb files: opening one shows its install dialog.
-      void electron.shell.openPath(file).then((problem) => {
-        if (problem) notify('Could not open the Pincer bundle', `${problem} Open ${file} with Claude Desktop (Settings → Extensions → Install extension), or use "Add to claude_desktop_config.json instead".`);
-        else notify('Install Pincer in Claude Desktop', 'Claude Desktop shows the Pincer bundle: click Install. Its settings (working folder, tool families, search engines) are in Settings → Extensions.');
-      });
+      connect.installBundle!().then(
+        (o) => notify('Install Pincer in Claude Desktop', o.next),
+        (err: unknown) => notify('Could not open the Pincer bundle', errorMessage(err)),
+      );
     },
     setStartAtLogin: (on: boolean) => {
       autostart.set(on);
@@ -144,7 +149,7 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   };
 
   const tray = new electron.Tray(icon(trayState(facts())));
-  const refresh = () => {
+  refresh = () => {
     const f = facts();
     tray.setImage(icon(trayState(f)));
     tray.setToolTip(trayTooltip(f));
@@ -153,12 +158,18 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   tray.on('click', () => dashboard.open());
   refresh();
 
-  if (hub) forwardHubEvents(hub, notify, refresh);
+  if (hub) forwardHubEvents(hub, notices, refresh);
+  else notify('Pincer could not start its hub', `${error ?? 'the hub did not start'}. The tray menu says the same; fix it and start Pincer again.`, undefined, 'hub');
+  // The first launch shows where Pincer went: one window (the Welcome page), once.
+  if (hub && shouldWelcome(opts.home, opts.argv ?? [])) {
+    dashboard.open('welcome');
+    markWelcomed(opts.home);
+  }
   registerWindowIpc(electron, hub, hubUrl, platform);
 
   // `pincer serve --takeover` took the hub: this app has nothing left to show.
   void hub?.handedOver.then((to) => {
-    notify('Pincer hub handed over', `pincer serve (pid ${to.pid}) runs the hub now; the tray app quits. Background jobs keep running.`);
+    notify('Pincer hub handed over', `pincer serve (pid ${to.pid}) runs the hub now; the tray app quits. Background jobs keep running.`, undefined, 'hub');
     quitting = true;
     app.exit(0);
   });
@@ -171,7 +182,7 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
 
   // Its data folder was deleted or replaced: no bridge can find this hub; the tray app says so and quits (a new start makes the folder again).
   void hub?.lost.then((reason) => {
-    notify('Pincer stopped', `The hub stopped: ${reason}. Start Pincer again to make a new data folder. Background jobs keep running.`);
+    notify('Pincer stopped', `The hub stopped: ${reason}. Start Pincer again to make a new data folder. Background jobs keep running.`, undefined, 'hub');
     quitting = true;
     app.exit(1);
   });
@@ -188,9 +199,9 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
 }
 
 /** The hub in this process. The tray app has the better claim: a headless hub (one a client's bridge started) hands over to it. */
-async function startTrayHub(electron: ElectronApi, home: string): Promise<{ hub?: Hub; error?: string; foreignHome?: boolean }> {
+async function startTrayHub(electron: ElectronApi, home: string, connect: ConnectService): Promise<{ hub?: Hub; error?: string; foreignHome?: boolean }> {
   try {
-    return { hub: await startHub({ home, role: 'desktop', takeover: 'headless', renderer: new ElectronRenderer(electron), searchTransport: electronNetTransport(electron) }) };
+    return { hub: await startHub({ home, role: 'desktop', takeover: 'headless', renderer: new ElectronRenderer(electron), searchTransport: electronNetTransport(electron), connect }) };
   } catch (err) {
     // The tray still starts, showing why in its menu and tooltip.
     const error = err instanceof HubAlreadyRunning ? `another Pincer hub runs for this data folder (pid ${err.pid}): ${err.message}` : (err as Error).message;
@@ -213,25 +224,12 @@ function lockDownSessions(electron: ElectronApi): void {
   });
 }
 
-/** A desktop notification; clicking it opens the dashboard at `page`. */
-function notifier(electron: ElectronApi, dashboard: DashboardWindow): (title: string, body: string, page?: string) => void {
-  return (title, body, page) => {
-    if (!electron.Notification.isSupported()) return;
-    const n = new electron.Notification({ title, body, silent: false });
-    if (page) n.on('click', () => dashboard.open(page));
-    n.show();
-  };
-}
-
-/** Questions and callbacks become notifications; what the tray shows is refreshed when it changes. */
-function forwardHubEvents(hub: Hub, notify: (title: string, body: string, page?: string) => void, refresh: () => void): void {
+/** What needs the person becomes a notification (notices.ts decides which, grouped and silent by default); what the tray shows is refreshed when it changes. */
+function forwardHubEvents(hub: Hub, notices: Notices, refresh: () => void): void {
   hub.runtime.events.subscribe((e) => {
-    if (e.type === 'question_asked') {
-      notify('Pincer: a question for you', e.questions[0]?.question ?? 'A model is waiting for your answer.', 'questions');
-    } else if (e.type === 'callback_fired') {
-      notify('Pincer: callback', e.text, 'callbacks');
-    }
-    if (['question_asked', 'question_answered', 'settings_changed', 'tools_changed', 'job_started', 'job_ended'].includes(e.type)) refresh();
+    const notice = noticeFor(e);
+    if (notice) notices.notify(notice);
+    if (['question_asked', 'question_answered', 'settings_changed', 'tools_changed', 'job_started', 'job_ended', 'session_opened', 'session_closed'].includes(e.type)) refresh();
   });
 }
 

@@ -10,7 +10,7 @@ export interface ElectronApi {
   Menu: Pick<typeof Electron.Menu, 'buildFromTemplate'>;
   BrowserWindow: new (opts: Electron.BrowserWindowConstructorOptions) => Electron.BrowserWindow;
   nativeImage: Pick<typeof Electron.nativeImage, 'createFromPath'>;
-  Notification: (new (opts: Electron.NotificationConstructorOptions) => Pick<Electron.Notification, 'show' | 'on'>) & { isSupported(): boolean };
+  Notification: (new (opts: Electron.NotificationConstructorOptions) => Pick<Electron.Notification, 'show' | 'on' | 'close'>) & { isSupported(): boolean };
   ipcMain: Pick<Electron.IpcMain, 'handle' | 'removeHandler'>;
   shell: Pick<Electron.Shell, 'openExternal' | 'openPath'>;
   session: { defaultSession: { cookies: Pick<Electron.Cookies, 'set'>; setPermissionRequestHandler: Electron.Session['setPermissionRequestHandler'] }; fromPartition(p: string): Pick<Electron.Session, 'setPermissionRequestHandler' | 'webRequest'> };

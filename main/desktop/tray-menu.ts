@@ -8,6 +8,8 @@ export interface TrayFacts {
   error?: string;
   questionsPending: number;
   jobsRunning: number;
+  /** Clients with an MCP session open now (bridges, HTTP clients), counted once each. */
+  clientsConnected: number;
   startAtLogin: boolean;
   connected: Record<ClientId, boolean>;
   /** Claude Desktop's one-click install is at hand (the .mcpb for this platform). */
@@ -29,6 +31,17 @@ export function trayTooltip(f: TrayFacts): string {
   return `Pincer — ${parts.join(', ')}`;
 }
 
+const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** The menu's first line, read at a glance: serving or paused (or why not), clients, and what is running or waiting. */
+export function trayStatus(f: TrayFacts): string {
+  if (f.error) return `Not serving: ${f.error.length > 90 ? `${f.error.slice(0, 87)}…` : f.error}`;
+  const parts = [f.serving ? 'Serving' : 'Paused', `${count(f.clientsConnected, 'client', 'clients')} connected`];
+  if (f.jobsRunning) parts.push(`${count(f.jobsRunning, 'job', 'jobs')} running`);
+  if (f.questionsPending) parts.push(`${count(f.questionsPending, 'question', 'questions')} waiting`);
+  return parts.join(' · ');
+}
+
 export interface TrayActions {
   setServing(on: boolean): void;
   openDashboard(page?: string): void;
@@ -41,13 +54,15 @@ export interface TrayActions {
 /** The tray menu as a template: a pure function of the facts, so it is tested without Electron. */
 export function trayMenu(f: TrayFacts, a: TrayActions): Electron.MenuItemConstructorOptions[] {
   return [
+    { label: trayStatus(f), enabled: false },
+    { type: 'separator' },
     { label: f.serving ? 'Pause MCP serving' : 'Resume MCP serving', click: () => a.setServing(!f.serving) },
     { label: 'Open dashboard', click: () => a.openDashboard() },
     ...(f.questionsPending ? [{ label: `Answer ${f.questionsPending} waiting question(s)…`, click: () => a.openDashboard('questions') }] : []),
     { type: 'separator' },
     {
       label: 'Connect a client',
-      submenu: CLIENT_IDS.map((id) => clientItem(id, f, a)),
+      submenu: [...CLIENT_IDS.map((id) => clientItem(id, f, a)), { type: 'separator' }, { label: 'More on the Connect page…', click: () => a.openDashboard('connect') }],
     },
     { label: 'Start at login', type: 'checkbox', checked: f.startAtLogin, click: () => a.setStartAtLogin(!f.startAtLogin) },
     { type: 'separator' },

@@ -153,10 +153,14 @@ export class FakeWindow {
 
 export class FakeNotification {
   shown = false;
+  closed = false;
   events = new EventEmitter();
   constructor(readonly options: Record<string, unknown>) {}
   show() {
     this.shown = true;
+  }
+  close() {
+    this.closed = true;
   }
   on(ev: string, fn: Handler) {
     this.events.on(ev, fn);

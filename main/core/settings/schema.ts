@@ -66,7 +66,7 @@ export interface SettingSpec<T> {
   trust: TrustFor<T>;
   /** Shown in the dashboard as a password field and never logged. */
   secret?: boolean;
-  group: 'serving' | 'shell' | 'http' | 'workflow' | 'web' | 'general';
+  group: 'serving' | 'shell' | 'http' | 'workflow' | 'web' | 'desktop' | 'general';
 }
 
 function spec<T>(s: SettingSpec<T>): SettingSpec<T> {
@@ -137,6 +137,11 @@ export const SETTINGS = {
   MARGINALIA_API_KEY: spec({ trust: userOnly('it decides whose account sees and pays for the searches'), schema: text, default: '', secret: true, group: 'web', description: 'Marginalia Search API key (enables marginalia); ask for one at https://about.marginalia-search.com/article/api.' }),
   ACTIVITY_RETENTION_DAYS: spec({ trust: userOnly('it applies to the record of every client kept in the shared pincer.db'), schema: int(1, 3650), default: '30', group: 'general', description: 'Days the dashboard keeps tool calls (Activity and per-tool statistics) in pincer.db; older calls are deleted.' }),
   ACTIVITY_MAX_CALLS: spec({ trust: userOnly('it applies to the record of every client kept in the shared pincer.db'), schema: int(100, 10000000), default: '100000', group: 'general', description: 'Most tool calls kept in pincer.db for Activity and statistics; the oldest go first.' }),
+  NOTIFY_QUESTIONS: spec({ trust: userOnly('it concerns your desktop, not a project'), schema: bool, default: 'true', group: 'desktop', description: 'The tray app shows a desktop notification when a question waits for your answer (several within a minute become one, counted).' }),
+  NOTIFY_JOB_FAILURES: spec({ trust: userOnly('it concerns your desktop, not a project'), schema: bool, default: 'true', group: 'desktop', description: 'The tray app shows a desktop notification when a background job exits with an error or is lost (a kill is not reported).' }),
+  NOTIFY_HUB_PROBLEMS: spec({ trust: userOnly('it concerns your desktop, not a project'), schema: bool, default: 'true', group: 'desktop', description: 'The tray app shows a desktop notification when its hub cannot start, stops because its data folder went away, or hands over to pincer serve.' }),
+  NOTIFY_CALLBACKS: spec({ trust: userOnly('it concerns your desktop, not a project'), schema: bool, default: 'false', group: 'desktop', description: "The tray app shows a desktop notification when a SetCallback fires. Off: callbacks are the model's reminders and reach it in its next tool result." }),
+  NOTIFY_SOUND: spec({ trust: userOnly('it concerns your desktop, not a project'), schema: bool, default: 'false', group: 'desktop', description: 'Desktop notifications play the system sound. Off: they are silent.' }),
   SEARXNG_URL: spec({ trust: userOnly('it decides where search queries are sent'), schema: text, default: '', group: 'web', description: 'Base URL of your SearXNG (enables searxng). It must allow JSON: list `json` under search.formats in its settings.yml.' }),
 } as const;
 
