@@ -7,12 +7,14 @@ import { benchIdle } from './idle.js';
 import { benchReadDocsQuality } from './readdocs-quality.js';
 import { benchDurability } from './durability.js';
 import { benchBashTask } from './bash-task.js';
+import { benchCliStart } from './cli-start.js';
 import { machine } from './lib.js';
 
 // `npm run bench`: every benchmark, each against a peer measured in the same run.
-// BENCH_ONLY=cold,stdio,latency,throughput,output,idle,readdocs,durability picks some; bashtask is only run when named.
-const only = new Set((process.env.BENCH_ONLY ?? 'cold,stdio,latency,throughput,output,idle,readdocs,durability').split(','));
+// BENCH_ONLY=cli,cold,stdio,latency,throughput,output,idle,readdocs,durability picks some; bashtask is only run when named.
+const only = new Set((process.env.BENCH_ONLY ?? 'cli,cold,stdio,latency,throughput,output,idle,readdocs,durability').split(','));
 process.stdout.write(`Machine: ${machine()}\n`);
+if (only.has('cli')) await benchCliStart();
 if (only.has('cold')) await benchColdStart();
 if (only.has('stdio')) await benchStdioCalls();
 if (only.has('latency')) await benchLatency();
