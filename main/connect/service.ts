@@ -24,8 +24,12 @@ function found(id: ClientId): boolean {
   return dir !== os.homedir() && fs.existsSync(dir);
 }
 
+function isClientId(id: string): id is ClientId {
+  return (CLIENT_IDS as readonly string[]).includes(id);
+}
+
 function clientId(id: string): ClientId {
-  if ((CLIENT_IDS as readonly string[]).includes(id)) return id as ClientId;
+  if (isClientId(id)) return id;
   throw new UserError(`"${id.slice(0, 40)}" is not a client Pincer knows; it connects ${CLIENT_IDS.join(', ')}.`, 'NOT_FOUND');
 }
 
