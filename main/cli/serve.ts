@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { startHub, HubAlreadyRunning } from '../hub/hub.js';
 import { CLIENT_IDS } from '../connect/clients.js';
+import { PACKAGE_ROOT } from '../core/version.js';
 import { connectService } from '../connect/service.js';
 import { cliLauncher } from '../connect/launcher.js';
 import { configureLogging, logger } from '../core/log.js';
@@ -9,12 +10,16 @@ import { installLastResort } from '../core/last-resort.js';
 
 const log = logger('serve');
 
-/** How this `pincer` is called from a terminal: `pincer` when that name on PATH leads to this very script, else `npx pincer` (in the checkout). */
+/**
+ * How this `pincer` is called from another terminal: `pincer` when that name on PATH leads to this very
+ * script (`npm link`), else `npx pincer` (in the checkout). The checkout's own node_modules/.bin does not
+ * count: npm puts it on the PATH of `npm start` only.
+ */
 function pincerCommand(): string {
   const fs = process.getBuiltinModule('node:fs');
   const self = process.argv[1];
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!self || !path.isAbsolute(dir)) continue;
+    if (!self || !path.isAbsolute(dir) || !path.relative(PACKAGE_ROOT, dir).startsWith('..')) continue;
     try {
       if (fs.realpathSync(path.join(dir, process.platform === 'win32' ? 'pincer.cmd' : 'pincer')) === fs.realpathSync(self)) return 'pincer';
     } catch {
