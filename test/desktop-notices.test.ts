@@ -5,7 +5,6 @@ import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { FakeElectron, isolateHome } from './helpers/fake-electron.js';
 import { startDesktop, type DesktopApp } from '../main/desktop/app.js';
-import { startHub } from '../main/hub/hub.js';
 import { tempHome, waitFor } from './helpers/env.js';
 
 /**
@@ -92,26 +91,6 @@ describe('desktop notifications, the status line and the first launch', () => {
     await asking;
     desk.hub!.runtime.settings.set('NOTIFY_QUESTIONS', 'true');
   });
-});
-
-test('a hub that cannot start is a notification and the status line says why; no Welcome window without a hub', async () => {
-  const h = tempHome();
-  const restore = isolateHome(h.home);
-  fs.writeFileSync(path.join(h.home, 'pincer-env.txt'), 'HTTP_PORT=auto\n');
-  const other = await startHub({ home: h.home, role: 'desktop' });
-  const fake = new FakeElectron();
-  try {
-    await startDesktop(fake.api(), { home: h.home, platform: 'linux' });
-    assert.deepEqual(fake.notifications.map((n) => n.options.title), ['Pincer could not start its hub']);
-    assert.match(String(fake.notifications[0]!.options.body), /another Pincer hub runs for this data folder/);
-    assert.match((fake.trays[0]!.menu[0] as { label: string }).label, /^Not serving: another Pincer hub runs for this data folder/);
-    assert.equal(fake.windows.length, 0);
-    assert.equal(fs.existsSync(path.join(h.home, 'desktop-welcomed')), false, 'the welcome waits for a launch that has a hub');
-  } finally {
-    await other.close();
-    restore();
-    h.cleanup();
-  }
 });
 
 test('a start at login (--hidden) shows no Welcome window, even the first time', async () => {

@@ -163,7 +163,7 @@ test('only one instance: a second app quits at once and starts no hub', async ()
   h.cleanup();
 });
 
-test("the tray shows an error when the hub cannot start (another tray app's hub does not hand over), and Linux start-at-login is an XDG entry", async () => {
+test("the tray shows an error when the hub cannot start (another tray app's hub does not hand over) — icon, status line, a notification, no window — and Linux start-at-login is an XDG entry", async () => {
   const h = tempHome();
   const restore = isolateHome(h.home);
   fs.writeFileSync(path.join(h.home, 'pincer-env.txt'), 'HTTP_PORT=auto\n');
@@ -174,6 +174,12 @@ test("the tray shows an error when the hub cannot start (another tray app's hub 
     const desk = (await startDesktop(fake.api(), { home: h.home, platform: 'linux' }))!;
     assert.equal(desk.state(), 'error');
     assert.match(fake.trays[0]!.tooltip, /another Pincer hub runs for this data folder .*the Pincer tray app runs the hub/);
+    // A hub in trouble is a notification, and the menu's status line says why; no Welcome window without a hub (it waits for a launch that has one).
+    assert.deepEqual(fake.notifications.map((n) => n.options.title), ['Pincer could not start its hub']);
+    assert.match(String(fake.notifications[0]!.options.body), /another Pincer hub runs for this data folder/);
+    assert.match((fake.trays[0]!.menu[0] as { label: string }).label, /^Not serving: another Pincer hub runs for this data folder/);
+    assert.equal(fake.windows.length, 0);
+    assert.equal(fs.existsSync(path.join(h.home, 'desktop-welcomed')), false);
     fake.trays[0]!.item(/Start at login/).click!();
     const entry = fs.readFileSync(path.join(h.home, '.config', 'autostart', 'pincer.desktop'), 'utf8');
     assert.match(entry, /^\[Desktop Entry\]\nType=Application\nName=Pincer/);
