@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { CLIENT_IDS, type ClientId } from '../connect/clients.js';
 import { connectClient, disconnectClient, HTTP_PROJECT_REFUSED } from '../connect/connect.js';
-import { cliLauncher, describeLauncher } from '../connect/launcher.js';
+import { cliLauncher, describeLauncher, launcherEnv } from '../connect/launcher.js';
 import { findHub, outdatedHubNote, squatterNote } from './hub-control.js';
 import { pincerPaths } from '../core/paths.js';
 import { readToken } from './hub-client.js';
@@ -28,7 +28,7 @@ export async function runConnect(command: 'connect' | 'disconnect', values: { cl
     }
     if (values.http && project) throw new UserError(HTTP_PROJECT_REFUSED, 'UNSUPPORTED');
     // This very CLI by its real path, with a Node that can run it: what the client will start (an HTTP entry starts nothing).
-    const launcher = values.http ? undefined : await cliLauncher(process.argv[1]!, process.env.PINCER_HOME ? { PINCER_HOME: home } : undefined);
+    const launcher = values.http ? undefined : await cliLauncher(process.argv[1]!, launcherEnv(home));
     const stdio = { command: launcher?.command ?? '', args: launcher?.args ?? [], env: launcher?.env };
     let http;
     if (values.http) {

@@ -3,7 +3,7 @@ import { startHub, HubAlreadyRunning } from '../hub/hub.js';
 import { CLIENT_IDS } from '../connect/clients.js';
 import { PACKAGE_ROOT } from '../core/version.js';
 import { connectService } from '../connect/service.js';
-import { cliLauncher } from '../connect/launcher.js';
+import { cliLauncher, launcherEnv } from '../connect/launcher.js';
 import { configureLogging, logger } from '../core/log.js';
 import { pincerPaths } from '../core/paths.js';
 import { installLastResort } from '../core/last-resort.js';
@@ -57,7 +57,7 @@ export async function runServe(home: string, opts: ServeOptions): Promise<number
       takeover: opts.ifNone ? 'never' : opts.takeover ? 'any' : 'headless',
       clientStarted: opts.ifNone === true,
       // The dashboard's Connect page writes what "pincer connect" writes: this very script and a Node that runs it.
-      connect: connectService({ launcher: () => cliLauncher(process.argv[1]!, process.env.PINCER_HOME ? { PINCER_HOME: home } : undefined) }),
+      connect: connectService({ launcher: () => cliLauncher(process.argv[1]!, launcherEnv(home)) }),
     });
   } catch (err) {
     if (err instanceof HubAlreadyRunning) {

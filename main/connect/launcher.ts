@@ -42,6 +42,19 @@ export async function cliLauncher(script: string, env?: Record<string, string>):
 }
 
 /**
+ * The environment a client's entry needs to start this Pincer as it runs now: its data folder when one
+ * was chosen (PINCER_HOME), and ELECTRON_RUN_AS_NODE when this "Node" is the app's Electron binary (a hub
+ * a client of the installed app started): without it that binary would open the app instead.
+ */
+export function launcherEnv(home: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> | undefined {
+  const out: Record<string, string> = {
+    ...(env.PINCER_HOME ? { PINCER_HOME: home } : {}),
+    ...(process.versions.electron !== undefined ? { ELECTRON_RUN_AS_NODE: '1' } : {}),
+  };
+  return Object.keys(out).length ? out : undefined;
+}
+
+/**
  * The name on PATH of the Node at `real`, when one there leads to it: Homebrew's
  * `/opt/homebrew/bin/node` rather than `…/Cellar/node/24.1.0/bin/node`, which the next
  * `brew upgrade` deletes. `real` itself when no PATH entry is that Node.
