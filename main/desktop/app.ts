@@ -226,10 +226,23 @@ function lockDownSessions(electron: ElectronApi): void {
 
 /** What needs the person becomes a notification (notices.ts decides which, grouped and silent by default); what the tray shows is refreshed when it changes. */
 function forwardHubEvents(hub: Hub, notices: Notices, refresh: () => void): void {
+  // A burst of events (clients connecting, jobs starting) redraws the tray once: a redraw reads every client's config file.
+  let pending: NodeJS.Timeout | undefined;
+  const later = () => {
+    pending ??= setTimeout(() => {
+      pending = undefined;
+      try {
+        refresh();
+      } catch (err) {
+        // The hub closed in the meantime (the app is quitting): there is nothing left to redraw.
+        log.debug(`tray not redrawn: ${errorMessage(err)}`);
+      }
+    }, 100);
+  };
   hub.runtime.events.subscribe((e) => {
     const notice = noticeFor(e);
     if (notice) notices.notify(notice);
-    if (['question_asked', 'question_answered', 'settings_changed', 'tools_changed', 'job_started', 'job_ended', 'session_opened', 'session_closed'].includes(e.type)) refresh();
+    if (['question_asked', 'question_answered', 'settings_changed', 'tools_changed', 'job_started', 'job_ended', 'session_opened', 'session_closed'].includes(e.type)) later();
   });
 }
 
