@@ -148,7 +148,7 @@ describe('dashboard details at 390 and 1280 px, light and dark', () => {
         }
         // At 390 px Questions and its badge are on screen without scrolling the navigation.
         const badge = await page.locator('nav.sidebar a[href="#/questions"] .badge').boundingBox();
-        assert.ok(badge && badge.x + badge.width <= 390, `the Questions badge at ${JSON.stringify(badge)}`);
+        if (!badge || badge.x + badge.width > 390) failures.push(`${scheme} 390px: the Questions badge at ${JSON.stringify(badge)}`);
       } finally {
         await ctx.close();
       }
