@@ -48,6 +48,8 @@ export interface CallRequest {
   /** Limit to one tool group (the hub's per-group endpoints). */
   group?: ToolGroup;
   channel: CallChannel;
+  /** The client declared MCP Apps for this call: the chat views' own tools exist for it. */
+  apps?: boolean;
 }
 
 /**
@@ -91,18 +93,18 @@ export class ToolCalls {
     }
   }
 
-  /** The tools this client may see now (its project may turn some off). */
-  async listFor(group: ToolGroup | undefined, workdir: CallChannel['workdir']): Promise<Tool[]> {
-    return this.list(group, await this.settingsFor(workdir));
+  /** The tools this client may see now (its project may turn some off; `apps`: it declared MCP Apps). */
+  async listFor(group: ToolGroup | undefined, workdir: CallChannel['workdir'], apps = false): Promise<Tool[]> {
+    return this.list(group, await this.settingsFor(workdir), apps);
   }
 
   get paused(): boolean {
     return this.registry.servingPaused();
   }
 
-  /** The tools a client may see now. */
-  list(group?: ToolGroup, settings?: SettingsView): Tool[] {
-    return this.registry.visible(group, settings).map((t) => this.registry.describe(t));
+  /** The tools a client may see now (`apps`: with those of the chat views, each linked to its view). */
+  list(group?: ToolGroup, settings?: SettingsView, apps = false): Tool[] {
+    return this.registry.visible(group, settings, apps).map((t) => this.registry.describe(t, apps));
   }
 
   /** One visible tool's description, or undefined. */
@@ -115,7 +117,8 @@ export class ToolCalls {
   async call(req: CallRequest): Promise<CallOutcome> {
     const { name, caller } = req;
     const tool = this.registry.byName.get(name);
-    if (!tool || (req.group && tool.group !== req.group)) {
+    // A chat view's own tool does not exist for a client that did not declare MCP Apps.
+    if (!tool || (req.group && tool.group !== req.group) || (tool.view?.appOnly && !req.apps)) {
       const where = req.group ? ` in the ${req.group} group` : '';
       return refused('TOOL_NOT_FOUND', `Unknown tool: ${name}${where}. tools/list shows the available tools.`);
     }

@@ -4,6 +4,7 @@ import type { AnyTool, Services, ToolGroup } from '../tools/types.js';
 import { toolKey } from '../core/settings/schema.js';
 import type { SettingsView } from '../core/settings/view.js';
 import type { Contributions } from './contributions.js';
+import { viewMeta } from '../tools/views/links.js';
 
 /**
  * Where a structured result carries the notices waiting for its client (fired
@@ -73,13 +74,17 @@ export class ToolRegistry {
     return key;
   }
 
-  /** Tools a client may see now, optionally limited to one group. */
-  visible(group?: ToolGroup, settings: SettingsView = this.services.settings): AnyTool[] {
+  /**
+   * Tools a client may see now, optionally limited to one group. `apps`: the client declared MCP Apps, so
+   * the tools only its chat views call are among them (tools/views/).
+   */
+  visible(group?: ToolGroup, settings: SettingsView = this.services.settings, apps = false): AnyTool[] {
     if (this.servingPaused(settings)) return [];
-    return this.tools.filter((t) => this.isEnabled(t.name, settings) && (!group || t.group === group));
+    return this.tools.filter((t) => this.isEnabled(t.name, settings) && (!group || t.group === group) && (apps || !t.view?.appOnly));
   }
 
-  describe(tool: AnyTool): Tool {
+  /** `apps`: the client declared MCP Apps, so a tool shown in a view carries it in `_meta.ui`. */
+  describe(tool: AnyTool, apps = false): Tool {
     const schemas = this.schemas(tool);
     const def: Tool = {
       name: tool.name,
@@ -90,6 +95,7 @@ export class ToolRegistry {
     };
     if (schemas.output) def.outputSchema = schemas.output;
     if (tool.taskSupport) def.execution = { taskSupport: tool.taskSupport };
+    if (apps && tool.view) def._meta = viewMeta(tool.view);
     return def;
   }
 

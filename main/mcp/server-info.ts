@@ -20,8 +20,11 @@ export const SERVER_CAPABILITIES = {
   resources: { subscribe: true, listChanged: true },
   prompts: { listChanged: true },
   completions: {},
-  /** The tasks extension (SEP-2663): a long call may be answered with a task, for clients that declare it too. */
-  extensions: { 'io.modelcontextprotocol/tasks': {} },
+  /**
+   * The tasks extension (SEP-2663): a long call may be answered with a task, for clients that declare it too.
+   * MCP Apps (SEP-1865): for a client that declares it, tools link to the chat views (mcp/views.ts).
+   */
+  extensions: { 'io.modelcontextprotocol/tasks': {}, 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
 };
 
 /** The modern protocol revisions served (2025-era versions are negotiated by initialize). */

@@ -13,6 +13,7 @@ import { registerTaskMethods } from './tasks.js';
 import { statelessIdentity, type ClientHandle } from './client-identity.js';
 import { askState, channelOf, roundsOf } from './request-context.js';
 import { registerToolCall } from './tool-call.js';
+import { appsOf } from './views.js';
 
 export { SERVER_INSTRUCTIONS, SERVER_CAPABILITIES } from './server-info.js';
 
@@ -81,9 +82,9 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
   });
   registerCompletion(mcp, services, deps.contributions);
 
-  server.setRequestHandler('tools/list', async (req) => {
+  server.setRequestHandler('tools/list', async (req, ctx) => {
     rejectCursor('tools/list', req.params);
-    return { tools: await calls.listFor(opts.group, workdir) };
+    return { tools: await calls.listFor(opts.group, workdir, appsOf(ctx, server)) };
   });
   registerTaskMethods(mcp, deps.mcpTasks);
   registerToolCall(mcp, { services, calls, mcpTasks: deps.mcpTasks, group: opts.group, callerForCall, workdir: () => workdir() });

@@ -4,6 +4,7 @@ import { RESOURCES, isResource, readResource, listPrompts, getPrompt, RESOURCE_N
 import type { Contributions } from '../calls/contributions.js';
 import { complete } from '../calls/completion.js';
 import { errorMessage } from '../core/errors.js';
+import { appsOf, readView, viewResources } from './views.js';
 
 /** MCP's resource-not-found code (not in the SDK's enum). */
 const RESOURCE_NOT_FOUND_CODE = -32002;
@@ -31,9 +32,10 @@ async function pluginAnswer<T>(what: string, fn: () => Promise<T>): Promise<T> {
 /** Tasks and the current plan as MCP resources (markdown), with subscriptions; then the plugins' resources and templates. */
 export function registerResources(mcp: McpServer, services: Services, contributions: Contributions, subscriptions: Set<string>): void {
   const server = mcp.server;
-  server.setRequestHandler('resources/list', (req) => {
+  server.setRequestHandler('resources/list', (req, ctx) => {
     rejectCursor('resources/list', req.params);
-    return { resources: [...RESOURCES, ...contributions.resources().map((r) => r.resource)] };
+    // The chat views exist for a client of MCP Apps alone (mcp/views.ts).
+    return { resources: [...RESOURCES, ...contributions.resources().map((r) => r.resource), ...(appsOf(ctx, server) ? viewResources() : [])] };
   });
   server.setRequestHandler('resources/templates/list', (req) => {
     rejectCursor('resources/templates/list', req.params);
@@ -43,6 +45,8 @@ export function registerResources(mcp: McpServer, services: Services, contributi
     const uri = req.params.uri;
     const r = readResource(services, uri);
     if (r) return r;
+    const view = appsOf(ctx, server) ? await readView(uri, ctx) : undefined;
+    if (view) return view;
     const plugin = contributions.resource(uri);
     if (plugin) return pluginAnswer(`Reading ${uri}`, () => plugin.read(uri, ctx.mcpReq.signal));
     const templated = contributions.templateFor(uri);

@@ -7,6 +7,7 @@ import type { TaskRunner, TaskOutcome } from '../calls/task-runner.js';
 import type { McpTaskRow } from '../store/mcp-tasks.js';
 import { createTaskResult, missingTasksCapability, tasksNegotiated } from './tasks.js';
 import { askState, capabilitiesOf, channelOf, isModern, roundTripOf, roundsOf } from './request-context.js';
+import { appsOf } from './views.js';
 
 /** What the tools/call handler of one server instance works with. */
 export interface ToolCallScope {
@@ -31,6 +32,7 @@ export function registerToolCall(mcp: McpServer, scope: ToolCallScope): void {
   const { services, calls, group, workdir } = scope;
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const tool = calls.registry.byName.get(request.params.name);
+    const apps = appsOf(ctx, server);
     const support = tool?.taskSupport;
     const canTask = support !== undefined && tasksNegotiated(ctx, server);
     if (support === 'required' && !canTask) throw missingTasksCapability(request.params.name);
@@ -40,7 +42,7 @@ export function registerToolCall(mcp: McpServer, scope: ToolCallScope): void {
       const clientCapabilities = capabilitiesOf(ctx, server);
       const row = scope.mcpTasks.start(request.params.name, caller.clientName, async (signal, taskId): Promise<TaskOutcome> => {
         const channel = { workdir, signal, clientCapabilities, taskInput: (requests: Record<string, { method: ClientAsk; params: Record<string, unknown> }>) => scope.mcpTasks.askInput(taskId, requests), task: scope.mcpTasks.handle(taskId) };
-        return taskOutcomeOf(server, await calls.call({ name: request.params.name, arguments: request.params.arguments, caller, group, channel }));
+        return taskOutcomeOf(server, await calls.call({ name: request.params.name, arguments: request.params.arguments, caller, group, channel, apps }));
       });
       return createTaskResult(row) as CallToolResult;
     }
@@ -48,7 +50,7 @@ export function registerToolCall(mcp: McpServer, scope: ToolCallScope): void {
     const channel: CallChannel = { ...channelOf(ctx, server, services), workdir, roundTrip: roundTripOf(ctx, server), rounds: roundsOf(ctx, server) };
     // A tool that gathers input first (deferTask) runs on this request until its handler starts the task.
     const deferred = canTask ? deferral(scope, server, request.params.name, caller, channel) : undefined;
-    const running = calls.call({ name: request.params.name, arguments: request.params.arguments, caller, group, channel: deferred?.channel ?? channel });
+    const running = calls.call({ name: request.params.name, arguments: request.params.arguments, caller, group, channel: deferred?.channel ?? channel, apps });
     deferred?.running(running);
     const first = deferred ? await Promise.race([running.then((done) => ({ done })), deferred.started.then((task) => ({ task }))]) : { done: await running };
     if ('task' in first) return createTaskResult(first.task) as CallToolResult;

@@ -88,6 +88,12 @@ export class JobsRepo {
     return rows;
   }
 
+  /** The newest job a client started with this exact command (a chat view finding the call it shows), or undefined. */
+  newestOf(session: string, command: string): JobRow | undefined {
+    const row = prepared(this.db, 'SELECT * FROM jobs WHERE session = ? AND command = ? ORDER BY id DESC LIMIT 1').get(session, command);
+    return row ? freeze(JobRow.parse(row)) : undefined;
+  }
+
   running(): JobRow[] {
     return (prepared(this.db, `SELECT * FROM jobs WHERE status IN ('starting','running') ORDER BY id`).all() as unknown[]).map((r) => JobRow.parse(r));
   }

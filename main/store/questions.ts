@@ -39,6 +39,12 @@ export class QuestionsRepo {
     );
   }
 
+  /** The newest question a client put with exactly these questions (as stored), or undefined: a chat view finding the call it shows. */
+  newestOf(session: string, questions: unknown): QuestionRow | undefined {
+    const r = prepared(this.db, 'SELECT * FROM questions WHERE session = ? AND questions = ? ORDER BY id DESC LIMIT 1').get(session, JSON.stringify(questions));
+    return r ? QuestionRow.parse(r) : undefined;
+  }
+
   pending(): QuestionRow[] {
     return (prepared(this.db, `SELECT * FROM questions WHERE status = 'pending' ORDER BY id`).all() as unknown[]).map((r) => QuestionRow.parse(r));
   }

@@ -5,8 +5,9 @@ import { interactionTools } from './interaction/index.js';
 import { mediaTools } from './media/index.js';
 import { webTools } from './web/index.js';
 import { searchTools } from './search/index.js';
+import { viewTools } from './views/index.js';
 
-/** Every tool Pincer serves, in catalogue order. */
+/** Every tool Pincer serves, in catalogue order; last, those only the chat views call (listed to clients of MCP Apps alone). */
 export function allTools(): AnyTool[] {
-  return [...shellTools, ...mediaTools, ...webTools, ...searchTools, ...workflowTools, ...interactionTools];
+  return [...shellTools, ...mediaTools, ...webTools, ...searchTools, ...workflowTools, ...interactionTools, ...viewTools];
 }

@@ -190,7 +190,16 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
    * MRTR → task composition of SEP-2663. Without it such a call is a task from the start.
    */
   deferTask?: boolean;
+  /**
+   * MCP Apps (`io.modelcontextprotocol/ui`, tools/views/): the chat view a client of the extension renders
+   * this tool's calls in (`_meta.ui.resourceUri`). `appOnly`: a tool only that view calls (visibility
+   * ["app"]): listed to, and callable by, a client of the extension alone.
+   */
+  view?: { uri: ViewUri; appOnly?: boolean };
 }
+
+/** The views Pincer serves as `ui://` resources (tools/views/links.ts). */
+export type ViewUri = 'ui://pincer/job.html' | 'ui://pincer/question.html' | 'ui://pincer/task.html';
 
 /** Keeps each tool's argument type tied to its own schema. */
 export function defineTool<S extends z.ZodObject>(def: ToolDefinition<S>): ToolDefinition<S> {

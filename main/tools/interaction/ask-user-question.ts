@@ -5,6 +5,7 @@ import { UserError } from '../../core/errors.js';
 import type { SettingsView } from '../../core/settings/view.js';
 import type { Asker, AskOutcome } from './asker.js';
 import { parseQuestions, formatAnswers, Answer } from './questions.js';
+import { VIEWS } from '../views/links.js';
 
 /** The key of the form a question task shows in tasks/get's inputRequests (one question per task). */
 export const QUESTION_INPUT_KEY = 'ask';
@@ -24,6 +25,7 @@ export const askUserQuestionTool = defineTool({
   }),
   outputSchema: z.object({ status: z.enum(['answered', 'declined', 'timeout', 'cancelled', 'waiting']), answers: z.array(Answer), question_id: z.number().int() }),
   annotations: { title: 'Ask the person a question', readOnlyHint: true, idempotentHint: false, openWorldHint: false },
+  view: { uri: VIEWS.question },
   async handler(args, ctx) {
     if (args.questions_json !== undefined && args.question_id !== undefined) throw new UserError('AskUserQuestion: pass questions_json to ask, or question_id to collect an earlier answer, not both.', 'INVALID_INPUT');
     let r;

@@ -17,9 +17,12 @@ export interface AskChannel {
   elicit?: (params: ElicitRequestFormParams, signal?: AbortSignal) => Promise<ElicitResult>;
 }
 
+/** Where a question was settled: the client's own form, the dashboard, or a question view in the chat. */
+export type AnsweredVia = 'client' | 'dashboard' | 'chat';
+
 export type AskOutcome =
-  | { status: 'answered'; answers: Answer[]; via: 'client' | 'dashboard'; questionId: number }
-  | { status: 'declined' | 'timeout' | 'cancelled'; via: 'client' | 'dashboard'; questionId: number }
+  | { status: 'answered'; answers: Answer[]; via: AnsweredVia; questionId: number }
+  | { status: 'declined' | 'timeout' | 'cancelled'; via: AnsweredVia; questionId: number }
   /** Still open when this call had to answer; `openForS` more seconds to collect it with question_id. */
   | { status: 'waiting'; questionId: number; openForS: number };
 
@@ -206,14 +209,17 @@ export class Asker {
     }
   }
 
-  /** The dashboard's answer (or refusal) to a pending question. */
-  answer(id: number, body: unknown): QuestionRow {
+  /**
+   * The dashboard's answer (or refusal) to a pending question. `via`: where the person gave it — the
+   * dashboard, or a question view in the chat (MCP Apps), which answers exactly as the dashboard does.
+   */
+  answer(id: number, body: unknown, via: 'dashboard' | 'chat' = 'dashboard'): QuestionRow {
     const row = this.repo.get(id);
     if (!row) throw new UserError(`There is no question ${id}.`, 'NOT_FOUND');
     if (row.status !== 'pending') throw new UserError(`Question ${id} is already ${row.status}.`, 'CONFLICT');
     const decline = body && typeof body === 'object' && (body as { decline?: unknown }).decline === true;
     const questions = Question.array().parse(JSON.parse(row.questions));
-    const ok = decline ? this.repo.settle(id, 'declined', { via: 'dashboard' }) : this.repo.settle(id, 'answered', { answers: validateAnswers(questions, body), via: 'dashboard' });
+    const ok = decline ? this.repo.settle(id, 'declined', { via }) : this.repo.settle(id, 'answered', { answers: validateAnswers(questions, body), via });
     if (!ok) throw new UserError(`Question ${id} was settled a moment ago.`, 'CONFLICT');
     this.events.publish({ type: 'question_answered', id, at: Date.now() });
     return this.repo.get(id)!;
@@ -225,7 +231,7 @@ function formParams(questions: Question[]): ElicitRequestFormParams {
 }
 
 function outcomeOf(row: QuestionRow): AskOutcome {
-  const stored = row.answer ? (JSON.parse(row.answer) as { answers?: Answer[]; via?: 'client' | 'dashboard' }) : {};
+  const stored = row.answer ? (JSON.parse(row.answer) as { answers?: Answer[]; via?: AnsweredVia }) : {};
   const via = stored.via ?? 'dashboard';
   if (row.status === 'answered') return { status: 'answered', answers: stored.answers ?? [], via, questionId: row.id };
   return { status: row.status === 'pending' ? 'timeout' : row.status, via, questionId: row.id };

@@ -5,10 +5,11 @@ import type { JobRow } from '../../store/jobs.js';
 import { isActive } from './jobs.js';
 import { startingFolder } from './workdir.js';
 import { shellSentence, commandEnvReady } from './process.js';
+import { VIEWS } from '../views/links.js';
 
 const taskId = (what: string) => z.number().int().positive('task_id must be a positive task id from BackgroundBash').describe(what);
 
-const jobShape = z.object({
+export const jobShape = z.object({
   task_id: z.number().int(),
   command: z.string(),
   status: z.string().describe('running, exited, killed or lost'),
@@ -24,7 +25,7 @@ function describeStatus(job: JobRow): string {
   return job.status === 'starting' ? 'running' : job.status;
 }
 
-function jobData(job: JobRow): z.infer<typeof jobShape> {
+export function jobData(job: JobRow): z.infer<typeof jobShape> {
   return {
     task_id: job.id,
     command: job.command,
@@ -49,6 +50,7 @@ export const backgroundBashTool = defineTool({
   inputSchema: z.object({ command: z.string().describe('The command to execute, in the syntax of the shell the description names') }),
   outputSchema: z.object({ task_id: z.number().int(), pid: z.number().int().nullable(), log_file: z.string(), cwd: z.string().describe('The folder the job runs in'), shell: z.string().describe('The shell that runs the command') }),
   annotations: { title: 'Start a background command', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  view: { uri: VIEWS.job },
   async handler(args, ctx) {
     await commandEnvReady();
     const { job, shell } = ctx.services.jobs.start(args.command, ctx.sessionId, await startingFolder(ctx));

@@ -45,7 +45,7 @@ export function bashResultOfJob(job: JobRow, rec: ExitRecord, view: BashJobView,
   const moved = after !== undefined;
   const lines: string[] = [text.length > 0 ? text.replace(/\n$/, '') : '(no output)'];
   if (timedOut) lines.push(`[Command timed out after ${formatDuration(view.timeoutMs)} and was killed with its child processes. Raise timeout (max 600000 ms) or use BackgroundBash.]`);
-  else if (cancelled) lines.push(stopped === 'client' ? '[Command cancelled by the client; it was killed with its child processes.]' : '[Command stopped (KillBgTask or the dashboard); it was killed with its child processes.]');
+  else if (cancelled) lines.push(stopped === 'client' ? '[Command cancelled by the client; it was killed with its child processes.]' : '[Command stopped (KillBgTask, the dashboard or its view in the chat); it was killed with its child processes.]');
   else if (rec.code !== 0) lines.push(rec.code === null ? `[Killed by signal ${rec.signal}]` : `[Exit code ${rec.code}]`);
   if (moved) lines.push(`[Now in ${after}]`);
   if (view.foreign) lines.push(`[Ran in ${view.shell}]`);

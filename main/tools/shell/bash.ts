@@ -11,6 +11,7 @@ import { HeadTail } from './head-tail.js';
 import { bashResultOfJob, folderAfter, onJobEnd, wrapForJob, type BashJobView, type StopCause } from './bash-job.js';
 import { readExitRecord, type ExitRecord } from './job-files.js';
 import { completeUtf8Length, logSize, readRange } from './job-log.js';
+import { appsNegotiated, VIEW_META, VIEWS } from '../views/links.js';
 
 const MAX_TIMEOUT_MS = 600_000;
 
@@ -37,6 +38,9 @@ const output = z.object({
   shell: z.string().describe('The shell that ran the command, e.g. "bash on Linux", "PowerShell 7 on Windows"'),
 });
 
+/** Bash's structured result (its job view shows it; renderer/src/apps). */
+export type BashOutput = z.infer<typeof output>;
+
 export const bashTool = defineTool({
   name: 'Bash',
   title: 'Run a shell command',
@@ -53,8 +57,12 @@ export const bashTool = defineTool({
   // A client of the tasks extension gets a command that runs past BASH_TASK_AFTER_MS as a task (bash-job.ts).
   taskSupport: 'optional',
   deferTask: true,
+  // A client of MCP Apps shows the call in the job view, live (tools/views/).
+  view: { uri: VIEWS.job },
   async handler(args, ctx) {
-    if (ctx.startTask) {
+    // Run as a job: for a client of the tasks extension (the call may become a task), and for one of MCP
+    // Apps (its job view follows the output live and kills it; the dashboard lists a command that ran long).
+    if (ctx.startTask || appsNegotiated(ctx.clientCapabilities)) {
       const answered = await runBashAsJob(args.command, args.timeout, ctx, ctx.startTask);
       if (answered) return answered;
     }
@@ -197,18 +205,20 @@ export async function runBash(command: string, timeoutArg: number | undefined, c
 }
 
 /**
- * Bash for a client of the tasks extension: the command runs as a supervised background job from the
- * start, so that if it is still running after BASH_TASK_AFTER_MS the call becomes a task whose work (the
- * job) outlives the hub. Ended in time, the answer is Bash's own, and the job is forgotten. Undefined when
- * the call cannot end past the threshold (its timeout is shorter) or no job can be started: then Bash runs
- * the command itself.
+ * Bash as a supervised background job from the start. For a client of the tasks extension (`startTask`), a
+ * command still running after BASH_TASK_AFTER_MS makes the call a task whose work (the job) outlives the
+ * hub; for a client of MCP Apps the call waits for the job to end, which its job view shows meanwhile.
+ * Either way the answer is Bash's own; a job that ended within BASH_TASK_AFTER_MS is forgotten, one that
+ * ran longer (MCP Apps) stays listed like a BackgroundBash job and the result names it to the view
+ * (`_meta[VIEW_META]`). Undefined when the call cannot end past the threshold (tasks: its timeout is
+ * shorter) or no job can be started: then Bash runs the command itself.
  */
-async function runBashAsJob(command: string, timeoutArg: number | undefined, ctx: ToolContext, startTask: NonNullable<ToolContext['startTask']>): Promise<ToolResult | undefined> {
+async function runBashAsJob(command: string, timeoutArg: number | undefined, ctx: ToolContext, startTask: ToolContext['startTask']): Promise<ToolResult | undefined> {
   const { settings, jobs } = ctx.services;
   if (command.trim() === '') throw new UserError('Bash: command is empty; pass the shell command to run.', 'INVALID_INPUT');
   const timeout = timeoutOf(timeoutArg, ctx);
   const after = settings.get('BASH_TASK_AFTER_MS');
-  if (timeout <= after || ctx.services.readOnly || jobs.repo.countRunning() >= settings.get('JOB_MAX_CONCURRENT')) return undefined;
+  if ((startTask && timeout <= after) || ctx.services.readOnly || jobs.repo.countRunning() >= settings.get('JOB_MAX_CONCURRENT')) return undefined;
   const cwd = await startingFolder(ctx);
   await commandEnvReady();
   let started;
@@ -223,7 +233,9 @@ async function runBashAsJob(command: string, timeoutArg: number | undefined, ctx
   const { job, shell, spec } = started;
   const view: BashJobView = { shell, foreign: spec.kind !== 'bash', timeoutMs: timeout, outputLimit: settings.get('BASH_OUTPUT_LIMIT') };
   const stream = settings.get('STREAMING') && ctx.wantsProgress;
-  const until = Date.now() + after;
+  // A task escalates after the threshold; an MCP Apps call waits for the end (the supervisor keeps the
+  // timeout; the bound here only guards against a supervisor that never writes its record).
+  const until = Date.now() + (startTask ? after : timeout + 30_000);
   let sent = 0;
   let rec = readExitRecord(job.exit_path);
   while (!rec && Date.now() < until && !ctx.signal.aborted) {
@@ -238,22 +250,43 @@ async function runBashAsJob(command: string, timeoutArg: number | undefined, ctx
     if (rec) return finishInTime(job.id, rec, view, ctx, 'client');
     return { content: [{ type: 'text', text: '[Command cancelled by the client; it was killed with its child processes.]' }], isError: true };
   }
-  if (rec) return finishInTime(job.id, rec, view, ctx, 'other');
-  await startTask({ kind: 'job', id: job.id, bash: view });
+  if (!rec && !startTask) {
+    rec = await stopUnended(job.id, ctx);
+    if (!rec) return { content: [{ type: 'text', text: `[Bash: background job ${job.id}, which ran the command, ended without recording how (${ctx.services.jobs.get(job.id, 'Bash').note ?? 'its supervisor is gone'}). ReadBgOutput ${job.id} shows the output it left.]` }], isError: true };
+  }
+  if (rec) return finishInTime(job.id, rec, view, ctx, 'other', Date.now() - job.started_at > after);
+  await startTask!({ kind: 'job', id: job.id, bash: view });
   // This client's next command starts where this one ends, when it ends while this hub runs.
   onJobEnd(job.id, (dir) => rememberFolder(ctx, dir));
   return textResult(`The command is still running after ${formatDuration(after)}: it goes on as background job ${job.id}, and the call as a task.`);
 }
 
-/** A job that ended within the threshold: Bash's answer, the folder remembered, the job forgotten. */
-function finishInTime(id: number, rec: ExitRecord, view: BashJobView, ctx: ToolContext, stopped: StopCause): ToolResult {
+/**
+ * A job that ended while its call waited: Bash's answer, the folder remembered. Forgotten, unless it ran long
+ * (`keep`, MCP Apps): then it stays listed and the result names it to the job view.
+ */
+function finishInTime(id: number, rec: ExitRecord, view: BashJobView, ctx: ToolContext, stopped: StopCause, keep = false): ToolResult {
   const jobs = ctx.services.jobs;
   const job = jobs.get(id, 'Bash');
   const result = bashResultOfJob(job, rec, view, stopped);
   const dir = folderAfter(job);
   if (dir) rememberFolder(ctx, dir);
-  jobs.forget(id);
-  return result;
+  if (!keep) {
+    jobs.forget(id);
+    return result;
+  }
+  return { ...result, _meta: { ...result._meta, [VIEW_META]: { job: id } } };
+}
+
+/** A job whose supervisor never recorded its end within the call's time: stopped, and its record read. */
+async function stopUnended(id: number, ctx: ToolContext): Promise<ExitRecord | undefined> {
+  try {
+    await ctx.services.jobs.kill(id);
+  } catch (err) {
+    // It ended (or was lost) as we asked: its record, if any, says how.
+    if (!(err instanceof UserError)) throw err;
+  }
+  return readExitRecord(ctx.services.jobs.get(id, 'Bash').exit_path) ?? undefined;
 }
 
 /** Sends the log's new text as progress (as Bash streams its output), from byte `sent`; returns the new position. */

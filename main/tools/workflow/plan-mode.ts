@@ -6,6 +6,7 @@ import { UserError } from '../../core/errors.js';
 import { formatDuration } from '../../core/format.js';
 import { resolveCwd } from '../shell/process.js';
 import type { PlanRow } from '../../store/plans.js';
+import { VIEWS } from '../views/links.js';
 
 const MAX_PLAN_BYTES = 512 * 1024;
 
@@ -40,6 +41,7 @@ export const planModeTool = defineTool({
   }),
   outputSchema: z.object({ active: z.boolean(), goal: z.string().nullable(), plan_file: z.string().nullable(), started_at: z.string().nullable(), status: z.string().nullable(), comment: z.string().nullable() }),
   annotations: { title: 'Plan before acting', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  view: { uri: VIEWS.task },
   async handler(args, ctx) {
     const repo = ctx.services.plans;
     const action = args.action.trim().toLowerCase();

@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { defineTool, textResult } from '../types.js';
+import { defineTool, textResult, type Services } from '../types.js';
 import { UserError } from '../../core/errors.js';
 import type { TaskWithSteps, TasksRepo } from '../../store/tasks.js';
+import { VIEWS } from '../views/links.js';
 
 const ACTIONS = ['create', 'add', 'complete', 'list', 'pending', 'switch'] as const;
 
 const stepShape = z.object({ id: z.number().int(), text: z.string(), done: z.boolean() });
-const taskShape = z.object({ id: z.number().int(), name: z.string(), active: z.boolean(), done: z.number().int(), total: z.number().int(), completed: z.boolean(), steps: z.array(stepShape) });
+export const taskShape = z.object({ id: z.number().int(), name: z.string(), active: z.boolean(), done: z.number().int(), total: z.number().int(), completed: z.boolean(), steps: z.array(stepShape) });
 
 export function taskData(t: TaskWithSteps): z.infer<typeof taskShape> {
   const done = t.steps.filter((s) => s.done_at !== null).length;
@@ -26,6 +27,21 @@ export function tasksMarkdown(repo: TasksRepo): string {
   return `# Tasks\n\n${tasks.map((t) => `## ${t.active ? '▶ ' : ''}${t.id}. ${t.name} (${t.done}/${t.total})\n\n${t.steps.map((s) => `- [${s.done ? 'x' : ' '}] ${s.text} (step ${s.id})`).join('\n') || '_no steps_'}`).join('\n\n')}\n`;
 }
 
+/**
+ * Marks a step done (TaskManager's complete, and the task view's checkbox): its task as it is now. `inTask`:
+ * the task the caller named, which the step must belong to.
+ */
+export function completeStep(services: Services, stepId: number, inTask: number | undefined, who: string): TaskWithSteps {
+  const repo = services.tasks;
+  const step = repo.step(stepId);
+  if (!step || (inTask !== undefined && step.task_id !== inTask)) {
+    throw new UserError(`${who}: there is no step ${stepId}${inTask !== undefined ? ` in task ${inTask}` : ''}. {"action":"list"} shows step ids.`, 'NOT_FOUND');
+  }
+  repo.completeStep(step.id);
+  services.events.publish({ type: 'tasks_changed', at: Date.now() });
+  return repo.withSteps(step.task_id)!;
+}
+
 export const taskManagerTool = defineTool({
   name: 'TaskManager',
   title: 'Keep tasks and steps',
@@ -43,6 +59,7 @@ export const taskManagerTool = defineTool({
   }),
   outputSchema: z.object({ action: z.string(), tasks: z.array(taskShape), task: taskShape.optional() }),
   annotations: { title: 'Keep tasks and steps', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  view: { uri: VIEWS.task },
   async handler(args, ctx) {
     const repo = ctx.services.tasks;
     const action = args.action.trim().toLowerCase();
@@ -76,13 +93,8 @@ export const taskManagerTool = defineTool({
       }
       case 'complete': {
         if (args.step_id !== undefined) {
-          const step = repo.step(args.step_id);
-          if (!step || (args.task_id !== undefined && step.task_id !== args.task_id)) {
-            throw new UserError(`TaskManager complete: there is no step ${args.step_id}${args.task_id !== undefined ? ` in task ${args.task_id}` : ''}. {"action":"list"} shows step ids.`, 'NOT_FOUND');
-          }
-          repo.completeStep(step.id);
-          changed();
-          return one(repo.withSteps(step.task_id)!, `Completed step ${step.id}.`);
+          const t = completeStep(ctx.services, args.step_id, args.task_id, 'TaskManager complete');
+          return one(t, `Completed step ${args.step_id}.`);
         }
         if (args.task_id === undefined) throw new UserError('TaskManager complete: pass step_id to complete a step, or task_id alone to complete a whole task.', 'INVALID_INPUT');
         const t = needTask(args.task_id);
