@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 import { ROOT } from './env.js';
 import { onPath } from './prerequisites.js';
 import { browserCandidates } from '../../main/tools/web/browser.js';
@@ -67,8 +67,8 @@ export async function signIn(page: Page, url: string, token: string): Promise<vo
 
 const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-/** axe-core's serious and critical violations on the page as it is now (WCAG 2 A/AA rules). */
-export async function axeViolations(page: Page): Promise<string[]> {
+/** axe-core's serious and critical violations on the page (or one frame of it, a chat view) as it is now (WCAG 2 A/AA rules). */
+export async function axeViolations(page: Page | Frame): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
   return page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;

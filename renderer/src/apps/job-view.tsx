@@ -40,6 +40,8 @@ export function JobView() {
   const command = stringArg(call.input, 'command');
   const resultJob = jobOfResult(call.result);
   const bash = call.result && !call.result.isError ? bashResultOf(structuredOf(call.result)) : undefined;
+  // A Bash call that ended with no job left to follow (it ran briefly, or not as a job): its result is final.
+  const final = (bash !== undefined || Boolean(call.result?.isError)) && resultJob === undefined;
   const [jobId, setJobId] = useState<number | undefined>(numberArg(call.input, 'task_id'));
   const [job, setJob] = useState<JobInfo>();
   const [chunks, setChunks] = useState<Window[]>([]);
@@ -50,6 +52,11 @@ export function JobView() {
   const now = useNow(job?.running ? 1000 : 0);
   const id = resultJob ?? jobId;
   const endRef = useRef(0);
+  // The question takes the focus, on its safe answer (autofocus is refused in a cross-origin frame).
+  const keepButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (confirming) keepButton.current?.focus();
+  }, [confirming]);
 
   useEffect(() => {
     if (resultJob !== undefined) setJobId(resultJob);
@@ -77,6 +84,7 @@ export function JobView() {
   // Find the job, then follow it: one long poll at a time, until it ends.
   usePoll(
     async (signal) => {
+      if (final) return false;
       if (id === undefined) {
         // A Bash call that runs as a job: found by its command until its result names it (or ends the search).
         if (!command || call.result) return false;
@@ -92,7 +100,7 @@ export function JobView() {
       take(await callTool<JobRead>('JobViewRead', { task_id: id, from: endRef.current, wait_ms: 15_000 }, signal), 'append');
       return true;
     },
-    [id, job?.task_id, job?.running, command, Boolean(call.result)],
+    [id, job?.task_id, job?.running, command, Boolean(call.result), final],
     setProblem,
   );
 
@@ -123,7 +131,7 @@ export function JobView() {
   const start = chunks[0]?.from ?? 0;
 
   // A Bash call that ended without a job to follow: its own result is all there is.
-  if (!job && (bash || call.result?.isError)) {
+  if (final) {
     return (
       <article class="view" aria-labelledby="title">
         <header class="head">
@@ -161,7 +169,7 @@ export function JobView() {
               <button type="button" class="danger" onClick={() => void kill()}>
                 Kill
               </button>
-              <button type="button" onClick={() => setConfirming(false)} autofocus>
+              <button type="button" ref={keepButton} onClick={() => setConfirming(false)}>
                 Keep running
               </button>
             </span>

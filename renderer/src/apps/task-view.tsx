@@ -7,7 +7,7 @@ import { DashboardLink, Problem, StatusLine } from './parts.js';
 type Task = Board['tasks'][number];
 const PLAN_ACTIONS = new Set(['enter', 'exit', 'status', 'json', 'reset']);
 
-function TaskCard(props: { task: Task; onComplete(stepId: number): void; busy: boolean; headingLevel: 'h1' | 'h2' }) {
+function TaskCard(props: { task: Task; onComplete(stepId: number): void; completing: ReadonlySet<number>; headingLevel: 'h1' | 'h2' }) {
   const t = props.task;
   const H = props.headingLevel;
   return (
@@ -29,7 +29,8 @@ function TaskCard(props: { task: Task; onComplete(stepId: number): void; busy: b
           {t.steps.map((s) => (
             <li key={s.id} class={s.done ? 'done' : ''}>
               <label>
-                <input type="checkbox" checked={s.done} disabled={s.done || props.busy} onChange={(e) => e.currentTarget.checked && props.onComplete(s.id)} />
+                {/* Ticked at once; the hub's answer confirms it (or the problem below says why not). */}
+                <input type="checkbox" checked={s.done || props.completing.has(s.id)} disabled={s.done || props.completing.has(s.id)} onChange={(e) => e.currentTarget.checked && props.onComplete(s.id)} />
                 <span>{s.text}</span>
               </label>
             </li>
@@ -60,7 +61,7 @@ function Plan(props: { plan: Board['plan']; open: boolean }) {
 export function TaskView() {
   const call = useCall();
   const [board, setBoard] = useState<Board>();
-  const [busy, setBusy] = useState(false);
+  const [completing, setCompleting] = useState<ReadonlySet<number>>(new Set());
   const [problem, setProblem] = useState<string>();
   const action = stringArg(call.input, 'action')?.trim().toLowerCase();
   const toolName = call.context?.toolInfo?.tool.name;
@@ -79,14 +80,18 @@ export function TaskView() {
   );
 
   const complete = async (stepId: number) => {
-    setBusy(true);
+    setCompleting((c) => new Set(c).add(stepId));
     try {
       setBoard(await callTool<Board>('TaskViewComplete', { step_id: stepId }));
       setProblem(undefined);
     } catch (err) {
       setProblem(err instanceof Error ? err.message : String(err));
     } finally {
-      setBusy(false);
+      setCompleting((c) => {
+        const next = new Set(c);
+        next.delete(stepId);
+        return next;
+      });
     }
   };
 
@@ -113,13 +118,13 @@ export function TaskView() {
           <Plan plan={board.plan} open />
         </>
       ) : one ? (
-        <TaskCard task={one} onComplete={(id) => void complete(id)} busy={busy} headingLevel="h1" />
+        <TaskCard task={one} onComplete={(id) => void complete(id)} completing={completing} headingLevel="h1" />
       ) : (
         <>
           <h1 id="title" class="title">
             Tasks
           </h1>
-          {board.tasks.length ? board.tasks.map((t) => <TaskCard key={t.id} task={t} onComplete={(id) => void complete(id)} busy={busy} headingLevel="h2" />) : <p class="muted">No tasks yet.</p>}
+          {board.tasks.length ? board.tasks.map((t) => <TaskCard key={t.id} task={t} onComplete={(id) => void complete(id)} completing={completing} headingLevel="h2" />) : <p class="muted">No tasks yet.</p>}
         </>
       )}
       {!planCall ? <Plan plan={board.plan} open={false} /> : null}
