@@ -68,7 +68,11 @@ async function manifest(version) {
   const { SETTINGS } = await import(pathToFileURL(path.join(ROOT, 'dist', 'main', 'core', 'settings', 'schema.js')).href);
   // The Node Pincer needs (better-sqlite3's Node-API 10): Claude Desktop checks it before it runs the bundle.
   const { NODE_RANGE } = await import(pathToFileURL(path.join(ROOT, 'dist', 'main', 'core', 'node-version.js')).href);
-  const tools = allTools().map((t) => ({ name: t.name, description: String(typeof t.description === 'function' ? t.title : t.description ?? '').split(/(?<=\.)\s/)[0] }));
+  // The chat views' own tools are not the model's (MCP Apps, visibility ["app"]): not declared, but on and off with their family.
+  const tools = allTools()
+    .filter((t) => !t.view?.appOnly)
+    .map((t) => ({ name: t.name, description: String(typeof t.description === 'function' ? t.title : t.description ?? '').split(/(?<=\.)\s/)[0] }));
+  const viewTools = allTools().filter((t) => t.view?.appOnly);
   const env = {
     PINCER_HOME: '${user_config.data_folder}',
     BASH_CWD: '${user_config.working_folder}',
@@ -81,6 +85,7 @@ async function manifest(version) {
     user_config[key] = { type: 'boolean', title: family.title, description: `Let Claude ${family.what} (${family.tools.join(', ')}).`, default: true };
     for (const t of family.tools) env[`TOOL_${t.toUpperCase()}`] = `\${user_config.${key}}`;
   }
+  for (const t of viewTools) env[`TOOL_${t.name.toUpperCase()}`] = `\${user_config.${t.group === 'shell' ? 'shell_tools' : 'workflow_tools'}}`;
   user_config.search_engines = { type: 'string', title: 'Search engines', description: 'Engines WebSearch asks, comma-separated, in order.', default: SETTINGS.SEARCH_ENGINES.default };
   user_config.data_folder = { type: 'directory', title: 'Pincer data folder', description: 'Where Pincer keeps its settings, database and job output; shared with the Pincer tray app and other clients.', default: '${HOME}/.pincer', required: true };
   const covered = new Set(Object.values(FAMILIES).flatMap((f) => f.tools));

@@ -37,6 +37,7 @@ test('npm run bundle makes a valid linux-x64 .mcpb whose server, run as Claude D
   const home = path.join(h.home, 'user');
   fs.mkdirSync(home);
   let client: Client | undefined;
+  let views: Client | undefined;
   try {
     const built = spawnSync(process.execPath, [path.join(ROOT, 'build', 'bundle.mjs'), '--platform', 'linux-x64', '--out', out], { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
     assert.equal(built.status, 0, built.stderr);
@@ -49,7 +50,7 @@ test('npm run bundle makes a valid linux-x64 .mcpb whose server, run as Claude D
     assert.equal(validated.status, 0, validated.stdout + validated.stderr);
 
     const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;
-    assert.deepEqual(manifest.tools.map((t) => t.name).sort(), Object.keys(EXPECTED).sort(), 'the manifest declares the 13 tools');
+    assert.deepEqual(manifest.tools.map((t) => t.name).sort(), Object.keys(EXPECTED).sort(), 'the manifest declares the 13 tools (the chat views’ own are not the model’s)');
     assert.equal(manifest.server.type, 'node');
     assert.equal(manifest.server.mcp_config.command, 'node', "Claude Desktop's built-in Node runs it");
     assert.deepEqual(manifest.compatibility.platforms, ['linux']);
@@ -93,7 +94,20 @@ test('npm run bundle makes a valid linux-x64 .mcpb whose server, run as Claude D
     assert.equal(output, 'job-started\njob-done\n');
     // The hub the bundle started lives in the data folder the form named.
     assert.ok(fs.existsSync(path.join(home, '.pincer', 'pincer.db')));
+
+    // Claude Desktop renders MCP Apps: the bundle carries the chat views and their tools, on and off with their family.
+    assert.equal(env.TOOL_JOBVIEWREAD, 'true');
+    assert.equal(env.TOOL_QUESTIONVIEWANSWER, 'true');
+    const viewsTransport = new StdioClientTransport({ command: process.execPath, args: cfg.args.map(sub), env, cwd: '/', stderr: 'pipe' });
+    views = new Client({ name: 'claude-ai', version: '0.14.0' }, { capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } } });
+    await views.connect(viewsTransport);
+    assert.equal((await views.listTools()).tools.length, 19);
+    const page = (await views.readResource({ uri: 'ui://pincer/job.html' })).contents[0] as { text: string; mimeType: string };
+    assert.equal(page.mimeType, 'text/html;profile=mcp-app');
+    assert.match(page.text, /<meta name="pincer-view" content="job">/);
   } finally {
+    // Closing what may have failed to open: the test's assertion already says why.
+    await views?.close().catch(() => undefined);
     await client?.close().catch(() => undefined);
     await stopHubOf(path.join(home, '.pincer')).catch(() => undefined);
     h.cleanup();
