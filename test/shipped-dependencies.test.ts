@@ -71,13 +71,39 @@ test('every runtime dependency is imported by the shipped code, and no dev depen
   assert.deepEqual(undeclared, [], 'shipped modules import packages that are not dependencies');
 });
 
+interface LockEntry {
+  dev?: boolean;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+}
+
+/** The packages npm installs because a shipped package names them as required (not optional) peers, and what they depend on. */
+function requiredPeers(packages: Record<string, LockEntry>): Set<string> {
+  const found = new Set<string>();
+  const visit = (name: string) => {
+    if (found.has(name)) return;
+    found.add(name);
+    for (const d of Object.keys(packages[`node_modules/${name}`]?.dependencies ?? {})) visit(d);
+  };
+  for (const [key, entry] of Object.entries(packages)) {
+    if (!key.startsWith('node_modules/') || entry.dev === true) continue;
+    for (const peer of Object.keys(entry.peerDependencies ?? {})) if (!entry.peerDependenciesMeta?.[peer]?.optional && packages[`node_modules/${peer}`]) visit(peer);
+  }
+  return found;
+}
+
 test("the dashboard's bundle is self-contained, and no dev dependency is in the production tree the bundle and the app copy", () => {
   const bundles = files(path.join(ROOT, 'dist', 'renderer'), /\.js$/);
   assert.ok(bundles.length > 0, 'the renderer is built');
   for (const file of bundles) assert.deepEqual(specifiers(file).filter((s) => packageOf(s)), [], `${path.relative(ROOT, file)} loads packages at run time`);
   // npm marks a package "dev" in the lockfile when only devDependencies reach it: `npm ls --omit=dev` and electron-builder leave those out.
-  const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
-  const shipped = Object.keys(pkg.devDependencies).filter((d) => !PROVIDED.has(d) && lock.packages[`node_modules/${d}`]?.dev !== true);
+  const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
+  const peers = requiredPeers(lock.packages);
+  const shipped = Object.keys(pkg.devDependencies).filter((d) => !PROVIDED.has(d) && !peers.has(d) && lock.packages[`node_modules/${d}`]?.dev !== true);
   assert.deepEqual(shipped, [], 'dev dependencies that a runtime dependency also pulls in, so they ship');
+  // Known and accepted: ext-apps (its server helpers register the chat views) names the SDK's client as a
+  // required peer, which npm installs with it; a change here is a change in what ships.
+  assert.deepEqual(Object.keys(pkg.devDependencies).filter((d) => peers.has(d)).sort(), ['@modelcontextprotocol/client', 'eventsource-parser'], 'dev dependencies shipped as required peers of runtime dependencies');
   for (const d of Object.keys(pkg.dependencies)) assert.notEqual(lock.packages[`node_modules/${d}`]?.dev, true, `${d} is a dependency but the lockfile marks it dev: run npm install`);
 });
