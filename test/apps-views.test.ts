@@ -7,7 +7,7 @@ import type { Browser } from 'playwright-core';
 import { startHubProcess, stopHubOf, type HubProcess } from './helpers/hub.js';
 import { tempHome, waitFor, ROOT } from './helpers/env.js';
 import { connectV2, closeStdioClient, textOf } from './helpers/clients.js';
-import { launchChromium, axeViolations, ARTIFACTS } from './helpers/browser.js';
+import { launchChromium, axeViolations, signIn, ARTIFACTS } from './helpers/browser.js';
 import { startAppsHost, type AppsHost, type ShownView } from './helpers/apps-host.js';
 
 /**
@@ -99,7 +99,18 @@ async function jobViews(t: TestContext, host: AppsHost, client: Client, hub: Hub
     assert.match((await view.frame.locator('.facts').textContent()) ?? '', new RegExp(`Job#${id}`));
     await view.frame.getByRole('link', { name: `Open job #${id} on the Pincer dashboard` }).click();
     await waitFor(async () => (await host.opened()).includes(`${hub.url}/?job=${id}#jobs`), 'the host to be asked to open the job on the dashboard');
-    if (shots) await shotsAndAxe(host, view, 'job');
+    if (shots) {
+      // The link opens the same job on the dashboard: its card is brought forward and focused.
+      const dashboard = await host.page.context().browser()!.newPage();
+      try {
+        await signIn(dashboard, hub.url, hub.token);
+        await dashboard.goto(`${hub.url}/?job=${id}#jobs`);
+        await waitFor(() => dashboard.evaluate((i) => document.activeElement?.id === `job-${i}`, id), 'the dashboard to bring the linked job forward');
+      } finally {
+        await dashboard.close();
+      }
+      await shotsAndAxe(host, view, 'job');
+    }
     await view.frame.getByRole('button', { name: 'Kill' }).click();
     await view.frame.getByRole('group', { name: `Kill job ${id}?` }).getByRole('button', { name: 'Kill' }).click();
     await view.frame.locator('.badge', { hasText: 'killed' }).waitFor({ timeout: 20_000 });

@@ -123,6 +123,14 @@ function JobCard(props: { job: Job; now: number }) {
 export function JobsPage(props: PageProps) {
   const r = useResource<JobsView>('/api/jobs', ['job_started', 'job_ended'], props.onSignedOut);
   const now = useNow(1000);
+  // `?job=N#jobs` (the link of a job's view in the chat) brings that job's card into view once it is listed.
+  const linked = useRef(new URLSearchParams(location.search).get('job'));
+  useEffect(() => {
+    if (!r.data || !linked.current) return;
+    const id = Number(linked.current);
+    linked.current = null;
+    if (Number.isInteger(id)) showJob(id);
+  }, [r.data]);
   if (!r.data) return <Pending error={r.error} />;
   return (
     <>
