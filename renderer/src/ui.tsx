@@ -20,13 +20,9 @@ export function Panel(props: { title?: string; children: ComponentChildren; clas
   );
 }
 
-export function Problem(props: { text: string | undefined }) {
-  return props.text ? (
-    <p class="problem" role="alert">
-      {props.text}
-    </p>
-  ) : null;
-}
+import { Problem } from './problem.js';
+
+export { Problem };
 
 /** A checkbox drawn as a switch; native, so keyboard and screen readers work as they do for any checkbox. */
 export function Switch(props: { checked: boolean; label: string; onChange(on: boolean): void; id?: string }) {

@@ -58,7 +58,7 @@ export const jobViewReadTool = defineTool({
   annotations: { title: 'Read a job for its chat view', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   view: { uri: VIEWS.job, appOnly: true },
   async handler(args, ctx) {
-    const { jobs, settings, paths, events } = ctx.services;
+    const { jobs, paths } = ctx.services;
     const find = (): JobRow | undefined => {
       if (args.task_id !== undefined) return jobs.get(args.task_id, 'JobViewRead');
       if (args.command !== undefined && ctx.sessionId) {
@@ -73,14 +73,12 @@ export const jobViewReadTool = defineTool({
     if (args.from !== undefined && args.wait_ms) {
       const from = args.from;
       const id = job.id;
-      await waitForChange({
+      await waitForChange(ctx, {
         changed: () => {
           job = jobs.reconcile(jobs.repo.get(id) ?? job!);
           return !isActive(job) || logSize(job.log_path) > from;
         },
-        waitMs: Math.min(args.wait_ms, settings.get('JOB_WAIT_MAX_MS')),
-        signal: ctx.signal,
-        events,
+        waitMs: args.wait_ms,
         wakeOn: ['job_output', 'job_ended'],
       });
     }

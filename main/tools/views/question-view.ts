@@ -72,14 +72,12 @@ export const questionViewReadTool = defineTool({
     if (row && args.status !== undefined && args.wait_ms) {
       const id = row.id;
       const shown = args.status;
-      await waitForChange({
+      await waitForChange(ctx, {
         changed: () => {
           row = repo.get(id) ?? row;
           return row!.status !== shown;
         },
-        waitMs: Math.min(args.wait_ms, ctx.services.settings.get('JOB_WAIT_MAX_MS')),
-        signal: ctx.signal,
-        events: ctx.services.events,
+        waitMs: args.wait_ms,
         wakeOn: ['question_answered'],
         everyMs: 1000,
       });

@@ -67,14 +67,12 @@ export const taskViewReadTool = defineTool({
     let board = boardOf(ctx);
     if (args.since !== undefined && args.wait_ms) {
       const since = args.since;
-      await waitForChange({
+      await waitForChange(ctx, {
         changed: () => {
           board = boardOf(ctx);
           return versionOf(board) !== since;
         },
-        waitMs: Math.min(args.wait_ms, ctx.services.settings.get('JOB_WAIT_MAX_MS')),
-        signal: ctx.signal,
-        events: ctx.services.events,
+        waitMs: args.wait_ms,
         wakeOn: ['tasks_changed', 'plan_changed'],
         everyMs: 1000,
       });

@@ -1,18 +1,21 @@
-import type { EventChannel, HubEventType } from '../events.js';
+import type { HubEventType } from '../events.js';
+import type { ToolContext } from '../types.js';
 
 /**
  * A view's long poll: resolves once `changed()` holds, the wait is over or the call is cancelled. Woken by
  * the hub's events of `wakeOn` (a change this process made) and checked every `everyMs` besides (a change
  * another process sharing the database made: a standalone, a job's supervisor writing its log).
  */
-export async function waitForChange(opts: { changed(): boolean; waitMs: number; signal: AbortSignal; events: EventChannel; wakeOn: HubEventType[]; everyMs?: number }): Promise<void> {
-  const deadline = Date.now() + opts.waitMs;
+export async function waitForChange(ctx: ToolContext, opts: { changed(): boolean; waitMs: number; wakeOn: HubEventType[]; everyMs?: number }): Promise<void> {
+  // Capped like ReadBgOutput's wait: under the usual 60 s request timeout of the chat app's client.
+  const deadline = Date.now() + Math.min(opts.waitMs, ctx.services.settings.get('JOB_WAIT_MAX_MS'));
+  const signal = ctx.signal;
   let wake: (() => void) | undefined;
-  const offs = opts.wakeOn.map((type) => opts.events.on(type, () => wake?.()));
+  const offs = opts.wakeOn.map((type) => ctx.services.events.on(type, () => wake?.()));
   const onAbort = () => wake?.();
-  opts.signal.addEventListener('abort', onAbort);
+  signal.addEventListener('abort', onAbort);
   try {
-    while (!opts.changed() && Date.now() < deadline && !opts.signal.aborted) {
+    while (!opts.changed() && Date.now() < deadline && !signal.aborted) {
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.max(1, Math.min(opts.everyMs ?? 250, deadline - Date.now())));
         wake = () => {
@@ -24,6 +27,6 @@ export async function waitForChange(opts: { changed(): boolean; waitMs: number; 
   } finally {
     wake = undefined;
     for (const off of offs) off();
-    opts.signal.removeEventListener('abort', onAbort);
+    signal.removeEventListener('abort', onAbort);
   }
 }

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { openLink } from './bridge.js';
+import { Problem } from '../problem.js';
 
 /** Small pieces every view uses. */
 
@@ -12,13 +13,7 @@ export function Fact(props: { term: string; value: string; wide?: boolean }) {
   );
 }
 
-export function Problem(props: { text: string | undefined }) {
-  return props.text ? (
-    <p class="problem" role="alert">
-      {props.text}
-    </p>
-  ) : null;
-}
+export { Problem } from '../problem.js';
 
 /** What changed, said once to a screen reader (a polite live region, visually hidden). */
 export function StatusLine(props: { text: string }) {
