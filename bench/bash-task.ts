@@ -4,12 +4,15 @@ import { startHub, time, type Hub } from './harness.js';
 const N = Number(process.env.BENCH_CALLS ?? 50);
 const TASKS = 'io.modelcontextprotocol/tasks';
 
-/** One 2026-07-28 tools/call over HTTP, declaring the tasks extension or not (the only difference between the rows). */
-async function call(hub: Hub, command: string, tasks: boolean): Promise<void> {
+const APPS = 'io.modelcontextprotocol/ui';
+const EXTENSIONS = { tasks: { [TASKS]: {} }, apps: { [APPS]: { mimeTypes: ['text/html;profile=mcp-app'] } } };
+
+/** One 2026-07-28 tools/call over HTTP, declaring the tasks extension, MCP Apps or neither (the only difference between the rows). */
+async function call(hub: Hub, command: string, ext: keyof typeof EXTENSIONS | undefined): Promise<void> {
   const meta = {
     'io.modelcontextprotocol/protocolVersion': '2026-07-28',
     'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
-    'io.modelcontextprotocol/clientCapabilities': tasks ? { extensions: { [TASKS]: {} } } : {},
+    'io.modelcontextprotocol/clientCapabilities': ext ? { extensions: EXTENSIONS[ext] } : {},
   };
   const r = await fetch(`${hub.url}/mcp`, {
     method: 'POST',
@@ -24,18 +27,21 @@ async function call(hub: Hub, command: string, tasks: boolean): Promise<void> {
  * What answering Bash as a possible task costs (issue 27): for a client of the tasks extension a command
  * runs under a job supervisor (a Node process) so that it can outlive the hub; ended within
  * BASH_TASK_AFTER_MS it is still answered directly. Peer: the same call from a client without the extension
- * (Bash spawns the shell itself). `BENCH_ONLY=bashtask npm run bench`.
+ * (Bash spawns the shell itself). A client of MCP Apps pays the same for its job view (the job is what the
+ * view follows). `BENCH_ONLY=bashtask npm run bench`.
  */
 export async function benchBashTask(): Promise<string[]> {
   const hub = await startHub();
   const rows: Row[] = [
     { name: 'Bash `true`, client of the tasks extension (job supervisor)', samples: [] },
-    { name: 'Bash `true`, client without the extension', samples: [] },
+    { name: 'Bash `true`, client of MCP Apps (job supervisor, for its job view)', samples: [] },
+    { name: 'Bash `true`, client without either extension', samples: [] },
   ];
   try {
     for (let i = 0; i < N; i++) {
-      rows[0]!.samples.push(await time(() => call(hub, 'true', true)));
-      rows[1]!.samples.push(await time(() => call(hub, 'true', false)));
+      rows[0]!.samples.push(await time(() => call(hub, 'true', 'tasks')));
+      rows[1]!.samples.push(await time(() => call(hub, 'true', 'apps')));
+      rows[2]!.samples.push(await time(() => call(hub, 'true', undefined)));
     }
   } finally {
     await hub.stop();

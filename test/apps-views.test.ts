@@ -189,6 +189,15 @@ async function questionViews(t: TestContext, host: AppsHost, hub: HubProcess, ta
   });
 }
 
+async function questionError(t: TestContext, host: AppsHost): Promise<void> {
+  await t.test('question view: a question that could not be put says why', async () => {
+    const view = await host.show('AskUserQuestion', { questions_json: 'not json' });
+    assert.equal((await view.result).isError, true);
+    await view.frame.getByRole('alert').filter({ hasText: 'questions_json is not valid JSON' }).waitFor({ timeout: 20_000 });
+    await view.frame.getByText('The question could not be put.').waitFor();
+  });
+}
+
 async function taskViews(t: TestContext, host: AppsHost, client: Client, tag: string, shots: boolean): Promise<void> {
   await t.test('task view: the task with its steps; a step completed from the chat', async () => {
     const created = sc(await client.callTool({ name: 'TaskManager', arguments: { action: 'create', text: `Release ${tag}` } }));
@@ -250,6 +259,7 @@ describe('chat views (MCP Apps) in Chromium, through ext-apps AppBridge', { time
       try {
         await jobViews(t, host, client, hub, tag, combo.shots === true);
         await questionViews(t, host, hub, tag, combo.shots === true);
+        await questionError(t, host);
         await taskViews(t, host, client, tag, combo.shots === true);
         assert.deepEqual(host.problems, [], 'no console error, page error or CSP violation');
         const strays = host.requests.filter((u) => !host.origins.some((o) => u.startsWith(`${o}/`)));

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { QuestionViewData } from '../../../main/tools/views/question-view.js';
-import { callTool, numberArg, stringArg, structuredOf, usePoll, useCall } from './bridge.js';
+import { callTool, numberArg, stringArg, structuredOf, textOf, usePoll, useCall } from './bridge.js';
 import { DashboardLink, Problem, StatusLine } from './parts.js';
 
 type Shown = NonNullable<QuestionViewData['question']>;
@@ -102,8 +102,10 @@ export function QuestionView() {
   };
 
   // Find the question (its id comes with the call's result, which waits for the answer), then watch it while it is open.
+  const failed = call.result?.isError ? textOf(call.result) || 'AskUserQuestion failed.' : undefined;
   usePoll(
     async (signal) => {
+      if (failed) return false;
       if (id === undefined) {
         if (!questionsJson) return false;
         take(await callTool<QuestionViewData>('QuestionViewRead', { questions_json: questionsJson }, signal));
@@ -117,7 +119,7 @@ export function QuestionView() {
       take(await callTool<QuestionViewData>('QuestionViewRead', { question_id: id, status: 'pending', wait_ms: 15_000 }, signal));
       return true;
     },
-    [id, shown?.id, shown?.status, questionsJson],
+    [id, shown?.id, shown?.status, questionsJson, failed],
     setProblem,
   );
 
@@ -147,12 +149,12 @@ export function QuestionView() {
 
   if (!shown) {
     return (
-      <article class="view" aria-busy="true" aria-labelledby="title">
+      <article class="view" aria-busy={!failed} aria-labelledby="title">
         <h1 id="title" class="title">
           A question for you
         </h1>
-        <p class="muted">{call.cancelled ? `The call was cancelled: ${call.cancelled}` : 'Loading the question…'}</p>
-        <Problem text={problem} />
+        <p class="muted">{call.cancelled ? `The call was cancelled: ${call.cancelled}` : failed ? 'The question could not be put.' : 'Loading the question…'}</p>
+        <Problem text={failed ?? problem} />
       </article>
     );
   }
