@@ -48,6 +48,10 @@ export interface PluginFileStatus {
   prompts: string[];
   resources: string[];
   problems: { file: string; line: number; message: string }[];
+  /** Tools the file turns off itself (`enabled: false`): served to no client. */
+  off: string[];
+  /** Why a module plugin was disabled (repeated faults), until its file changes. */
+  disabled?: string;
 }
 
 /** Every plugin's contribution, by owner; `onChange` hears which lists changed. */

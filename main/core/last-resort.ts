@@ -25,7 +25,9 @@ export interface LastResortOptions {
 /**
  * The last-resort handler: an error nothing caught is logged with its stack instead of killing
  * the process silently (its stderr may be gone), and a hub goes on serving where it safely can.
- * Returns the function that removes it.
+ * What counts here is the hub's own: a module plugin's code runs only in its worker thread, whose
+ * handlers report its errors as that plugin's faults (plugins/worker-entry.ts), so no plugin can
+ * spend this budget. Returns the function that removes it.
  */
 export function installLastResort(log: Logger, opts: LastResortOptions): () => void {
   const exit = opts.exit ?? ((code: number) => process.exit(code));

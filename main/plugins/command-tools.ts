@@ -5,19 +5,28 @@ import type { AnyTool } from '../tools/types.js';
 import { runBash } from '../tools/shell/bash.js';
 import { pluginTool, type ObjectSchema } from './tool.js';
 import type { PluginProblem } from './problems.js';
+import { errorMessage } from '../core/errors.js';
+import { MAX_DESCRIPTION_CHARS, MAX_SCHEMA_CHARS, schemaTooLarge } from './limits.js';
 
 /** What may name a tool: letters, digits, `_`, `-`, `.` (MCP's tool-name characters), up to 64. */
 export const TOOL_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 
 const CommandToolFile = z.strictObject({
   name: z.string().regex(TOOL_NAME, 'name may use letters, digits, _, - and . only (at most 64 characters)'),
-  title: z.string().optional(),
-  description: z.string().trim().min(1, 'description tells the model when to use the tool; it must not be empty'),
+  title: z.string().max(200).optional(),
+  description: z
+    .string()
+    .trim()
+    .min(1, 'description tells the model when to use the tool; it must not be empty')
+    .max(MAX_DESCRIPTION_CHARS, `description is longer than ${MAX_DESCRIPTION_CHARS} characters; every client receives it in every tools/list (Claude Code shows the model only the first 2048). Shorten it.`),
   params: z
     .looseObject({ type: z.literal('object', { error: 'params is a JSON Schema of the arguments: give it type: object and properties' }) })
+    .refine((s) => !schemaTooLarge(s), { error: `params is longer than ${MAX_SCHEMA_CHARS} characters as JSON; every client receives it in every tools/list` })
     .default({ type: 'object', properties: {} }),
   run: z.string().trim().min(1, 'run is the command to execute; it must not be empty'),
   timeout_ms: z.number().int().min(1).max(600_000).optional(),
+  /** The seed's registerMCPTool flag: `false` keeps the tool out of every list and call. */
+  enabled: z.boolean().optional(),
 });
 
 /** `ARG_<NAME>`: the argument's name upper-cased, anything but letters and digits as `_`. */
@@ -30,38 +39,93 @@ function argValue(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
+type YamlDoc = ReturnType<typeof import('yaml').parseDocument>;
+type LineCounter = InstanceType<typeof import('yaml').LineCounter>;
+
+/** The line of the value at `keyPath` in the document, else of its nearest parent that exists. */
+function lineAt(doc: YamlDoc, lines: LineCounter, keyPath: (string | number)[]): number {
+  for (let n = keyPath.length; n >= 0; n--) {
+    const node = doc.getIn(keyPath.slice(0, n), true) as { range?: [number, number, number] } | undefined;
+    if (node?.range) return lines.linePos(node.range[0]).line;
+  }
+  return 1;
+}
+
+/**
+ * The document as plain data. `toJS()` throws on what parsing let through: more alias uses than the
+ * library's guard allows (a "billion laughs" file), a tag it cannot build. Each is a problem of the file,
+ * at the first alias's line when it is about aliases.
+ */
+function plainData(doc: YamlDoc, lines: LineCounter, file: string, visit: typeof import('yaml').visit): { data: unknown } | { problem: PluginProblem } {
+  try {
+    return { data: doc.toJS() };
+  } catch (err) {
+    let firstAlias: number | undefined;
+    visit(doc, {
+      Alias(_key, node) {
+        firstAlias = node.range ? lines.linePos(node.range[0]).line : 1;
+        return visit.BREAK;
+      },
+    });
+    const aliases = /alias/i.test(errorMessage(err));
+    const message = aliases ? `it uses aliases (*name) more often than Pincer expands (${errorMessage(err)}); write the values out instead` : `cannot be read as data: ${errorMessage(err)}`;
+    return { problem: { file, line: aliases ? (firstAlias ?? 1) : 1, message } };
+  }
+}
+
+/** Two arguments whose names reach the command as the same `ARG_` variable (`a-b` and `a_b`): one would hide the other. */
+function clashingArgs(params: Record<string, unknown>): { first: string; second: string; variable: string } | undefined {
+  const props = params.properties;
+  if (!props || typeof props !== 'object') return undefined;
+  const seen = new Map<string, string>();
+  for (const name of Object.keys(props)) {
+    const variable = argVariable(name);
+    const first = seen.get(variable);
+    if (first !== undefined) return { first, second: name, variable };
+    seen.set(variable, name);
+  }
+  return undefined;
+}
+
 /**
  * One command tool from its file (`<PINCER_HOME>/tools/*.yaml|yml|json`), or the
- * problem with it, by line. The arguments reach the command only as environment
- * variables: the command text is the user's own file, never spliced with input.
+ * problem with it, by line; `off` names a tool its file turns off (`enabled: false`).
+ * The arguments reach the command only as environment variables: the command text is
+ * the user's own file, never spliced with input. Nothing in the text can make this throw.
  */
-export function parseCommandTool(text: string, file: string, onFailure: (message: string) => void): { tool?: AnyTool; problem?: PluginProblem } {
-  const { parseDocument, LineCounter } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+export function parseCommandTool(text: string, file: string, onFailure: (message: string) => void): { tool?: AnyTool; problem?: PluginProblem; off?: string } {
+  const { parseDocument, LineCounter, visit } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
   const lines = new LineCounter();
-  const doc = parseDocument(text.replace(/^\uFEFF/, ''), { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  let doc: YamlDoc;
+  try {
+    doc = parseDocument(text.replace(/^\uFEFF/, ''), { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  } catch (err) {
+    // The parser's own limits (nesting deep enough to exhaust the stack).
+    return { problem: { file, line: 1, message: `cannot be parsed: ${errorMessage(err)}` } };
+  }
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
     return { problem: { file, line: lines.linePos(e.pos[0]).line, message: e.message.split('\n')[0]! } };
   }
-  const parsed = CommandToolFile.safeParse(doc.toJS());
+  const plain = plainData(doc, lines, file, visit);
+  if ('problem' in plain) return plain;
+  const parsed = CommandToolFile.safeParse(plain.data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const keyPath = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
-    // The line of the value at fault, else of its nearest parent that exists.
-    let line = 1;
-    for (let n = keyPath.length; n >= 0; n--) {
-      const node = doc.getIn(keyPath.slice(0, n), true) as { range?: [number, number, number] } | undefined;
-      if (node?.range) {
-        line = lines.linePos(node.range[0]).line;
-        break;
-      }
-    }
     const where = keyPath.length ? `${keyPath.join('.')}: ` : '';
-    return { problem: { file, line, message: `${where}${issue.message}` } };
+    return { problem: { file, line: lineAt(doc, lines, keyPath), message: `${where}${issue.message}` } };
   }
   const def = parsed.data;
+  const clash = clashingArgs(def.params);
+  if (clash) {
+    return { problem: { file, line: lineAt(doc, lines, ['params', 'properties', clash.second]), message: `params.properties: "${clash.first}" and "${clash.second}" both reach the command as ${clash.variable}, so one would hide the other; rename one` } };
+  }
+  if (def.enabled === false) return { off: def.name };
   const schema: ObjectSchema = { ...def.params, type: 'object' };
-  const tool = pluginTool({
+  let tool: AnyTool;
+  try {
+    tool = pluginTool({
     name: def.name,
     ...(def.title ? { title: def.title } : {}),
     description: def.description,
@@ -75,5 +139,9 @@ export function parseCommandTool(text: string, file: string, onFailure: (message
       return runBash(def.run, def.timeout_ms, ctx, env);
     },
   });
+  } catch (err) {
+    // The JSON Schema validator compiles params now and refuses one it cannot use.
+    return { problem: { file, line: lineAt(doc, lines, ['params']), message: `params is not a JSON Schema Pincer can check arguments with: ${errorMessage(err)}` } };
+  }
   return { tool };
 }

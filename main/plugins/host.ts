@@ -6,7 +6,9 @@ import type { EventChannel } from '../tools/events.js';
 import { errorMessage } from '../core/errors.js';
 import { guarded, logger } from '../core/log.js';
 import { parseCommandTool } from './command-tools.js';
-import { loadModulePlugin, lineOf } from './modules.js';
+import { ModulePlugin } from './modules.js';
+import { lineOf } from './spec.js';
+import { MAX_COMMAND_FILE_BYTES } from './limits.js';
 import { formatProblem, type PluginProblem } from './problems.js';
 
 const log = logger('plugins');
@@ -30,6 +32,10 @@ interface Loaded {
   signature: string;
   contribution: Contribution;
   problems: PluginProblem[];
+  /** Tools its file turns off (`enabled: false`). */
+  off: string[];
+  /** A module plugin's thread and its state (disabled after repeated faults). */
+  module?: ModulePlugin;
 }
 
 /**
@@ -60,7 +66,7 @@ export class PluginHost {
     for (const dir of [this.opts.toolsDir, this.opts.pluginsDir]) {
       try {
         const w = fs.watch(dir, { persistent: false }, () => setTimeout(check, 50));
-        w.on('error', () => undefined);
+        w.on('error', (err) => log.debug('a plugin folder watch failed; the poll goes on', { err }));
         this.watchers.push(w);
       } catch {
         // Missing folder: the poll notices when it appears.
@@ -68,7 +74,7 @@ export class PluginHost {
     }
   }
 
-  /** One rescan at a time; a change seen meanwhile runs one more. */
+  /** One rescan at a time; a change seen meanwhile runs one more. Never rejects: a failure is logged and the next poll tries again. */
   scan(): Promise<void> {
     if (this.scanning) {
       this.again = true;
@@ -79,7 +85,9 @@ export class PluginHost {
         this.again = false;
         await this.scanOnce();
       } while (this.again && !this.closed);
-    })().finally(() => (this.scanning = undefined));
+    })()
+      .catch((err: unknown) => log.error('plugin rescan failed; the next one tries again', { err }))
+      .finally(() => (this.scanning = undefined));
     return this.scanning;
   }
 
@@ -87,48 +95,78 @@ export class PluginHost {
     const files = [...listFiles(this.opts.toolsDir, COMMAND_EXT), ...listFiles(this.opts.pluginsDir, MODULE_EXT)];
     const present = new Set(files.map((f) => f.file));
     let changed = false;
-    for (const file of [...this.loaded.keys()]) {
+    for (const [file, l] of [...this.loaded.entries()]) {
       if (present.has(file) || this.closed) continue;
+      l.module?.close();
       this.loaded.delete(file);
       this.failures.delete(file);
       changed = true;
     }
-    for (const { file, signature } of files) {
-      if (this.closed) return;
-      if (this.loaded.get(file)?.signature === signature) continue;
+    // Loaded side by side: a module plugin that never finishes loading costs its LOAD_TIMEOUT_MS once, not once per file after it.
+    const next = await Promise.all(files.filter(({ file, signature }) => this.loaded.get(file)?.signature !== signature).map(async ({ file, signature }) => ({ file, loaded: await this.load(file, signature) })));
+    for (const { file, loaded } of next) {
+      if (this.closed) {
+        loaded.module?.close();
+        continue;
+      }
+      this.loaded.get(file)?.module?.close();
       this.failures.delete(file);
-      const next = await this.load(file, signature);
-      for (const p of next.problems) log.warn(`plugin ${formatProblem(p)}`);
-      this.loaded.set(file, next);
+      for (const p of loaded.problems) log.warn(`plugin ${formatProblem(p)}`);
+      this.loaded.set(file, loaded);
       changed = true;
     }
     if (changed && !this.closed) this.publish();
   }
 
+  /** One file's contribution or its problem; nothing in the file can make this throw. */
   private async load(file: string, signature: string): Promise<Loaded> {
+    const problem = (line: number, message: string): Loaded => ({ signature, contribution: EMPTY_CONTRIBUTION, problems: [{ file, line, message }], off: [] });
     const unsafe = unsafeToLoad(file);
-    if (unsafe) return { signature, contribution: EMPTY_CONTRIBUTION, problems: [{ file, line: 1, message: unsafe }] };
+    if (unsafe) return problem(1, unsafe);
     const onFailure = (message: string, err?: unknown) => this.recordFailure(file, message, err);
-    if (COMMAND_EXT.test(file)) {
-      let text: string;
-      try {
-        text = readNoFollow(file);
-      } catch (err) {
-        return { signature, contribution: EMPTY_CONTRIBUTION, problems: [{ file, line: 1, message: `cannot be read: ${errorMessage(err)}` }] };
+    try {
+      if (COMMAND_EXT.test(file)) {
+        const text = readNoFollow(file);
+        if (text === undefined) return problem(1, `is larger than ${MAX_COMMAND_FILE_BYTES / 1024} KB, more than a command tool needs; it was not read`);
+        const r = parseCommandTool(text, file, onFailure);
+        return { signature, contribution: r.tool ? { ...EMPTY_CONTRIBUTION, tools: [r.tool] } : EMPTY_CONTRIBUTION, problems: r.problem ? [r.problem] : [], off: r.off ? [r.off] : [] };
       }
-      const r = parseCommandTool(text, file, onFailure);
-      return { signature, contribution: r.tool ? { ...EMPTY_CONTRIBUTION, tools: [r.tool] } : EMPTY_CONTRIBUTION, problems: r.problem ? [r.problem] : [] };
+      const module = new ModulePlugin(file, signature, {
+        onFailure,
+        onFault: (p) => this.recordFault(p),
+        onDisabled: (reason) => this.onDisabled(file, reason),
+      });
+      const r = await module.load();
+      return { signature, contribution: r.contribution, problems: r.problems, off: r.off, module };
+    } catch (err) {
+      log.error(`plugin ${file} could not be loaded`, { err });
+      return problem(lineOf(err, file), `cannot be loaded: ${errorMessage(err)}`);
     }
-    const r = await loadModulePlugin(file, signature, onFailure);
-    return { signature, contribution: r.contribution, problems: r.problems };
+  }
+
+  /** A plugin's fault (an error escaping its code, its thread exiting or freezing): logged and shown, never the hub's. */
+  private recordFault(problem: PluginProblem): void {
+    log.warn(`plugin ${formatProblem(problem)}`);
+    this.remember(problem);
+  }
+
+  /** Disabled after repeated faults: its tools, prompts and resources go (clients hear list_changed) until the file changes. */
+  private onDisabled(file: string, reason: string): void {
+    log.error(`plugin ${file} disabled: ${reason}`);
+    if (!this.closed) this.publish();
   }
 
   private recordFailure(file: string, message: string, err?: unknown): void {
     const problem = { file, line: err === undefined ? 1 : lineOf(err, file), message };
     log.warn(`plugin ${formatProblem(problem)}`);
-    const list = this.failures.get(file) ?? [];
+    this.remember(problem);
+  }
+
+  /** The newest five failures of a file, for the dashboard. */
+  private remember(problem: PluginProblem): void {
+    const list = this.failures.get(problem.file) ?? [];
     list.push(problem);
-    this.failures.set(file, list.slice(-5));
+    this.failures.set(problem.file, list.slice(-5));
     this.contributions.setStatus(this.status());
     this.events.publish({ type: 'plugins_changed', kinds: [], at: Date.now() });
   }
@@ -152,7 +190,7 @@ export class PluginHost {
           clash.push({ file, line: 1, message: `${what} ${k} is already ${builtin?.has(k) ? 'a built-in tool' : 'defined by another plugin'}; rename it.` });
           return false;
         });
-      const c = l.contribution;
+      const c = l.module?.disabled ? EMPTY_CONTRIBUTION : l.contribution;
       const contribution: Contribution = {
         tools: keep(c.tools, (t) => t.name, taken.tools, 'tool', this.opts.builtins as Set<string>),
         prompts: keep(c.prompts, (p) => p.prompt.name, taken.prompts, 'prompt'),
@@ -175,15 +213,18 @@ export class PluginHost {
       .map(([file, l]) => ({
         file,
         kind: COMMAND_EXT.test(file) ? ('command' as const) : ('module' as const),
-        tools: l.contribution.tools.map((t) => t.name),
+        tools: l.module?.disabled ? [] : l.contribution.tools.map((t) => t.name),
         prompts: l.contribution.prompts.map((p) => p.prompt.name),
         resources: [...l.contribution.resources.map((r) => r.resource.uri), ...l.contribution.templates.map((t) => t.template.uriTemplate)],
         problems: [...l.problems, ...(this.failures.get(file) ?? [])],
+        off: l.off,
+        ...(l.module?.disabled ? { disabled: l.module.disabled } : {}),
       }));
   }
 
   close(): void {
     this.closed = true;
+    for (const l of this.loaded.values()) l.module?.close();
     clearInterval(this.timer);
     for (const w of this.watchers) w.close();
     this.watchers = [];
@@ -240,10 +281,14 @@ function unsafeToLoad(file: string): string | undefined {
   return undefined;
 }
 
-/** Reads a file that must not be a symbolic link at the moment it is opened (O_NOFOLLOW where the OS has it). */
-function readNoFollow(file: string): string {
+/**
+ * Reads a file that must not be a symbolic link at the moment it is opened (O_NOFOLLOW where the OS
+ * has it); undefined when it is larger than a command tool may be (MAX_COMMAND_FILE_BYTES).
+ */
+function readNoFollow(file: string): string | undefined {
   const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
   try {
+    if (fs.fstatSync(fd).size > MAX_COMMAND_FILE_BYTES) return undefined;
     return fs.readFileSync(fd, 'utf8');
   } finally {
     fs.closeSync(fd);

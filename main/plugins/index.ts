@@ -1,4 +1,5 @@
 import type { Runtime } from '../calls/runtime.js';
+import { logger } from '../core/log.js';
 import { PluginHost } from './host.js';
 
 /**
@@ -11,6 +12,7 @@ export async function startPlugins(runtime: Pick<Runtime, 'contributions' | 'eve
   const builtins = new Set(runtime.registry.tools.map((t) => t.name));
   const host = new PluginHost(runtime.contributions, runtime.events, { toolsDir: runtime.paths.toolsDir, pluginsDir: runtime.paths.pluginsDir, builtins, ...opts });
   runtime.contributions.onClose(() => host.close());
-  await host.start().catch(() => undefined);
+  // A scan logs its own failures; a start that fails anyway leaves the hub serving its built-in tools.
+  await host.start().catch((err: unknown) => logger('plugins').error('plugins could not be started; the built-in tools are served', { err }));
   return host;
 }

@@ -52,7 +52,10 @@ export function ToolsPage(props: PageProps) {
   );
 }
 
-/** The user's plugin files: what each adds, and each problem with its file and line (a broken file loads nothing). */
+/**
+ * The user's plugin files: what each adds, each problem with its file and line (a broken file loads
+ * nothing), what the file turns off itself, and why a module plugin was disabled.
+ */
 function PluginsPanel(props: { plugins: ToolsView['plugins'] }) {
   if (props.plugins.length === 0) return null;
   return (
@@ -62,6 +65,8 @@ function PluginsPanel(props: { plugins: ToolsView['plugins'] }) {
           <li key={p.file} data-plugin={p.file}>
             <code>{p.file}</code> <span class="tag">{p.kind === 'command' ? 'command tool' : 'module'}</span>
             <span class="muted"> {[...p.tools, ...p.prompts, ...p.resources].join(', ') || 'adds nothing'}</span>
+            {p.disabled ? <div class="warn plugin-disabled">Disabled: {p.disabled}</div> : null}
+            {p.off.length ? <div class="muted">Off in its file (enabled: false): {p.off.join(', ')}</div> : null}
             {p.problems.map((x, i) => (
               <div class="warn" key={i}>
                 line {x.line}: {x.message}
