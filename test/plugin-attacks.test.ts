@@ -79,7 +79,7 @@ test('a plugin tool that throws asynchronously on every call: counted against th
     ].join('\n'),
   );
   const hub = await startHubProcess(h.home);
-  const bridge = await connectV2({ home: h.home });
+  const bridge = await connectV2({ home: h.home, args: ['stdio'] });
   try {
     // Two clients take turns: the hub's last resort would have ended it at the 21st.
     for (let i = 0; i < 25; i++) {
@@ -198,7 +198,7 @@ test('seed shapes: enabled: false keeps a tool out of lists and calls; { success
   );
   write(path.join(h.home, 'tools', 'off.yaml'), 'name: cmd-off\ndescription: Turned off\nrun: echo off\nenabled: false\n');
   const hub = await startHubProcess(h.home);
-  const bridge = await connectV2({ home: h.home });
+  const bridge = await connectV2({ home: h.home, args: ['stdio'] });
   try {
     const listed = (await bridge.client.listTools()).tools.map((t) => t.name);
     assert.ok(listed.includes('seed.ok') && listed.includes('seed.fail'));

@@ -6,6 +6,7 @@ import { readLiveHubFile, type HubInfo } from '../core/hub-file.js';
 import { HUB_NODE_FLAGS, hubLaunchEnv } from '../core/node-flags.js';
 import { describeExit, hubNode, HubStartError, startFailure } from './hub-start.js';
 import { logger } from '../core/log.js';
+import { rotateIfLarge } from '../core/log-file.js';
 import { checkProof, newChallenge, parseSecret, readHealthAnswer } from '../core/hub-proof.js';
 
 const log = logger('bridge');
@@ -254,6 +255,8 @@ export async function ensureHub(home: string, opts: EnsureHubOptions = {}): Prom
 }
 
 function openStartLog(file: string): number | 'ignore' {
+  // Bounded like hub.log: rotated here when it is already past the size, and by the hub as it writes (serve.ts).
+  rotateIfLarge(file);
   try {
     return fs.openSync(file, 'a', 0o600);
   } catch {

@@ -5,6 +5,7 @@ import { PACKAGE_ROOT } from '../core/version.js';
 import { connectService } from '../connect/service.js';
 import { cliLauncher, launcherEnv } from '../connect/launcher.js';
 import { configureLogging, logger } from '../core/log.js';
+import { boundStdioFile } from '../core/log-file.js';
 import { pincerPaths } from '../core/paths.js';
 import { installLastResort } from '../core/last-resort.js';
 
@@ -46,6 +47,8 @@ export interface ServeOptions {
  */
 export async function runServe(home: string, opts: ServeOptions): Promise<number> {
   const paths = pincerPaths(home);
+  // A hub a bridge started writes its stdout and stderr to logs/hub-start.log: rotated like hub.log, never unbounded.
+  boundStdioFile(path.join(paths.logsDir, 'hub-start.log'));
   configureLogging({ logsDir: paths.logsDir, fileName: 'hub.log', stderr: !opts.quiet });
   installLastResort(log, { keepServing: true, ignoreStdoutErrors: true });
   let hub;

@@ -1,7 +1,5 @@
 import path from 'node:path';
-
-// fs through getBuiltinModule: an ESM import of node:fs reads all its exports, loading fs/promises and streams (~3 MB of RSS in `pincer stdio`).
-const fs = process.getBuiltinModule('node:fs');
+import { LogFile, logFileMaxBytes } from './log-file.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -19,90 +17,6 @@ export const MAX_LINE_BYTES = 16 * 1024;
 /** An error's stack is kept up to this many characters; causes up to this depth. */
 const MAX_STACK_CHARS = 8 * 1024;
 const MAX_CAUSE_DEPTH = 3;
-/** A log file is rotated past this size (PINCER_LOG_MAX_BYTES overrides it), keeping this many old ones (.1 … .3). */
-const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
-const KEEP_ROTATED = 3;
-/** After the log file failed (full disk, read-only folder), it is tried again at most this often. */
-const REOPEN_AFTER_MS = 60_000;
-
-/**
- * One log file, appended with synchronous writes and rotated by size. Synchronous: a hub logs a
- * few lines a second at most, a write to a local file costs microseconds, rotation stays simple
- * (close, rename, reopen), and the bridge never starts libuv's thread pool (~3 MB of RSS) for it.
- * A failing write (ENOSPC, EROFS, EBADF) closes the file; logging goes on without it and tries
- * again a minute later.
- */
-class LogFile {
-  private fd: number | undefined;
-  private size = 0;
-  private failedAt = 0;
-  /** Why the file cannot be written now (for the one warning on stderr), or undefined. */
-  problem: string | undefined;
-
-  constructor(
-    readonly file: string,
-    private readonly maxBytes: number,
-  ) {
-    this.open();
-  }
-
-  private open(): boolean {
-    try {
-      fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-      this.fd = fs.openSync(this.file, 'a', 0o600);
-      this.size = fs.fstatSync(this.fd).size;
-      this.problem = undefined;
-      return true;
-    } catch (err) {
-      this.fail(err);
-      return false;
-    }
-  }
-
-  private fail(err: unknown): void {
-    this.close();
-    this.failedAt = Date.now();
-    this.problem = `${this.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
-  }
-
-  write(line: string): void {
-    if (this.fd === undefined && (Date.now() - this.failedAt < REOPEN_AFTER_MS || !this.open())) return;
-    const bytes = Buffer.byteLength(line);
-    if (this.size > 0 && this.size + bytes > this.maxBytes) this.rotate();
-    try {
-      fs.writeSync(this.fd!, line);
-      this.size += bytes;
-    } catch (err) {
-      this.fail(err);
-    }
-  }
-
-  /** pincer.log → pincer.log.1 → … → .3 (the oldest is dropped). Closed first: Windows renames no open file. */
-  private rotate(): void {
-    this.close();
-    try {
-      for (let i = KEEP_ROTATED - 1; i >= 1; i--) {
-        const from = `${this.file}.${i}`;
-        if (fs.existsSync(from)) fs.renameSync(from, `${this.file}.${i + 1}`);
-      }
-      fs.renameSync(this.file, `${this.file}.1`);
-    } catch {
-      // Another process (a hub handing over) rotated it a moment ago, or the folder turned read-only: open() decides.
-    }
-    this.open();
-  }
-
-  close(): void {
-    if (this.fd === undefined) return;
-    try {
-      fs.closeSync(this.fd);
-    } catch {
-      // Already closed by a failing disk: nothing is left to release.
-    }
-    this.fd = undefined;
-  }
-}
-
 interface Sink {
   level: LogLevel;
   stderr: boolean;
@@ -143,8 +57,7 @@ export function configureLogging(opts: { logsDir?: string; fileName?: string; st
   if (opts.quietStderr) sink.stderrLevel = envLevel ?? 'warn';
   if (opts.logsDir) {
     sink.file?.close();
-    const max = opts.maxFileBytes ?? (Number(process.env.PINCER_LOG_MAX_BYTES) || DEFAULT_MAX_FILE_BYTES);
-    sink.file = new LogFile(path.join(opts.logsDir, opts.fileName ?? 'pincer.log'), Math.max(4096, max));
+    sink.file = new LogFile(path.join(opts.logsDir, opts.fileName ?? 'pincer.log'), opts.maxFileBytes ?? logFileMaxBytes());
     sink.reported = undefined;
   }
 }

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import path from 'node:path';
-import { HUB_CONTEXT_METHODS, type CallContextData, type HubContextMethod, type ItemRef, type WireError, type WorkerMessage } from './protocol.js';
+import { HUB_CONTEXT_METHODS, OUTPUT_LINES_PER_MINUTE, type CallContextData, type HubContextMethod, type ItemRef, type WireError, type WorkerMessage } from './protocol.js';
 import { logger, ignoreFailure } from '../core/log.js';
 
 const log = logger('plugins');
@@ -13,9 +13,6 @@ export const UNRESPONSIVE_MS = 15_000;
 const PING_MS = 2000;
 /** What one plugin may publish (its export as JSON: names, descriptions, schemas). */
 export const MAX_EXPORT_CHARS = 1024 * 1024;
-/** Lines a plugin may write to stdout and stderr per minute into the hub's log; the rest is counted. */
-const OUTPUT_LINES_PER_MINUTE = 60;
-const OUTPUT_LINE_CHARS = 1000;
 
 /** The hub's side of a plugin's `ctx` (context.ts pluginContext): the methods the thread may ask for. */
 export type HubContext = Record<HubContextMethod, (...args: never[]) => Promise<unknown>>;
@@ -84,8 +81,9 @@ export class PluginWorker {
     this.worker = worker;
     // The thread never keeps the hub alive; the load's own timer does while it lasts.
     worker.unref();
-    this.capture(worker.stdout, 'stdout');
-    this.capture(worker.stderr, 'stderr');
+    // Its writes reach the hub as budgeted lines (worker-entry.ts); whatever bypasses that is not kept.
+    worker.stdout.resume();
+    worker.stderr.resume();
     return new Promise<string>((resolve, reject) => {
       let loading = true;
       const fail = (message: string, cause?: WireError) => {
@@ -153,6 +151,13 @@ export class PluginWorker {
       case 'pong':
         if (m.n === this.pingN) this.pingSent = undefined;
         return;
+      case 'output':
+        log.info(`plugin ${this.name} (${m.stream}): ${m.line}`);
+        return;
+      case 'output-dropped':
+        if (m.first) log.warn(`plugin ${this.name} writes more than ${OUTPUT_LINES_PER_MINUTE} lines a minute to stdout and stderr; the rest of this minute's are not kept`);
+        else log.info(`plugin ${this.name}: ${m.count} lines of its output were not kept in the last minute`);
+        return;
       default:
         return;
     }
@@ -219,32 +224,6 @@ export class PluginWorker {
     this.stop();
     for (const p of this.pending.values()) p.reject(new PluginStopped(reason));
     this.pending.clear();
-  }
-
-  /** The plugin's stdout and stderr go to the hub's log, named, at most OUTPUT_LINES_PER_MINUTE lines a minute. */
-  private capture(stream: NodeJS.ReadableStream, which: 'stdout' | 'stderr'): void {
-    let partial = '';
-    let windowStart = 0;
-    let lines = 0;
-    let dropped = 0;
-    const emit = (line: string) => {
-      const now = Date.now();
-      if (now - windowStart >= 60_000) {
-        if (dropped > 0) log.warn(`plugin ${this.name} wrote ${dropped} more lines to ${which} in a minute than the log keeps (${OUTPUT_LINES_PER_MINUTE}); they were dropped`);
-        windowStart = now;
-        lines = 0;
-        dropped = 0;
-      }
-      if (++lines > OUTPUT_LINES_PER_MINUTE) dropped++;
-      else log.info(`plugin ${this.name} (${which}): ${line.slice(0, OUTPUT_LINE_CHARS)}`);
-    };
-    stream.on('data', (chunk: Buffer | string) => {
-      const parts = (partial + chunk.toString()).split('\n');
-      partial = parts.pop()!.slice(0, OUTPUT_LINE_CHARS);
-      for (const line of parts) if (line.trim() !== '') emit(line);
-    });
-    // The thread ended: a last line without a newline is still shown.
-    stream.on('end', () => partial.trim() !== '' && emit(partial));
   }
 }
 

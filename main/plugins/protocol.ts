@@ -8,6 +8,10 @@
 /** A function in the plugin's export, as the hub sees the export's JSON (modules.ts checks it is one). */
 export const FUNCTION_MARK = '[pincer: function]';
 
+/** Lines a plugin may write to stdout and stderr per minute into the hub's log (counted in its thread; the rest is dropped there). */
+export const OUTPUT_LINES_PER_MINUTE = 60;
+export const OUTPUT_LINE_CHARS = 1000;
+
 /** Which of the plugin's functions a call runs, by its place in the export. */
 export type ItemRef =
   | { kind: 'tool'; index: number }
@@ -54,4 +58,7 @@ export type WorkerMessage =
   | { t: 'done'; id: number; ok: false; error: WireError }
   | { t: 'ctx'; id: number; call: number; method: HubContextMethod; args: unknown[] }
   | { t: 'fault'; error: WireError; origin: 'exception' | 'rejection' }
-  | { t: 'pong'; n: number };
+  | { t: 'pong'; n: number }
+  /** A line the plugin wrote, within its budget; `dropped` alone: it went past the budget (`count` lines not kept). */
+  | { t: 'output'; stream: 'stdout' | 'stderr'; line: string }
+  | { t: 'output-dropped'; first: boolean; count: number };

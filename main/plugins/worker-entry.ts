@@ -1,6 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
-import { FUNCTION_MARK, type CallContextData, type HostMessage, type HubContextMethod, type ItemRef, type WireError, type WorkerMessage } from './protocol.js';
+import { FUNCTION_MARK, OUTPUT_LINES_PER_MINUTE, OUTPUT_LINE_CHARS, type CallContextData, type HostMessage, type HubContextMethod, type ItemRef, type WireError, type WorkerMessage } from './protocol.js';
 import { promptResult, resourceResult, stringList, toolResult } from './results.js';
 
 /**
@@ -60,6 +60,40 @@ function send(m: WorkerMessage): void {
 // Whatever escapes the plugin's own functions is its fault, reported to the hub (which counts it against the plugin).
 process.on('uncaughtException', (err) => send({ t: 'fault', error: wire(err), origin: 'exception' }));
 process.on('unhandledRejection', (reason) => send({ t: 'fault', error: wire(reason), origin: 'rejection' }));
+
+/**
+ * What the plugin writes to stdout and stderr (console included) goes to the hub's log as lines, at
+ * most OUTPUT_LINES_PER_MINUTE a minute; the rest is counted and dropped here, so that a plugin
+ * writing in a loop costs its own thread, not the hub's.
+ */
+function budgetOutput(): void {
+  let windowStart = 0;
+  let kept = 0;
+  let dropped = 0;
+  const take = (stream: 'stdout' | 'stderr', line: string) => {
+    const now = Date.now();
+    if (now - windowStart >= 60_000) {
+      if (dropped > 0) send({ t: 'output-dropped', first: false, count: dropped });
+      windowStart = now;
+      kept = 0;
+      dropped = 0;
+    }
+    if (++kept <= OUTPUT_LINES_PER_MINUTE) send({ t: 'output', stream, line: line.slice(0, OUTPUT_LINE_CHARS) });
+    else if (dropped++ === 0) send({ t: 'output-dropped', first: true, count: 0 });
+  };
+  for (const stream of ['stdout', 'stderr'] as const) {
+    let partial = '';
+    const write = (chunk: string | Uint8Array, encoding?: BufferEncoding | ((err?: Error | null) => void), done?: (err?: Error | null) => void): boolean => {
+      const lines = (partial + (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString(typeof encoding === 'string' ? encoding : 'utf8'))).split('\n');
+      partial = lines.pop()!.slice(0, OUTPUT_LINE_CHARS);
+      for (const line of lines) if (line.trim() !== '') take(stream, line);
+      (typeof encoding === 'function' ? encoding : done)?.();
+      return true;
+    };
+    process[stream].write = write as typeof process.stdout.write;
+  }
+}
+budgetOutput();
 
 type Fn = (...args: unknown[]) => unknown;
 type Item = Record<string, unknown>;
