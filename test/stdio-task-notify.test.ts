@@ -90,7 +90,7 @@ test('pincer stdio --standalone: subscriptions/listen with taskIds gets notifica
   }
 });
 
-test("the SDK's own Client over its stdio transport: listen({ taskIds }) through pincer stdio receives the hub's task working then completed", async () => {
+test("the SDK's own Client over its stdio transport: listen({ taskIds }) through pincer stdio receives its task working then completed", async () => {
   const h = tempHome();
   const hub = await startHubProcess(h.home, { BASH_TASK_AFTER_MS: '300' });
   let c: Awaited<ReturnType<typeof connectV2>> | undefined;
@@ -101,10 +101,23 @@ test("the SDK's own Client over its stdio transport: listen({ taskIds }) through
     client.fallbackNotificationHandler = async (n) => {
       seen.push(n as Message);
     };
-    // The task comes from another client of the same hub (over HTTP): tasks are the hub's, not the connection's.
-    const call = await rpc(hub, 'tools/call', { name: 'Bash', arguments: { command: 'sleep 2; echo done', timeout: 60_000 } });
-    const taskId = call.result?.taskId;
+    // A task of this client (tasks belong to the client that started them): the v2 client refuses a task
+    // answer to tools/call, so that one request goes out raw on the client's own connection, and its answer
+    // is taken off the transport before the client sees an id it never sent.
+    const transport = c.transport;
+    const deliver = transport.onmessage!;
+    let call: Message | undefined;
+    transport.onmessage = (m) => {
+      if ((m as Message).id === 'raw-call') call = m as Message;
+      else deliver(m);
+    };
+    await transport.send(request('raw-call', 'tools/call', { name: 'Bash', arguments: { command: 'sleep 2; echo done', timeout: 60_000 } }) as Parameters<typeof transport.send>[0]);
+    await waitFor(() => call, 'the task answer on the raw request');
+    const taskId = call?.result?.taskId;
     assert.equal(typeof taskId, 'string', `Bash answered with a task: ${JSON.stringify(call)}`);
+    // Another client of the same hub cannot follow it: its acknowledgement lists no task.
+    const other = await rpc(hub, 'tasks/get', { taskId: String(taskId) });
+    assert.equal(other.error?.code, -32602, 'another client gets "unknown task"');
     const subscription = await client.listen({ taskIds: [taskId] } as Parameters<typeof client.listen>[0]);
     const done = await waitFor(() => seen.find((n) => n.method === 'notifications/tasks' && n.params?.status === 'completed'), 'notifications/tasks saying the task completed', 30_000);
     assert.equal(done.params?.taskId, taskId);

@@ -95,8 +95,12 @@ test('migration 5 gives a version-4 database the mcp_tasks work column; the repo
     const repo = new McpTasksRepo(store.db);
     assert.equal(repo.get('old')?.work, null);
     assert.equal(workOf(repo.get('old')!), undefined);
-    repo.create({ id: 'j', tool: 'Bash', owner: 'me', ttlMs: 1000, work: { kind: 'job', id: 7 } });
-    repo.create({ id: 'q', tool: 'AskUserQuestion', owner: 'me', ttlMs: 1000 });
+    repo.create({ id: 'j', tool: 'Bash', requestor: 'client:a', owner: 'me', ttlMs: 1000, work: { kind: 'job', id: 7 } });
+    repo.create({ id: 'q', tool: 'AskUserQuestion', requestor: 'client:a', owner: 'me', ttlMs: 1000 });
+    // A task of an older Pincer belongs to no client; the live count is per client.
+    assert.equal(repo.get('old')?.requestor, null);
+    assert.equal(repo.liveCount('client:a'), 2);
+    assert.equal(repo.liveCount('client:b'), 0);
     assert.ok(repo.setWork('q', { kind: 'question', id: 3 }));
     assert.deepEqual(workOf(repo.get('j')!), { kind: 'job', id: 7 });
     assert.deepEqual(repo.activeWithWork('job').map((t) => t.id), ['j']);

@@ -165,7 +165,7 @@ function build(opts: RuntimeOptions, paths: PincerPaths, lifetime: DisposableSto
   const contributions = new Contributions();
   // AskUserQuestion's tasks wait on their question in SQLite, a Bash task's work is a job whose files
   // outlive the hub: a hub carries on those another left; every other kind of task died with its hub.
-  const mcpTasks = new TaskRunner(store.db, events, store.readOnly, opts.role ?? 'standalone', questionTaskWork(services.asker, view));
+  const mcpTasks = new TaskRunner(store.db, events, { readOnly: store.readOnly, role: opts.role ?? 'standalone', questions: questionTaskWork(services.asker, view), resultsDir: paths.taskResultsDir });
   mcpTasks.keep('job', jobKeeper(jobs));
   // Before the database closes: work still running stops without recording anything (a question task's
   // question stays pending for the next hub).

@@ -5,9 +5,10 @@ import type { Db } from '../store/db.js';
 import type { EventChannel } from '../tools/events.js';
 import type { TaskHandle } from '../tools/types.js';
 import { QUESTION_INPUT_KEY, type QuestionTaskWork } from '../tools/interaction/ask-user-question.js';
-import { errorMessage } from '../core/errors.js';
+import { UserError, errorMessage } from '../core/errors.js';
 import { logger } from '../core/log.js';
 import { newTaskOwner, ownerRunning, type TaskOwnerRole } from './task-owner.js';
+import { TaskResultFiles, boundedError } from './task-results.js';
 
 const log = logger('mcp-tasks');
 
@@ -15,6 +16,14 @@ const log = logger('mcp-tasks');
 export const TASK_TTL_MS = 60 * 60 * 1000;
 /** How often a client should poll tasks/get. */
 export const POLL_INTERVAL_MS = 1000;
+/** Tasks one client may have running (working or waiting for input) at once; the next call is refused until one ends. */
+export const MAX_LIVE_TASKS_PER_CLIENT = 100;
+
+/** Who started a task: the client's identity (Caller.id), and the name it gave (for the dashboard). */
+export interface Requestor {
+  id: string;
+  name?: string;
+}
 
 /** What the work of a task ended with: a tool result (a tool error included), or a protocol error. */
 export type TaskOutcome = { result: CallToolResult } | { error: { code: number; message: string; data?: unknown } };
@@ -55,9 +64,21 @@ export class TaskRunner {
 
   private keepers = new Map<McpTaskWork['kind'], WorkKeeper>();
   private ownerWatch: NodeJS.Timeout | undefined;
+  private readonly readOnly: boolean;
+  private readonly role: TaskOwnerRole;
+  private readonly questions?: QuestionTaskWork;
+  private readonly results: TaskResultFiles;
 
-  constructor(db: Db, private events: EventChannel, private readOnly: boolean, private role: TaskOwnerRole, private questions?: QuestionTaskWork) {
-    this.owner = newTaskOwner(role);
+  constructor(
+    db: Db,
+    private events: EventChannel,
+    opts: { readOnly: boolean; role: TaskOwnerRole; questions?: QuestionTaskWork; resultsDir: string },
+  ) {
+    this.readOnly = opts.readOnly;
+    this.role = opts.role;
+    if (opts.questions) this.questions = opts.questions;
+    this.results = new TaskResultFiles(opts.resultsDir);
+    this.owner = newTaskOwner(opts.role);
     this.repo = new McpTasksRepo(db);
   }
 
@@ -95,6 +116,7 @@ export class TaskRunner {
         if (this.repo.settle(t.id, 'failed', { error: LOST_WITH_HUB, message: LOST_WITH_HUB.message })) log.info(`task ${t.id} (${t.tool}) failed: its hub stopped`);
       }
       this.repo.expire();
+      this.results.prune(this.repo.ids());
     } catch (err) {
       log.warn(`MCP tasks could not be reconciled: ${errorMessage(err)}`);
     }
@@ -112,17 +134,42 @@ export class TaskRunner {
     this.ownerWatch.unref();
   }
 
-  start(tool: string, client: string | undefined, work: (signal: AbortSignal, taskId: string) => Promise<TaskOutcome>): McpTaskRow {
-    const row = this.repo.create({ id: randomUUID(), tool, ...(client ? { client } : {}), owner: this.owner, ttlMs: TASK_TTL_MS });
+  /**
+   * Why this client may not start another task now (it has MAX_LIVE_TASKS_PER_CLIENT running), or
+   * undefined. tools/call answers with it instead of a task.
+   */
+  refusal(requestor: string): string | undefined {
+    const live = this.repo.liveCount(requestor);
+    if (live < MAX_LIVE_TASKS_PER_CLIENT) return undefined;
+    return `Not started: this client already has ${live} tasks running, the most one client may have (${MAX_LIVE_TASKS_PER_CLIENT}). Wait for some to finish (tasks/get) or cancel those no longer needed (tasks/cancel), then call again.`;
+  }
+
+  private create(tool: string, requestor: Requestor, work?: McpTaskWork): McpTaskRow {
+    const refused = this.refusal(requestor.id);
+    if (refused) throw new UserError(refused, 'LIMIT_REACHED');
+    return this.repo.create({ id: randomUUID(), tool, ...(requestor.name ? { client: requestor.name } : {}), requestor: requestor.id, owner: this.owner, ttlMs: TASK_TTL_MS, ...(work ? { work } : {}) });
+  }
+
+  start(tool: string, requestor: Requestor, work: (signal: AbortSignal, taskId: string) => Promise<TaskOutcome>): McpTaskRow {
+    const row = this.create(tool, requestor);
     this.run(row.id, tool, work);
     return row;
   }
 
   /** A call becomes a task whose work outlives the hub (Bash's job): its keeper finishes it, not the call. */
-  begin(tool: string, client: string | undefined, work: McpTaskWork): McpTaskRow {
-    const row = this.repo.create({ id: randomUUID(), tool, ...(client ? { client } : {}), owner: this.owner, ttlMs: TASK_TTL_MS, work });
+  begin(tool: string, requestor: Requestor, work: McpTaskWork): McpTaskRow {
+    const row = this.create(tool, requestor, work);
     this.changed(row.id);
     return row;
+  }
+
+  /**
+   * The task as this client may see it: its own, brought up to date; undefined for an unknown id and
+   * for another client's task alike (a task id proves nothing about who asks).
+   */
+  forRequestor(id: string, requestor: string): McpTaskRow | undefined {
+    const row = this.repo.get(id);
+    return row && row.requestor === requestor ? this.get(id) : undefined;
   }
 
   /** The task as it is now: one whose work a keeper follows (a job) is brought up to date from it first. */
@@ -157,9 +204,11 @@ export class TaskRunner {
     for (const t of this.repo.activeWithWork(kind)) if (workOf(t)?.id === workId) this.poke(t.id);
   }
 
-  private settle(id: string, outcome: TaskOutcome): void {
-    if ('result' in outcome) this.repo.settle(id, 'completed', { result: outcome.result });
-    else this.repo.settle(id, 'failed', { error: outcome.error, message: outcome.error.message });
+  /** Records how a task ended: a result past TASK_RESULT_MAX_BYTES is kept as its start and a file (task-results.ts). */
+  private settle(id: string, outcome: TaskOutcome): boolean {
+    if ('result' in outcome) return this.repo.settle(id, 'completed', { result: this.results.fit(id, outcome.result, TASK_TTL_MS) });
+    const error = boundedError(outcome.error);
+    return this.repo.settle(id, 'failed', { error, message: error.message });
   }
 
   /** What the tool running as task `id` may tell it (ToolContext.task). */
@@ -189,12 +238,10 @@ export class TaskRunner {
     void work(abort.signal, id)
       .then(
         (outcome) => {
-          if (abort.signal.aborted) return;
-          if ('result' in outcome) this.repo.settle(id, 'completed', { result: outcome.result });
-          else this.repo.settle(id, 'failed', { error: outcome.error, message: outcome.error.message });
+          if (!abort.signal.aborted) this.settle(id, outcome);
         },
         (err: unknown) => {
-          if (!abort.signal.aborted) this.repo.settle(id, 'failed', { error: { code: -32603, message: `${tool} failed: ${errorMessage(err)}` } });
+          if (!abort.signal.aborted) this.settle(id, { error: { code: -32603, message: `${tool} failed: ${errorMessage(err)}` } });
         },
       )
       .catch((err: unknown) => log.warn(`task ${id} could not be recorded: ${errorMessage(err)}`))

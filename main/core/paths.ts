@@ -18,6 +18,8 @@ export interface PincerPaths {
   pluginsDir: string;
   logsDir: string;
   hubFile: string;
+  /** Results of MCP tasks too large to keep in pincer.db (calls/task-results.ts); made when first needed. */
+  taskResultsDir: string;
 }
 
 export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -36,6 +38,7 @@ export function pincerPaths(home: string): PincerPaths {
     pluginsDir: path.join(home, 'plugins'),
     logsDir: path.join(home, 'logs'),
     hubFile: path.join(home, 'hub.json'),
+    taskResultsDir: path.join(home, 'task-results'),
   };
 }
 

@@ -14,26 +14,36 @@ import type { CallChannel } from '../calls/calls.js';
  */
 export const askState = createRequestStateCodec<RoundState>({ key: randomBytes(32), ttlSeconds: 24 * 3600 });
 
-/** What a round trip carries to its retry: the question AskUserQuestion put, or a tool's earlier answers. */
+/**
+ * What a round trip carries to its retry: the question AskUserQuestion put, or a tool's earlier answers,
+ * and the client it was minted for (Caller.id): only that client's retry may answer or replay it.
+ */
 export interface RoundState {
   questionId?: number;
   replay?: unknown[];
+  client: string;
+}
+
+/** This request's round-trip state when it was minted for `client`; another client's state counts as none. */
+function ownState(ctx: ServerContext, client: string): RoundState | undefined {
+  const state = ctx.mcpReq.requestState<RoundState>();
+  return state && typeof state === 'object' && state.client === client ? state : undefined;
 }
 
 /**
  * Multi round-trip asking: a 2026-07-28 client that can show a form gets the
  * question as an input_required result and retries with the answer.
  */
-export function roundTripOf(ctx: ServerContext, server: McpServer['server']): RoundTrip | undefined {
+export function roundTripOf(ctx: ServerContext, server: McpServer['server'], client: string): RoundTrip | undefined {
   // A 2026-07-28 request carries its version and capabilities in its own envelope (stdio included).
   const envelope: Record<string, unknown> = ctx.mcpReq.envelope ?? {};
   const version = envelope[PROTOCOL_VERSION_META_KEY] ?? server.getNegotiatedProtocolVersion();
   const caps = envelope[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities();
   const canElicit = typeof caps === 'object' && caps !== null && 'elicitation' in caps && Boolean(caps.elicitation);
   if (typeof version !== 'string' || version < '2026-07-28' || !canElicit) return undefined;
-  const state = ctx.mcpReq.requestState<RoundState>();
+  const state = ownState(ctx, client);
   const reply = inputResponse(ctx.mcpReq.inputResponses, 'ask');
-  if (!state || typeof state !== 'object' || typeof state.questionId !== 'number' || reply.kind !== 'elicit') return {};
+  if (typeof state?.questionId !== 'number' || reply.kind !== 'elicit') return {};
   return { answer: { questionId: state.questionId, result: { action: reply.action, ...(reply.content ? { content: reply.content as Record<string, string> } : {}) } } };
 }
 
@@ -45,12 +55,12 @@ export function isModern(ctx: ServerContext, server: McpServer['server']): boole
 }
 
 /** A 2026-07-28 call's round-trip state for tools that ask the client themselves (plugins). */
-export function roundsOf(ctx: ServerContext, server: McpServer['server']): Rounds | undefined {
+export function roundsOf(ctx: ServerContext, server: McpServer['server'], client: string): Rounds | undefined {
   const envelope: Record<string, unknown> = ctx.mcpReq.envelope ?? {};
   const version = envelope[PROTOCOL_VERSION_META_KEY] ?? server.getNegotiatedProtocolVersion();
   if (typeof version !== 'string' || version < '2026-07-28') return undefined;
-  const state = ctx.mcpReq.requestState<RoundState>();
-  const replay = state && typeof state === 'object' && Array.isArray(state.replay) ? state.replay : [];
+  const state = ownState(ctx, client);
+  const replay = Array.isArray(state?.replay) ? state.replay : [];
   const responses: unknown = ctx.mcpReq.inputResponses;
   return { inputResponses: responses && typeof responses === 'object' ? { ...(responses as Record<string, unknown>) } : {}, replay };
 }

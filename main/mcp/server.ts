@@ -77,8 +77,8 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
     mcp.isConnected() && logLevel !== undefined && LOG_SEVERITY.indexOf(logLevel) <= LOG_SEVERITY.indexOf('info') && (server.getNegotiatedProtocolVersion() ?? '') < '2026-07-28';
   registerResources(mcp, services, deps.contributions, subscriptions);
   registerPrompts(mcp, services, deps.contributions, {
-    context: (ctx) => ({ services, wantsProgress: false, progress: async () => undefined, ...channelOf(ctx, server, services), workdir, rounds: roundsOf(ctx, server) }),
-    inputRequired: async (need) => inputRequired({ inputRequests: need.inputRequests as InputRequests, requestState: await askState.mint({ replay: need.replay }) }),
+    context: (ctx) => ({ services, wantsProgress: false, progress: async () => undefined, ...channelOf(ctx, server, services), workdir, rounds: roundsOf(ctx, server, callerForCall().id) }),
+    inputRequired: async (need) => inputRequired({ inputRequests: need.inputRequests as InputRequests, requestState: await askState.mint({ replay: need.replay, client: callerForCall().id }) }),
   });
   registerCompletion(mcp, services, deps.contributions);
 
@@ -86,7 +86,7 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
     rejectCursor('tools/list', req.params);
     return { tools: await calls.listFor(opts.group, workdir, appsOf(ctx, server)) };
   });
-  registerTaskMethods(mcp, deps.mcpTasks);
+  registerTaskMethods(mcp, deps.mcpTasks, () => callerForCall().id);
   registerToolCall(mcp, { services, calls, mcpTasks: deps.mcpTasks, group: opts.group, callerForCall, workdir: () => workdir() });
 
   // The client's working folder: its first root when it declares roots (asked once, again after

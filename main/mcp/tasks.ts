@@ -66,13 +66,14 @@ export function taskNotification(row: McpTaskRow): Record<string, unknown> {
 
 /**
  * What a task-status listen (transports/task-listen.ts) reads: each task as `notifications/tasks`
- * carries it, and word of its changes. One shape for the hub and `pincer stdio --standalone`.
+ * carries it — only the listening client's own — and word of its changes. One shape for the hub and
+ * `pincer stdio --standalone`.
  */
 export function taskListenSource(rt: { mcpTasks: TaskRunner; events: EventBus }) {
   return {
-    task: (id: string) => {
+    task: (id: string, requestor: string) => {
       const row = rt.mcpTasks.repo.get(id);
-      return row && taskNotification(row);
+      return row && row.requestor === requestor ? taskNotification(row) : undefined;
     },
     onTaskChanged: (listener: (id: string) => void) => rt.events.on('mcp_task_changed', (e) => listener(e.id)),
   };
@@ -80,20 +81,24 @@ export function taskListenSource(rt: { mcpTasks: TaskRunner; events: EventBus })
 
 const TaskParams = z.looseObject({ taskId: z.string() });
 
-/** tasks/get, tasks/update and tasks/cancel, each only for a client that negotiated the extension. */
-export function registerTaskMethods(mcp: McpServer, runner: TaskRunner): void {
+/**
+ * tasks/get, tasks/update and tasks/cancel, each only for a client that negotiated the extension and
+ * only for its own tasks: another client's task is "unknown" exactly as a task that never existed
+ * (the extension's -32602; a denial that differs would confirm the id). `requestor` is the asking
+ * client's identity (Caller.id).
+ */
+export function registerTaskMethods(mcp: McpServer, runner: TaskRunner, requestor: () => string): void {
   const server = mcp.server;
   const known = (id: string): McpTaskRow => {
-    const row = runner.repo.get(id);
-    if (!row) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${id}. Task ids come from a tools/call answered with resultType "task"; a finished task is kept for its ttlMs.`);
+    const row = runner.forRequestor(id, requestor());
+    if (!row) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${id}. Task ids come from a tools/call this client made, answered with resultType "task"; a finished task is kept for its ttlMs.`);
     return row;
   };
   const schemas = { params: TaskParams, result: z.looseObject({}) };
   server.setRequestHandler('tasks/get', schemas, (params, ctx) => {
     if (!tasksNegotiated(ctx, server)) throw missingTasksCapability('tasks/get');
-    known(params.taskId);
-    // A task whose work outlives the hub (a job) is brought up to date from it first.
-    return detailedTask(runner.get(params.taskId) ?? known(params.taskId));
+    // Brought up to date first when its work outlives the hub (a job).
+    return detailedTask(known(params.taskId));
   });
   server.setRequestHandler('tasks/cancel', schemas, (params, ctx) => {
     if (!tasksNegotiated(ctx, server)) throw missingTasksCapability('tasks/cancel');

@@ -3,7 +3,7 @@ import { ASK_IN_CLIENT, NEED_INPUT, MISSING_CAPABILITY, PROTOCOL_FAILURE, type A
 import type { ToolCalls, CallChannel, CallOutcome } from '../calls/calls.js';
 import type { Caller } from '../calls/caller.js';
 import { JSONRPC_ERROR } from '../calls/call-errors.js';
-import type { TaskRunner, TaskOutcome } from '../calls/task-runner.js';
+import type { TaskRunner, TaskOutcome, Requestor } from '../calls/task-runner.js';
 import type { McpTaskRow } from '../store/mcp-tasks.js';
 import { createTaskResult, missingTasksCapability, tasksNegotiated } from './tasks.js';
 import { askState, capabilitiesOf, channelOf, isModern, roundTripOf, roundsOf } from './request-context.js';
@@ -36,18 +36,21 @@ export function registerToolCall(mcp: McpServer, scope: ToolCallScope): void {
     const support = tool?.taskSupport;
     const canTask = support !== undefined && tasksNegotiated(ctx, server);
     if (support === 'required' && !canTask) throw missingTasksCapability(request.params.name);
+    // A client at its limit of running tasks is told so instead of getting one more (it may cancel some).
+    const refused = canTask ? scope.mcpTasks.refusal(scope.callerForCall().id) : undefined;
+    if (refused) return { content: [{ type: 'text', text: `${request.params.name}: ${refused}` }], isError: true };
     if (canTask && !tool?.deferTask) {
       // The call runs on after this answer: nothing of this request's stream (progress, forms) outlives it.
       const caller = scope.callerForCall();
       const clientCapabilities = capabilitiesOf(ctx, server);
-      const row = scope.mcpTasks.start(request.params.name, caller.clientName, async (signal, taskId): Promise<TaskOutcome> => {
+      const row = scope.mcpTasks.start(request.params.name, requestorOf(caller), async (signal, taskId): Promise<TaskOutcome> => {
         const channel = { workdir, signal, clientCapabilities, taskInput: (requests: Record<string, { method: ClientAsk; params: Record<string, unknown> }>) => scope.mcpTasks.askInput(taskId, requests), task: scope.mcpTasks.handle(taskId) };
         return taskOutcomeOf(server, await calls.call({ name: request.params.name, arguments: request.params.arguments, caller, group, channel, apps }));
       });
       return createTaskResult(row) as CallToolResult;
     }
     const caller = scope.callerForCall();
-    const channel: CallChannel = { ...channelOf(ctx, server, services), workdir, roundTrip: roundTripOf(ctx, server), rounds: roundsOf(ctx, server) };
+    const channel: CallChannel = { ...channelOf(ctx, server, services), workdir, roundTrip: roundTripOf(ctx, server, caller.id), rounds: roundsOf(ctx, server, caller.id) };
     // A tool that gathers input first (deferTask) runs on this request until its handler starts the task.
     const deferred = canTask ? deferral(scope, server, request.params.name, caller, channel) : undefined;
     const running = calls.call({ name: request.params.name, arguments: request.params.arguments, caller, group, channel: deferred?.channel ?? channel, apps });
@@ -57,7 +60,7 @@ export function registerToolCall(mcp: McpServer, scope: ToolCallScope): void {
     const outcome = first.done;
     const ask = askInClientOf(outcome.result);
     if (ask) {
-      return inputRequired({ inputRequests: { ask: inputRequired.elicit(ask.params) }, requestState: await askState.mint({ questionId: ask.questionId }) });
+      return inputRequired({ inputRequests: { ask: inputRequired.elicit(ask.params) }, requestState: await askState.mint({ questionId: ask.questionId, client: caller.id }) });
     }
     const failure = outcome.result._meta?.[PROTOCOL_FAILURE];
     if (failure && typeof failure === 'object' && 'code' in failure && typeof failure.code === 'number') throw new ProtocolError(failure.code, firstTextOf(outcome.result));
@@ -66,7 +69,7 @@ export function registerToolCall(mcp: McpServer, scope: ToolCallScope): void {
       throw new MissingRequiredClientCapabilityError({ requiredCapabilities: Object.fromEntries(lacking.map((c) => [String(c), {}])) }, firstTextOf(outcome.result));
     }
     const need = needInputOf(outcome.result);
-    if (need) return inputRequired({ inputRequests: need.inputRequests as InputRequests, requestState: await askState.mint({ replay: need.replay }) });
+    if (need) return inputRequired({ inputRequests: need.inputRequests as InputRequests, requestState: await askState.mint({ replay: need.replay, client: caller.id }) });
     const protocolCode = outcome.error ? JSONRPC_ERROR[outcome.error.code] : undefined;
     if (protocolCode !== undefined) throw new ProtocolError(protocolCode as ProtocolErrorCode, outcome.error!.message);
     return server.projectCallToolResult(outcome.result, outcome.outputSchema);
@@ -113,8 +116,8 @@ function deferral(scope: ToolCallScope, server: McpServer['server'], name: strin
         channel.signal.removeEventListener('abort', followRequest);
         // Work that outlives the hub (Bash's job) finishes the task through its keeper; else the call's outcome does.
         const row = work
-          ? scope.mcpTasks.begin(name, caller.clientName, work)
-          : scope.mcpTasks.start(name, caller.clientName, async (signal) => {
+          ? scope.mcpTasks.begin(name, requestorOf(caller), work)
+          : scope.mcpTasks.start(name, requestorOf(caller), async (signal) => {
               // tasks/cancel (or the hub stopping) reaches the call through the signal it already holds.
               signal.addEventListener('abort', () => abort.abort(), { once: true });
               return taskOutcomeOf(server, await outcome);
@@ -126,6 +129,11 @@ function deferral(scope: ToolCallScope, server: McpServer['server'], name: strin
     },
   };
   return { channel: deferredChannel, started, running: (p: Promise<CallOutcome>) => callOutcome(p) };
+}
+
+/** The client a task belongs to: its identity on every transport (ARCHITECTURE §1), and the name it gave. */
+export function requestorOf(caller: Caller): Requestor {
+  return { id: caller.id, ...(caller.clientName ? { name: caller.clientName } : {}) };
 }
 
 function firstTextOf(result: CallToolResult): string {

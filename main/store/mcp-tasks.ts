@@ -36,6 +36,11 @@ export const McpTaskRow = z.object({
   input_requests: z.string().nullable(),
   /** McpTaskWork as JSON (migration 5); null when the work lives only in the hub that runs it. */
   work: z.string().nullable(),
+  /**
+   * The client that started the task (its identity, ARCHITECTURE §1 "The client"; migration 7): only
+   * it may read, follow, answer or cancel the task. Null for tasks of an older Pincer: no client's.
+   */
+  requestor: z.string().nullable(),
 });
 export type McpTaskRow = z.infer<typeof McpTaskRow>;
 
@@ -47,12 +52,13 @@ export type McpTaskRow = z.infer<typeof McpTaskRow>;
 export class McpTasksRepo {
   constructor(private db: Db) {}
 
-  create(t: { id: string; tool: string; client?: string; owner: string; ttlMs: number; work?: McpTaskWork }): McpTaskRow {
+  create(t: { id: string; tool: string; client?: string; requestor: string; owner: string; ttlMs: number; work?: McpTaskWork }): McpTaskRow {
     const now = Date.now();
-    prepared(this.db, `INSERT INTO mcp_tasks (id, tool, client, status, owner, created_at, updated_at, ttl_ms, work) VALUES (?, ?, ?, 'working', ?, ?, ?, ?, ?)`).run(
+    prepared(this.db, `INSERT INTO mcp_tasks (id, tool, client, requestor, status, owner, created_at, updated_at, ttl_ms, work) VALUES (?, ?, ?, ?, 'working', ?, ?, ?, ?, ?)`).run(
       t.id,
       t.tool,
       t.client ?? null,
+      t.requestor,
       t.owner,
       now,
       now,
@@ -80,6 +86,17 @@ export class McpTasksRepo {
   get(id: string): McpTaskRow | undefined {
     const r = prepared(this.db, 'SELECT * FROM mcp_tasks WHERE id = ?').get(id);
     return r ? McpTaskRow.parse(r) : undefined;
+  }
+
+  /** How many tasks of this client are still running (working or waiting for input). */
+  liveCount(requestor: string): number {
+    const r = prepared(this.db, `SELECT COUNT(*) AS n FROM mcp_tasks WHERE requestor = ? AND status IN ('working','input_required')`).get(requestor) as { n: number };
+    return r.n;
+  }
+
+  /** Every task id still kept (for the result files of tasks that are gone). */
+  ids(): Set<string> {
+    return new Set((prepared(this.db, 'SELECT id FROM mcp_tasks').all() as { id: string }[]).map((r) => r.id));
   }
 
   /** The newest tasks, newest first (the dashboard). */

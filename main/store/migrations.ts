@@ -167,6 +167,14 @@ export const MIGRATIONS: Migration[] = [
       ALTER TABLE dashboard_sessions ADD COLUMN token_tag TEXT;
     `,
   },
+  {
+    version: 7,
+    name: 'MCP tasks belong to the client that started them',
+    sql: `
+      ALTER TABLE mcp_tasks ADD COLUMN requestor TEXT;
+      CREATE INDEX mcp_tasks_requestor_live ON mcp_tasks(requestor, status);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

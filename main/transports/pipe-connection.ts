@@ -24,6 +24,8 @@ export interface PipeConnectionOptions {
   refusal: () => string | undefined;
   /** Serves `subscriptions/listen` with taskIds, which the SDK's entry would drop (task-listen-wire.ts). */
   taskListens: TaskListens;
+  /** The bridge's client (Caller.id of the connection's calls): its listens follow only its tasks. */
+  requestor: string;
   onerror?: (err: Error) => void;
 }
 
@@ -59,7 +61,7 @@ export function servePipe(opts: PipeConnectionOptions): PipeConnection {
     setTimeout(() => socket.destroy(), 5000).unref();
     ended();
   };
-  const handle = serveStdio((ctx) => opts.factory(ctx.era), { transport: new TaskListenWire(gated, opts.taskListens), onerror: opts.onerror });
+  const handle = serveStdio((ctx) => opts.factory(ctx.era), { transport: new TaskListenWire(gated, opts.taskListens, opts.requestor), onerror: opts.onerror });
   return { close: () => handle.close(), closed };
 }
 

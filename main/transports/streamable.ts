@@ -4,7 +4,7 @@ import { PROTOCOL_VERSION_META_KEY, createMcpHandler, type JSONRPCMessage, type 
 import { classifyValue, replyCode, RpcCode } from './stdio-transport.js';
 import { StreamableSessionTransport, isInitialize } from './streamable-session.js';
 import { ModernHttp } from './modern-http.js';
-import { TaskListens, type TaskListenSource } from './task-listen.js';
+import { TaskListens, requestIdentity, type TaskListenSource } from './task-listen.js';
 import { HEADER_MISMATCH, paramHeaderProblem } from './param-headers.js';
 import type { SessionTable } from '../access/sessions.js';
 import type { ParsedBody } from '../access/body.js';
@@ -90,7 +90,7 @@ export function streamableRoutes(deps: StreamableDeps) {
       }
       if (taskListens && TaskListens.wants(body)) {
         res.once('close', () => era.abort.abort());
-        return taskListens.serve(res, body, era.abort.signal);
+        return taskListens.serve(res, body, era.abort.signal, requestIdentity(clientHandleFrom(req.headers), body));
       }
       return modernHttp.serve(res, era.request, era.abort, body);
     }

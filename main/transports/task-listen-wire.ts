@@ -20,6 +20,8 @@ export class TaskListenWire implements Transport {
   constructor(
     private readonly inner: Transport,
     private readonly listens: TaskListens,
+    /** The connection's client (Caller.id of its calls): a listen follows only its tasks. */
+    private readonly requestor: string,
   ) {
     inner.onmessage = (m, extra) => this.receive(m, extra);
     inner.onerror = (e) => this.onerror?.(e);
@@ -51,7 +53,7 @@ export class TaskListenWire implements Transport {
       // The hub stops: the graceful close a listen gets (its empty result), as the SDK's router sends.
       this.subs.delete(id);
       write({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID_META_KEY]: id } } });
-    });
+    }, this.requestor);
     if ('error' in served) return write(served.error);
     this.subs.set(id, served.stop);
   }

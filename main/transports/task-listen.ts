@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import { CLIENT_CAPABILITIES_META_KEY, SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
 import { sendJson } from '../access/respond.js';
 import type { Peer } from '../calls/notifier.js';
+import { statelessIdentity, type ClientHandle } from '../mcp/client-identity.js';
 
 const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const KEEPALIVE_MS = 15_000;
@@ -10,8 +11,8 @@ const MAX_LISTENS = 256;
 
 /** What a task-status listen needs from the hub: tasks as tasks/get shows them, and word of their changes. */
 export interface TaskListenSource {
-  /** The task as a `notifications/tasks` carries it (a DetailedTask), or undefined for an unknown id. */
-  task(id: string): Record<string, unknown> | undefined;
+  /** The task as a `notifications/tasks` carries it (a DetailedTask) when it is `requestor`'s; undefined for an unknown id or another client's task. */
+  task(id: string, requestor: string): Record<string, unknown> | undefined;
   /** Calls `listener` with a task's id whenever it changes; returns the unsubscribe. */
   onTaskChanged(listener: (id: string) => void): () => void;
 }
@@ -53,8 +54,8 @@ export class TaskListens {
    * Serves the listen over HTTP: an SSE stream, or a JSON-RPC error as the whole answer. The stream
    * ends when `closed` aborts or the response closes.
    */
-  serve(res: ServerResponse, body: unknown, closed: AbortSignal): void {
-    const opened = this.check(body);
+  serve(res: ServerResponse, body: unknown, closed: AbortSignal, requestor: string): void {
+    const opened = this.check(body, requestor);
     if ('error' in opened) {
       sendJson(res, 200, opened.error);
       return;
@@ -64,6 +65,7 @@ export class TaskListens {
     const stop = this.subscribe(
       opened.id,
       opened.filter,
+      requestor,
       (message) => {
         if (!res.destroyed) res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
       },
@@ -88,28 +90,32 @@ export class TaskListens {
    * the acknowledgement first. Returns the error answer to send instead, or how to stop the
    * subscription (the client's notifications/cancelled naming the listen, or the connection ending).
    */
-  serveLines(body: unknown, write: (message: Record<string, unknown>) => void, end: () => void): { error: Record<string, unknown> } | { stop: () => void } {
-    const opened = this.check(body);
+  serveLines(body: unknown, write: (message: Record<string, unknown>) => void, end: () => void, requestor: string): { error: Record<string, unknown> } | { stop: () => void } {
+    const opened = this.check(body, requestor);
     if ('error' in opened) return opened;
-    return { stop: this.subscribe(opened.id, opened.filter, write, end) };
+    return { stop: this.subscribe(opened.id, opened.filter, requestor, write, end) };
   }
 
-  /** The listen's id and the filter it gets, or the JSON-RPC error that answers it. */
-  private check(body: unknown): { id: string | number | null; filter: Filter } | { error: Record<string, unknown> } {
+  /**
+   * The listen's id and the filter it gets, or the JSON-RPC error that answers it. Only the listening
+   * client's own tasks are honoured: another client's id is left out of the acknowledgement as an
+   * unknown one is.
+   */
+  private check(body: unknown, requestor: string): { id: string | number | null; filter: Filter } | { error: Record<string, unknown> } {
     const id = isRecord(body) && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
     const params = paramsOf(body);
     const fail = (error: Record<string, unknown>) => ({ error: { jsonrpc: '2.0', id, error } });
     if (!tasksDeclared(params)) {
       return fail({ code: -32021, message: `Missing required client capability: task notifications need the ${TASKS_EXTENSION} extension in this request's clientCapabilities.`, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } });
     }
-    const filter = honored(params?.notifications, (t) => this.source.task(t) !== undefined);
+    const filter = honored(params?.notifications, (t) => this.source.task(t, requestor) !== undefined);
     if (!filter) return fail({ code: -32602, message: 'Invalid params: notifications.taskIds must be a list of task ids (strings), beside the usual subscription filter fields.' });
     if (this.open.size >= MAX_LISTENS) return fail({ code: -32603, message: `Subscription limit reached (${MAX_LISTENS} task listens are open); close one and listen again.` });
     return { id, filter };
   }
 
   /** Acknowledges, sends each task as it is now, then follows the filter until the returned stop. */
-  private subscribe(id: string | number | null, filter: Filter, write: (message: Record<string, unknown>) => void, end: () => void): () => void {
+  private subscribe(id: string | number | null, filter: Filter, requestor: string, write: (message: Record<string, unknown>) => void, end: () => void): () => void {
     const send = (method: string, p: Record<string, unknown> = {}) => {
       const meta = isRecord(p._meta) ? p._meta : {};
       write({ jsonrpc: '2.0', method, params: { ...p, _meta: { ...meta, [SUBSCRIPTION_ID_META_KEY]: id } } });
@@ -117,7 +123,7 @@ export class TaskListens {
     send('notifications/subscriptions/acknowledged', { notifications: filter });
     const tasks = new Set(filter.taskIds);
     const sendTask = (taskId: string) => {
-      const task = this.source.task(taskId);
+      const task = this.source.task(taskId, requestor);
       if (task) send('notifications/tasks', task);
     };
     // Where each task is now: one that changed before the listen opened is not missed.
@@ -157,6 +163,17 @@ export class TaskListens {
   private publish(c: Change): void {
     for (const listener of this.changes) listener(c);
   }
+}
+
+/**
+ * Which client sends this 2026-07-28 request, as its calls are told apart (Caller.id, ARCHITECTURE §1):
+ * X-Pincer-Client when sent, else the name and version in its envelope.
+ */
+export function requestIdentity(handle: ClientHandle, body: unknown): string {
+  if (handle.id) return `client:${handle.id}`;
+  const meta = paramsOf(body)?._meta;
+  const info = isRecord(meta) ? meta[CLIENT_INFO_META_KEY] : undefined;
+  return statelessIdentity(isRecord(info) && typeof info.name === 'string' ? { name: info.name, ...(typeof info.version === 'string' ? { version: info.version } : {}) } : undefined);
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -7,17 +7,26 @@ const VERSION = '2026-07-28';
 
 export type JsonRpcAnswer = { result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } };
 
+/** The client `tasksClient` and `rpc` are by default: tasks belong to the client that started them, so both are one client program. */
+const CLIENT_INFO = { name: 'tasks-client', version: '1' };
+
 /**
  * One 2026-07-28 request over HTTP, framed as the extension says (the envelope's capabilities, Mcp-Name =
  * the task id for tasks/*, else the tool's name); with `tasks: false` the client does not declare the extension.
+ * `clientInfo` names another client (a stateless client without X-Pincer-Client is its name and version).
  */
-export async function rpc(hub: HubProcess, method: string, params: Record<string, unknown>, opts: { tasks?: boolean; id?: number; signal?: AbortSignal } = {}): Promise<JsonRpcAnswer> {
+export async function rpc(
+  hub: HubProcess,
+  method: string,
+  params: Record<string, unknown>,
+  opts: { tasks?: boolean; elicitation?: boolean; id?: number; signal?: AbortSignal; clientInfo?: { name: string; version: string }; headers?: Record<string, string> } = {},
+): Promise<JsonRpcAnswer> {
   const meta = {
     'io.modelcontextprotocol/protocolVersion': VERSION,
-    'io.modelcontextprotocol/clientInfo': { name: 'tasks-test', version: '1' },
-    'io.modelcontextprotocol/clientCapabilities': opts.tasks === false ? {} : { extensions: { [TASKS]: {} } },
+    'io.modelcontextprotocol/clientInfo': opts.clientInfo ?? CLIENT_INFO,
+    'io.modelcontextprotocol/clientCapabilities': { ...(opts.elicitation ? { elicitation: { form: {} } } : {}), ...(opts.tasks === false ? {} : { extensions: { [TASKS]: {} } }) },
   };
-  const headers: Record<string, string> = { ...hub.headers(), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Protocol-Version': VERSION, 'Mcp-Method': method };
+  const headers: Record<string, string> = { ...hub.headers(), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Protocol-Version': VERSION, 'Mcp-Method': method, ...opts.headers };
   const name = typeof params.taskId === 'string' ? params.taskId : typeof params.name === 'string' ? params.name : undefined;
   if (name) headers['Mcp-Name'] = name;
   const body = { jsonrpc: '2.0', id: opts.id ?? 1, method, params: { ...params, _meta: { ...meta, ...(params._meta as Record<string, unknown> | undefined) } } };
@@ -33,7 +42,7 @@ export async function rpc(hub: HubProcess, method: string, params: Record<string
  */
 export async function tasksClient(hub: HubProcess): Promise<{ client: Client; session: TaskEnabledSession; close(): Promise<void> }> {
   const clientCapabilities = { extensions: { [TASKS]: {} } };
-  const clientInfo = { name: 'tasks-client', version: '1' };
+  const clientInfo = CLIENT_INFO;
   const client = new Client(clientInfo, { capabilities: clientCapabilities, versionNegotiation: { mode: { pin: VERSION } } });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: { headers: hub.headers() } }));
   let ids = 0;
