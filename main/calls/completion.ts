@@ -1,4 +1,5 @@
-import type { CompleteRequestParams, CompleteResult } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { CompleteResult } from '@modelcontextprotocol/server';
 import type { Services } from '../tools/types.js';
 import type { Contributions } from './contributions.js';
 import { errorMessage } from '../core/errors.js';
@@ -14,13 +15,45 @@ export type Completion = CompleteResult['completion'];
 /** Why a completion request names nothing Pincer serves (the adapter answers -32602). */
 export type CompletionOutcome = { completion: Completion } | { unknown: string };
 
+const REF_TYPES = 'ref/prompt (with the prompt\'s name) or ref/resource (with a resource template\'s uri)';
+
+/**
+ * `completion/complete`'s params, checked here rather than by the SDK, whose failure for a spec
+ * method is an internal error carrying the validator's dump: each mistake is one sentence (-32602).
+ */
+export const CompleteParams = z.looseObject({
+  ref: z.discriminatedUnion(
+    'type',
+    [
+      z.looseObject({ type: z.literal('ref/prompt'), name: z.string({ error: 'ref.name must be the prompt\'s name (a string)' }) }),
+      z.looseObject({ type: z.literal('ref/resource'), uri: z.string({ error: 'ref.uri must be the resource template\'s URI template (a string)' }) }),
+    ],
+    { error: (issue) => (issue.input === undefined ? `ref is missing: give ${REF_TYPES}` : `ref.type must be ${REF_TYPES}`) },
+  ),
+  argument: z.looseObject(
+    { name: z.string({ error: 'argument.name must be the argument\'s name (a string)' }), value: z.string({ error: 'argument.value must be what is typed so far (a string, "" for nothing)' }) },
+    { error: 'argument is missing: give { "name": …, "value": … }' },
+  ),
+  context: z.looseObject({ arguments: z.record(z.string(), z.string(), { error: 'context.arguments must map argument names to strings' }).optional() }, { error: 'context must be an object' }).optional(),
+});
+export type CompleteParams = z.infer<typeof CompleteParams>;
+
+/** The params as `complete` takes them, or the one sentence saying what is wrong with them. */
+export function completeParams(raw: unknown): { params: CompleteParams } | { invalid: string } {
+  const r = CompleteParams.safeParse(raw);
+  if (r.success) return { params: r.data };
+  const issue = r.error.issues[0]!;
+  // A discriminated union reports a wrong `type` at `ref`; a nested field's own message names its path.
+  return { invalid: `Invalid params for completion/complete: ${issue.message}.` };
+}
+
 /**
  * `completion/complete` for every prompt and resource template Pincer serves:
  * a skill completes its `arguments` from the values its front matter lists,
  * a plugin's prompt or template asks the plugin. A skill's values start with
  * what is typed (case-insensitively), in the order declared.
  */
-export async function complete(services: Services, contributions: Contributions, params: CompleteRequestParams): Promise<CompletionOutcome> {
+export async function complete(services: Services, contributions: Contributions, params: CompleteParams): Promise<CompletionOutcome> {
   const { ref, argument } = params;
   const context = params.context?.arguments ?? {};
   if (ref.type === 'ref/prompt') {

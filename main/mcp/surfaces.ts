@@ -2,7 +2,8 @@ import { ProtocolError, ProtocolErrorCode, type InputRequiredResult, type McpSer
 import { NEED_INPUT, type NeedInput, type Services, type ToolContext } from '../tools/types.js';
 import { RESOURCES, isResource, readResource, listPrompts, getPrompt, RESOURCE_NOT_FOUND, PROMPT_NOT_FOUND } from '../calls/surfaces.js';
 import type { Contributions } from '../calls/contributions.js';
-import { complete } from '../calls/completion.js';
+import { complete, completeParams } from '../calls/completion.js';
+import { z } from 'zod';
 import { errorMessage } from '../core/errors.js';
 import { appsOf, readView, viewResources } from './views.js';
 
@@ -94,10 +95,16 @@ export interface PromptCallHooks {
   inputRequired(need: NeedInput): Promise<InputRequiredResult>;
 }
 
-/** `completion/complete` for skills' arguments and the plugins' prompts and resource templates. */
+/**
+ * `completion/complete` for skills' arguments and the plugins' prompts and resource templates. Its
+ * params are checked here (calls/completion.ts): an unknown ref type or a missing field is one
+ * sentence with -32602, not the SDK's internal error with a validator dump.
+ */
 export function registerCompletion(mcp: McpServer, services: Services, contributions: Contributions): void {
-  mcp.server.setRequestHandler('completion/complete', async (req) => {
-    const outcome = await complete(services, contributions, req.params);
+  mcp.server.setRequestHandler('completion/complete', { params: z.looseObject({}), result: z.looseObject({}) }, async (raw) => {
+    const checked = completeParams(raw);
+    if ('invalid' in checked) throw new ProtocolError(ProtocolErrorCode.InvalidParams, checked.invalid);
+    const outcome = await complete(services, contributions, checked.params);
     if ('unknown' in outcome) throw new ProtocolError(ProtocolErrorCode.InvalidParams, outcome.unknown);
     return { completion: outcome.completion };
   });

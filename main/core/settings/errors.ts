@@ -13,7 +13,18 @@ export type SettingsErrorCode =
   /** The edit would make the user's file larger than the loader reads: it would be dropped whole. */
   | 'SETTINGS_FILE_TOO_LARGE'
   /** The edit holds text that does not survive a round trip through UTF-8. */
-  | 'SETTINGS_ENCODING_INVALID';
+  | 'SETTINGS_ENCODING_INVALID'
+  /** The disk holding the settings file is full (or the user's quota is used up): nothing was saved. */
+  | 'SETTINGS_DISK_FULL'
+  /** The settings file could not be written for another reason the system gave (read-only, permission): nothing was saved. */
+  | 'SETTINGS_FILE_UNWRITABLE';
+
+/** The HTTP status of each code on the dashboard's settings routes. */
+export function settingsErrorStatus(code: SettingsErrorCode): number {
+  if (code === 'SETTINGS_DISK_FULL') return 507;
+  if (code === 'SETTINGS_FILE_UNWRITABLE') return 503;
+  return 400;
+}
 
 export class SettingsError extends Error {
   constructor(

@@ -226,8 +226,12 @@ export class Settings extends EventEmitter<{ change: [SettingsChange]; diagnosti
 
   private writeUserFile(text: string): void {
     this.checkUserText(text);
-    fs.mkdirSync(path.dirname(this.userFile), { recursive: true, mode: 0o700 });
-    writeFileAtomic(this.userFile, text, 0o600);
+    try {
+      fs.mkdirSync(path.dirname(this.userFile), { recursive: true, mode: 0o700 });
+      writeFileAtomic(this.userFile, text, 0o600);
+    } catch (err) {
+      throw unwritable(this.userFile, err);
+    }
     this.reload();
   }
 
@@ -325,4 +329,14 @@ export class Settings extends EventEmitter<{ change: [SettingsChange]; diagnosti
     }
     return { raw, values: Object.fromEntries(values) as SettingValues, diagnostics };
   }
+}
+
+/** Why the settings file could not be written, as the person can act on it (writeFileAtomic left the old file as it was). */
+function unwritable(file: string, err: unknown): SettingsError {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    return new SettingsError('SETTINGS_DISK_FULL', `The settings were not saved: the disk holding ${file} is full${code === 'EDQUOT' ? ' (your quota is used up)' : ''}. Free some space and save again; the file is unchanged.`);
+  }
+  const why = code === 'EROFS' ? 'its file system is read-only' : code === 'EACCES' || code === 'EPERM' ? 'permission was denied' : `the system said ${code ?? (err instanceof Error ? err.message : String(err))}`;
+  return new SettingsError('SETTINGS_FILE_UNWRITABLE', `The settings were not saved: ${file} could not be written (${why}). The file is unchanged.`);
 }

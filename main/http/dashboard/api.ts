@@ -8,7 +8,7 @@ import type { SessionTable } from '../../access/sessions.js';
 import type { DashboardSessions } from './sessions.js';
 import { toolKey, skillKey } from '../../core/settings/schema.js';
 import { generateToken } from '../../access/security.js';
-import { SettingsError } from '../../core/settings/errors.js';
+import { SettingsError, settingsErrorStatus } from '../../core/settings/errors.js';
 import { ERROR_HTTP_STATUS, UserError } from '../../core/errors.js';
 import { SECRET_KEYS } from '../../core/settings/secrets.js';
 import { diagnosticViews, unmaskSecrets } from './settings.js';
@@ -70,6 +70,12 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard
   workRoutes(ctx);
   activityRoutes(ctx);
   connectRoutes(ctx.r, connect);
+  // Any route that edits the settings file (a switch, the serving toggle, a key) answers its failure
+  // — a full disk, a read-only file — as the settings error it is, never as an internal error.
+  ctx.r.use((err: unknown, _req: express.Request, res: express.Response, next: express.NextFunction) => {
+    if (!(err instanceof SettingsError)) return next(err);
+    fail(res, settingsErrorStatus(err.code), err.code, err.message);
+  });
   return ctx.r;
 }
 
@@ -104,7 +110,7 @@ function tokenRoutes({ r, runtime, dashboard }: Ctx): void {
     try {
       settings.set('AUTH_TOKEN', token);
     } catch (err) {
-      if (err instanceof SettingsError) return fail(res, 409, err.code, err.message);
+      if (err instanceof SettingsError) return fail(res, settingsErrorStatus(err.code) === 400 ? 409 : settingsErrorStatus(err.code), err.code, err.message);
       throw err;
     }
     dashboard.revokeAll();
@@ -173,7 +179,7 @@ function settingsRoutes({ r, runtime }: Ctx): void {
       settings.set(b.key, b.value);
       res.json({ success: true, value: SECRET_KEYS.includes(b.key) ? '' : settings.raw(b.key) });
     } catch (err) {
-      if (err instanceof SettingsError) return fail(res, 400, err.code, err.message, { key: b.key });
+      if (err instanceof SettingsError) return fail(res, settingsErrorStatus(err.code), err.code, err.message, { key: b.key });
       throw err;
     }
   });
@@ -185,7 +191,8 @@ function settingsRoutes({ r, runtime }: Ctx): void {
       const errors = settings.replaceUserFile(unmaskSecrets(b.text, settings.userFileText()));
       if (errors.length) return fail(res, 400, 'SETTING_VALUE_INVALID', `${errors.length} line(s) need fixing; nothing was saved.`, { errors });
     } catch (err) {
-      if (err instanceof SettingsError) return fail(res, 400, err.code, `${err.message} Nothing was saved.`);
+      // A write that failed already says the file is unchanged; a refused edit says nothing was saved.
+      if (err instanceof SettingsError) return fail(res, settingsErrorStatus(err.code), err.code, settingsErrorStatus(err.code) === 400 ? `${err.message} Nothing was saved.` : err.message);
       throw err;
     }
     res.json({ success: true, diagnostics: diagnosticViews(settings.diagnostics()) });
