@@ -223,3 +223,27 @@ test('seed shapes: enabled: false keeps a tool out of lists and calls; { success
     h.cleanup();
   }
 });
+
+test("a skill whose front matter is an alias bomb — in the data folder or a cloned project's .claude/skills — is a warning with its line; the hub and a standalone in that project start and serve", async () => {
+  const h = tempHome();
+  const bomb = ['---', 'name: bomb', 'description: &d Explodes', 'x:', ...Array.from({ length: 101 }, () => '  - *d'), '---', 'Body', ''].join('\n');
+  write(path.join(h.home, 'skills', 'bomb', 'SKILL.md'), bomb);
+  const project = fs.mkdtempSync(path.join(h.home, 'project-'));
+  write(path.join(project, '.claude', 'skills', 'bomb', 'SKILL.md'), bomb);
+  const hub = await startHubProcess(h.home);
+  let standalone: Awaited<ReturnType<typeof connectV2>> | undefined;
+  try {
+    const skills = (await (await fetch(`${hub.url}/api/skills`, { headers: hub.headers() })).json()) as { problems: { file: string; line: number; message: string }[] };
+    const problem = skills.problems.find((p) => p.file.endsWith(path.join('bomb', 'SKILL.md')));
+    assert.equal(problem?.line, 5, JSON.stringify(skills.problems));
+    assert.match(problem!.message, /^front matter: it uses aliases \(\*name\) more often than Pincer expands/);
+    assert.match(await bashEcho(hub, 'skills-ok'), /skills-ok/);
+    // A repository's skills are read by a standalone started in it: it starts and serves.
+    standalone = await connectV2({ home: h.home, cwd: project });
+    assert.match(textOf(await standalone.client.callTool({ name: 'Bash', arguments: { command: 'echo standalone-ok' } })), /standalone-ok/);
+  } finally {
+    await closeStdioClient(standalone);
+    await hub.stop();
+    h.cleanup();
+  }
+});

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { AnyTool } from '../tools/types.js';
 import { runBash } from '../tools/shell/bash.js';
 import { pluginTool, type ObjectSchema } from './tool.js';
 import type { PluginProblem } from './problems.js';
 import { errorMessage } from '../core/errors.js';
+import { readYaml, type YamlRead } from '../core/yaml-data.js';
 import { MAX_DESCRIPTION_CHARS, MAX_SCHEMA_CHARS, schemaTooLarge } from './limits.js';
 
 /** What may name a tool: letters, digits, `_`, `-`, `.` (MCP's tool-name characters), up to 64. */
@@ -39,8 +39,8 @@ function argValue(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
-type YamlDoc = ReturnType<typeof import('yaml').parseDocument>;
-type LineCounter = InstanceType<typeof import('yaml').LineCounter>;
+type YamlDoc = Extract<YamlRead, { ok: true }>['doc'];
+type LineCounter = Extract<YamlRead, { ok: true }>['lines'];
 
 /** The line of the value at `keyPath` in the document, else of its nearest parent that exists. */
 function lineAt(doc: YamlDoc, lines: LineCounter, keyPath: (string | number)[]): number {
@@ -49,28 +49,6 @@ function lineAt(doc: YamlDoc, lines: LineCounter, keyPath: (string | number)[]):
     if (node?.range) return lines.linePos(node.range[0]).line;
   }
   return 1;
-}
-
-/**
- * The document as plain data. `toJS()` throws on what parsing let through: more alias uses than the
- * library's guard allows (a "billion laughs" file), a tag it cannot build. Each is a problem of the file,
- * at the first alias's line when it is about aliases.
- */
-function plainData(doc: YamlDoc, lines: LineCounter, file: string, visit: typeof import('yaml').visit): { data: unknown } | { problem: PluginProblem } {
-  try {
-    return { data: doc.toJS() };
-  } catch (err) {
-    let firstAlias: number | undefined;
-    visit(doc, {
-      Alias(_key, node) {
-        firstAlias = node.range ? lines.linePos(node.range[0]).line : 1;
-        return visit.BREAK;
-      },
-    });
-    const aliases = /alias/i.test(errorMessage(err));
-    const message = aliases ? `it uses aliases (*name) more often than Pincer expands (${errorMessage(err)}); write the values out instead` : `cannot be read as data: ${errorMessage(err)}`;
-    return { problem: { file, line: aliases ? (firstAlias ?? 1) : 1, message } };
-  }
 }
 
 /** Two arguments whose names reach the command as the same `ARG_` variable (`a-b` and `a_b`): one would hide the other. */
@@ -94,22 +72,10 @@ function clashingArgs(params: Record<string, unknown>): { first: string; second:
  * the user's own file, never spliced with input. Nothing in the text can make this throw.
  */
 export function parseCommandTool(text: string, file: string, onFailure: (message: string) => void): { tool?: AnyTool; problem?: PluginProblem; off?: string } {
-  const { parseDocument, LineCounter, visit } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
-  const lines = new LineCounter();
-  let doc: YamlDoc;
-  try {
-    doc = parseDocument(text.replace(/^\uFEFF/, ''), { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  } catch (err) {
-    // The parser's own limits (nesting deep enough to exhaust the stack).
-    return { problem: { file, line: 1, message: `cannot be parsed: ${errorMessage(err)}` } };
-  }
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0]!;
-    return { problem: { file, line: lines.linePos(e.pos[0]).line, message: e.message.split('\n')[0]! } };
-  }
-  const plain = plainData(doc, lines, file, visit);
-  if ('problem' in plain) return plain;
-  const parsed = CommandToolFile.safeParse(plain.data);
+  const read = readYaml(text.replace(/^\uFEFF/, ''));
+  if (!read.ok) return { problem: { file, line: read.line, message: read.message } };
+  const { doc, lines } = read;
+  const parsed = CommandToolFile.safeParse(read.data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const keyPath = issue.path.filter((p): p is string | number => typeof p !== 'symbol');

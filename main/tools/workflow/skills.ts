@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { EventEmitter } from 'node:events';
-import { createRequire } from 'node:module';
 import type { SettingsView } from '../../core/settings/view.js';
 import { skillKey } from '../../core/settings/schema.js';
 import { guarded, logger } from '../../core/log.js';
+import { readYaml } from '../../core/yaml-data.js';
 
 const skillsLog = logger('skills');
 
@@ -38,16 +38,11 @@ export function parseSkillFile(text: string, file: string, fallbackName: string)
   const end = normalized.indexOf('\n---', 3);
   if (end < 0) return { problem: { file, line: 1, message: 'the front matter is not closed: add a line with --- after it.' } };
   const yamlText = normalized.slice(4, end + 1);
-  // Loaded only when there is a skill to read.
-  const { parseDocument } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
-  const doc = parseDocument(yamlText, { prettyErrors: false });
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0]!;
-    // Lines of the YAML start on the file's second line (after the opening ---).
-    const line = yamlText.slice(0, e.pos[0]).split('\n').length + 1;
-    return { problem: { file, line, message: `front matter: ${e.message.split('\n')[0]}` } };
-  }
-  const meta = doc.toJS() as Record<string, unknown> | null;
+  // Nothing in a front matter can throw (a project's skills come from a cloned repository): each failure is a problem.
+  const read = readYaml(yamlText);
+  // Lines of the YAML start on the file's second line (after the opening ---).
+  if (!read.ok) return { problem: { file, line: read.line + 1, message: `front matter: ${read.message}` } };
+  const meta = read.data as Record<string, unknown> | null;
   if (!meta || typeof meta !== 'object') return { problem: { file, line: 2, message: 'front matter must be a mapping with name and description.' } };
   const name = typeof meta.name === 'string' && meta.name.trim() ? meta.name.trim() : fallbackName;
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) return { problem: { file, line: 2, message: `name "${name}" may use letters, digits, ., _ and - only.` } };
