@@ -5,6 +5,7 @@ import path from 'node:path';
 import { connectV2, closeStdioClient, textOf } from './helpers/clients.js';
 import { pidAlive, tempHome, waitFor } from './helpers/env.js';
 import { startHubProcess, type HubProcess } from './helpers/hub.js';
+import { launchChromium, signIn } from './helpers/browser.js';
 
 // Hostile or broken plugins against a real `pincer serve` (and a real bridge): none may take the hub
 // down, freeze the built-in tools or go unnamed (ARCHITECTURE §5, docs/PLUGINS.md).
@@ -94,6 +95,18 @@ test('a plugin tool that throws asynchronously on every call: counted against th
     assert.match(entry.disabled!, /5 faults within 10 minutes \(the last: an error escaped its code \(a timer or callback\): async boom\)\. Fix the plugin and save its file/);
     assert.match(entry.problems.map((p) => `${p.line}: ${p.message}`).join('\n'), /2: an error escaped its code \(a timer or callback\): async boom/);
     assert.ok(!view.tools.some((t) => t.name.startsWith('boom.')), 'a disabled plugin’s tools are no longer served');
+    // The person sees it on the dashboard's Tools page, with the reason.
+    const chromium = await launchChromium();
+    try {
+      const page = await chromium.browser.newPage();
+      await signIn(page, hub.url, hub.token);
+      await page.goto(`${hub.url}/#/tools`);
+      const shown = page.locator('[data-plugin$="async-throw.mjs"] .plugin-disabled');
+      await shown.waitFor();
+      assert.match((await shown.textContent()) ?? '', /^Disabled: 5 faults within 10 minutes \(the last: an error escaped its code/);
+    } finally {
+      await chromium.close();
+    }
     await assert.rejects(bridge.client.callTool({ name: 'boom.fine', arguments: {} }), /Unknown tool: boom\.fine/);
     // The hub and the bridge's connection carry on.
     assert.ok(pidAlive(hub.child.pid!));
