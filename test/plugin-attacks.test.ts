@@ -15,6 +15,16 @@ function write(file: string, text: string): void {
   fs.writeFileSync(file, text, { mode: 0o600 });
 }
 
+/** A module plugin in the data folder exporting these tools (one JS object literal a line). */
+function writeTools(home: string, name: string, tools: string[]): void {
+  write(path.join(home, 'plugins', name), ['export default { tools: [', ...tools.map((t) => `  ${t},`), '] };', ''].join('\n'));
+}
+
+/** Nothing reached the hub's last resort: every plugin failure was the plugin's. */
+function assertHubUntouched(home: string): void {
+  assert.doesNotMatch(fs.readFileSync(path.join(home, 'logs', 'hub.log'), 'utf8'), /uncaught (exception|rejection)/, 'nothing reached the hub’s last resort');
+}
+
 interface PluginsView {
   tools: { name: string }[];
   plugins: { file: string; tools: string[]; problems: { line: number; message: string }[]; off: string[]; disabled?: string }[];
@@ -52,14 +62,13 @@ test('plugins that never load, spin, exit or reject at load: the hub starts, ser
     assert.match((await rest(hub, 'fine.hello')).content[0]!.text!, /hello from fine/);
     assert.match(await problemsOf(hub, 'never.mjs'), /line 1: failed to load: it did not finish loading within 5 s/);
     assert.match(await problemsOf(hub, 'spin.mjs'), /failed to load: it did not finish loading within 5 s .*a loop/);
-    assert.match(await problemsOf(hub, 'exit.mjs'), /failed to load: it exited \(code 3; plugins must not call process\.exit\) while loading/);
+    assert.match(await problemsOf(hub, 'exit.mjs'), /failed to load: it exited \(code 3; a plugin must not call process\.exit\) while loading/);
     // A plugin appearing in the running hub that rejects at load: its fault, named with its line; what it exports still loads.
     write(path.join(plugins, 'stray.mjs'), "Promise.reject(new Error('stray rejection at load'));\nexport default { tools: [{ name: 'stray.ok', description: 'Still loads', handler: () => 'stray ok' }] };\n");
     await waitFor(async () => /line 1: an error escaped its code \(a promise nothing awaited\): stray rejection at load/.test(await problemsOf(hub, 'stray.mjs')), 'the stray rejection to be named');
     assert.match((await rest(hub, 'stray.ok')).content[0]!.text!, /stray ok/);
-    const log = fs.readFileSync(path.join(h.home, 'logs', 'hub.log'), 'utf8');
-    assert.doesNotMatch(log, /uncaught (exception|rejection)/, 'nothing reached the hub’s last resort');
-    assert.match(log, /spin\.mjs:1: failed to load/);
+    assertHubUntouched(h.home);
+    assert.match(fs.readFileSync(path.join(h.home, 'logs', 'hub.log'), 'utf8'), /spin\.mjs:1: failed to load/);
     assert.ok(pidAlive(hub.child.pid!));
   } finally {
     await hub.stop();
@@ -69,16 +78,10 @@ test('plugins that never load, spin, exit or reject at load: the hub starts, ser
 
 test('a plugin tool that throws asynchronously on every call: counted against the plugin, disabled after five, never against the hub', async () => {
   const h = tempHome();
-  write(
-    path.join(h.home, 'plugins', 'async-throw.mjs'),
-    [
-      'export default { tools: [',
-      "  { name: 'boom.later', description: 'Throws from a timer', handler() { setTimeout(() => { throw new Error('async boom'); }, 0); return 'scheduled'; } },",
-      "  { name: 'boom.fine', description: 'Works', handler: () => 'fine' },",
-      '] };',
-      '',
-    ].join('\n'),
-  );
+  writeTools(h.home, 'async-throw.mjs', [
+    "{ name: 'boom.later', description: 'Throws from a timer', handler() { setTimeout(() => { throw new Error('async boom'); }, 0); return 'scheduled'; } }",
+    "{ name: 'boom.fine', description: 'Works', handler: () => 'fine' }",
+  ]);
   const hub = await startHubProcess(h.home);
   const bridge = await connectV2({ home: h.home, args: ['stdio'] });
   try {
@@ -111,7 +114,7 @@ test('a plugin tool that throws asynchronously on every call: counted against th
     // The hub and the bridge's connection carry on.
     assert.ok(pidAlive(hub.child.pid!));
     assert.match(textOf(await bridge.client.callTool({ name: 'Bash', arguments: { command: 'echo still-serving' } })), /still-serving/);
-    assert.doesNotMatch(fs.readFileSync(path.join(h.home, 'logs', 'hub.log'), 'utf8'), /uncaught (exception|rejection)/);
+    assertHubUntouched(h.home);
     // Saving the file loads it again.
     const file = path.join(h.home, 'plugins', 'async-throw.mjs');
     fs.writeFileSync(file, "export default { tools: [{ name: 'boom.fine', description: 'Works', handler: () => 'fine again' }] };\n");
@@ -126,17 +129,11 @@ test('a plugin tool that throws asynchronously on every call: counted against th
 
 test('a plugin handler that loops forever or exits: built-in tools keep answering, the call fails naming the plugin, the plugin comes back', async () => {
   const h = tempHome();
-  write(
-    path.join(h.home, 'plugins', 'bad-handlers.mjs'),
-    [
-      'export default { tools: [',
-      "  { name: 'bad.spin', description: 'Never returns', handler() { for (;;) {} } },",
-      "  { name: 'bad.exit', description: 'Exits', handler() { process.exit(3); } },",
-      "  { name: 'bad.ok', description: 'Works', handler: () => 'ok from bad-handlers' },",
-      '] };',
-      '',
-    ].join('\n'),
-  );
+  writeTools(h.home, 'bad-handlers.mjs', [
+    "{ name: 'bad.spin', description: 'Never returns', handler() { for (;;) {} } }",
+    "{ name: 'bad.exit', description: 'Exits', handler() { process.exit(3); } }",
+    "{ name: 'bad.ok', description: 'Works', handler: () => 'ok from bad-handlers' }",
+  ]);
   const hub = await startHubProcess(h.home);
   try {
     let spinDone = false;
@@ -153,7 +150,7 @@ test('a plugin handler that loops forever or exits: built-in tools keep answerin
 
     const exited = await rest(hub, 'bad.exit');
     assert.equal(exited.success, false);
-    assert.match(exited.content[0]!.text!, /bad\.exit failed in its plugin \(bad-handlers\.mjs\): it exited \(code 3; plugins must not call process\.exit\)/);
+    assert.match(exited.content[0]!.text!, /bad\.exit failed in its plugin \(bad-handlers\.mjs\): it exited \(code 3; a plugin must not call process\.exit\)/);
     assert.match((await rest(hub, 'bad.ok')).content[0]!.text!, /ok from bad-handlers/);
     assert.ok(pidAlive(hub.child.pid!));
     assert.match(fs.readFileSync(path.join(h.home, 'logs', 'hub.log'), 'utf8'), /bad-handlers\.mjs:1: it exited \(code 3/);
@@ -189,7 +186,7 @@ test('hostile command-tool files in a running hub: an alias bomb, a huge descrip
     await waitFor(() => hubLog().split('bomb.yaml:7: it uses aliases').length > 2, 'the touched bomb to be read again');
     assert.match(await bashEcho(hub, 'after-bomb'), /after-bomb/);
     assert.ok(pidAlive(hub.child.pid!));
-    assert.doesNotMatch(hubLog(), /uncaught (exception|rejection)/);
+    assertHubUntouched(h.home);
   } finally {
     await hub.stop();
     h.cleanup();
@@ -198,17 +195,11 @@ test('hostile command-tool files in a running hub: an alias bomb, a huge descrip
 
 test('seed shapes: enabled: false keeps a tool out of lists and calls; { success: false, error } is an error on MCP and REST', async () => {
   const h = tempHome();
-  write(
-    path.join(h.home, 'plugins', 'seed.mjs'),
-    [
-      'export default { tools: [',
-      "  { name: 'seed.off', description: 'Turned off', inputSchema: { type: 'object', properties: {} }, handler: () => ({ success: true, data: {} }), enabled: false },",
-      "  { name: 'seed.fail', description: 'Fails the seed way', inputSchema: { type: 'object', properties: {} }, handler: () => ({ success: false, error: { code: 'SHOW_DESKTOP_FAILED', message: 'no desktop here' } }), enabled: true },",
-      "  { name: 'seed.ok', description: 'Succeeds the seed way', inputSchema: { type: 'object', properties: {} }, handler: () => ({ success: true, data: { message: 'done' } }) },",
-      '] };',
-      '',
-    ].join('\n'),
-  );
+  writeTools(h.home, 'seed.mjs', [
+    "{ name: 'seed.off', description: 'Turned off', inputSchema: { type: 'object', properties: {} }, handler: () => ({ success: true, data: {} }), enabled: false }",
+    "{ name: 'seed.fail', description: 'Fails the seed way', inputSchema: { type: 'object', properties: {} }, handler: () => ({ success: false, error: { code: 'SHOW_DESKTOP_FAILED', message: 'no desktop here' } }), enabled: true }",
+    "{ name: 'seed.ok', description: 'Succeeds the seed way', inputSchema: { type: 'object', properties: {} }, handler: () => ({ success: true, data: { message: 'done' } }) }",
+  ]);
   write(path.join(h.home, 'tools', 'off.yaml'), 'name: cmd-off\ndescription: Turned off\nrun: echo off\nenabled: false\n');
   const hub = await startHubProcess(h.home);
   const bridge = await connectV2({ home: h.home, args: ['stdio'] });

@@ -34,12 +34,12 @@ export async function runStandaloneStdio(home: string): Promise<void> {
   }
   const { serveStdio, createPincerServer, GuardedStdioTransport, TaskListenWire, runtime, taskListens, folder } = loaded;
   const input = early.handOver();
-  // One client per process: its identity (its tasks, callbacks) is this process, for every server instance the entry opens.
-  const client = { id: `stdio-${process.getBuiltinModule('node:crypto').randomUUID()}`, ...(folder ? { cwd: folder } : {}) };
+  // One client per process: its identity (its tasks, what its listens follow) is this process, for every server instance the entry opens.
+  const callerId = `stdio:${process.getBuiltinModule('node:crypto').randomUUID()}`;
   const handle = serveStdio(
     // The client started this process in its working folder: that is where its commands run.
-    () => createPincerServer(runtime, { transport: 'stdio', client }),
-    { transport: new TaskListenWire(new GuardedStdioTransport(input, process.stdout), taskListens, `client:${client.id}`), onerror: (err) => log.debug(`protocol: ${err.message.slice(0, 300)}`) },
+    () => createPincerServer(runtime, { transport: 'stdio', client: { cwd: folder }, callerId }),
+    { transport: new TaskListenWire(new GuardedStdioTransport(input, process.stdout), taskListens, callerId), onerror: (err) => log.debug(`protocol: ${err.message.slice(0, 300)}`) },
   );
   let closing = false;
   const shutdown = async (why: string) => {

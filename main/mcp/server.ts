@@ -38,6 +38,8 @@ export interface ServerOptions {
   era?: 'legacy' | 'modern';
   /** X-Pincer-Client / X-Pincer-Cwd of the connection or request, when the client sent them. */
   client?: ClientHandle;
+  /** This connection's identity when the transport knows it (`pincer stdio --standalone`: the process), else each instance is its own. */
+  callerId?: string;
 }
 
 /**
@@ -58,7 +60,7 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
   const named = opts.client?.id ? new Caller(opts.transport, `client:${opts.client.id}`, nameOf) : undefined;
   // An identity outliving this instance may have callbacks set through an earlier one.
   if (named) named.hasCallbacks = true;
-  const caller = named ?? new Caller(opts.transport, undefined, nameOf);
+  const caller = named ?? new Caller(opts.transport, opts.callerId, nameOf);
   const callerForCall = (): Caller => {
     if (named || opts.era !== 'modern') return caller;
     const c = new Caller(opts.transport, statelessIdentity(server.getClientVersion()), nameOf);

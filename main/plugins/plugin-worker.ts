@@ -106,7 +106,8 @@ export class PluginWorker {
       // An error the thread could not report itself (out of memory): the thread has ended.
       worker.on('error', (err) => (loading ? fail(`its thread failed: ${err.message}`) : this.end(`its thread failed: ${err.message}`)));
       worker.on('exit', (code) => {
-        const how = `it exited (code ${code}${code === 3 ? '; plugins must not call process.exit' : ''})`;
+        // Its entry always listens to the hub, so the thread never ends by itself: something called process.exit.
+        const how = `it exited (code ${code}; a plugin must not call process.exit)`;
         if (loading) fail(`${how} while loading`);
         else this.end(how);
       });

@@ -63,10 +63,8 @@ export class PipeEndpoint {
     return true;
   }
 
-  private serve(socket: Duplex, given: ClientHandle): void {
+  private serve(socket: Duplex, client: ClientHandle): void {
     const id = randomUUID();
-    // The bridge names its client (X-Pincer-Client); one that does not is this connection, for every server it opens.
-    const client: ClientHandle = given.id ? given : { ...given, id: `pipe-${id}` };
     const { sessions } = this.deps;
     // One small line each way per call: no Nagle delay on either.
     if ('setNoDelay' in socket && typeof socket.setNoDelay === 'function') socket.setNoDelay(true);
@@ -90,7 +88,8 @@ export class PipeEndpoint {
       maxMessageBytes: this.deps.maxMessageBytes(),
       refusal: this.deps.refusal,
       taskListens: this.taskListens,
-      requestor: `client:${client.id}`,
+      // The bridge names its client (X-Pincer-Client); a pipe that does not has no identity its listens could follow.
+      requestor: client.id ? `client:${client.id}` : `pipe:${id}`,
       onerror: (err) => log.debug(`pipe ${id}: ${err.message.slice(0, 300)}`),
     });
     lifetime.add(sessions.openStream());
