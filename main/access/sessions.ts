@@ -4,6 +4,13 @@ import { ignoreFailure, logger } from '../core/log.js';
 
 const log = logger('sessions');
 
+/** At MAX_SESSIONS, a session never used after it opened gives way to a new client once idle this long. */
+const EVICT_UNUSED_AFTER_MS = 5_000;
+/** …and any session without a stream, once idle this long. */
+const EVICT_IDLE_AFTER_MS = 60_000;
+/** A session never used after it opened is closed by the sweep after this long (SESSION_IDLE_S if shorter). */
+const UNUSED_IDLE_MS = 5 * 60_000;
+
 export type TransportKind = 'streamable-http' | 'sse' | 'websocket' | 'bridge';
 
 export interface SessionRecord {
@@ -14,6 +21,8 @@ export interface SessionRecord {
   lastSeen: number;
   /** Open long-lived responses (SSE streams); a session with one is not idle. */
   streams: number;
+  /** Requests seen after the one that opened it: a session that never came back is the first to give way. */
+  requests?: number;
   close(): Promise<void>;
 }
 
@@ -41,7 +50,27 @@ export class SessionTable {
     return this.streamCount;
   }
 
-  hasRoom(): boolean {
+  /**
+   * Whether a new session fits under MAX_SESSIONS. At the cap, the session idle the longest gives way
+   * (closed, as the idle sweep would close it): first one that never made a request after opening and has
+   * been idle EVICT_UNUSED_AFTER_MS, else any idle EVICT_IDLE_AFTER_MS. A session with an open stream never
+   * does. So sessions that opened and never came back cannot lock new clients out until SESSION_IDLE_S.
+   */
+  hasRoom(now = Date.now()): boolean {
+    if (this.sessions.size < this.limits.maxSessions()) return true;
+    let oldest: SessionRecord | undefined;
+    for (const s of this.sessions.values()) {
+      if (s.streams > 0) continue;
+      const idle = now - s.lastSeen;
+      const unused = !s.requests;
+      if (idle < (unused ? EVICT_UNUSED_AFTER_MS : EVICT_IDLE_AFTER_MS)) continue;
+      // The unused ones first, then the longest idle.
+      if (!oldest || (unused && oldest.requests) || (Boolean(unused) === !oldest.requests && s.lastSeen < oldest.lastSeen)) oldest = s;
+    }
+    if (!oldest) return false;
+    log.info(`MAX_SESSIONS reached: closing session ${oldest.id} (${oldest.transport}, idle ${Math.round((now - oldest.lastSeen) / 1000)} s${oldest.requests ? '' : ', never used after it opened'}) for a new client`);
+    this.remove(oldest.id);
+    void oldest.close().catch(ignoreFailure(log, `closing session ${oldest.id} to make room`));
     return this.sessions.size < this.limits.maxSessions();
   }
 
@@ -80,9 +109,15 @@ export class SessionTable {
     return this.sessions.get(id);
   }
 
-  touch(id: string): void {
+  /**
+   * Something arrived for the session. `request`: a JSON-RPC request (not only the notifications that
+   * finish a handshake): the session is in use, so that one that never came back is known.
+   */
+  touch(id: string, request = true): void {
     const s = this.sessions.get(id);
-    if (s) s.lastSeen = Date.now();
+    if (!s) return;
+    s.lastSeen = Date.now();
+    if (request) s.requests = (s.requests ?? 0) + 1;
   }
 
   remove(id: string): void {
@@ -104,7 +139,8 @@ export class SessionTable {
 
   async sweep(now = Date.now()): Promise<number> {
     const idle = this.limits.idleMs();
-    const stale = [...this.sessions.values()].filter((s) => s.streams === 0 && now - s.lastSeen > idle);
+    // A session that opened and never made another request is abandoned much sooner than an idle one in use.
+    const stale = [...this.sessions.values()].filter((s) => s.streams === 0 && now - s.lastSeen > (s.requests ? idle : Math.min(idle, UNUSED_IDLE_MS)));
     for (const s of stale) {
       log.info(`closing idle session ${s.id} (${s.transport})`);
       await s.close().catch(ignoreFailure(log, `closing idle session ${s.id}`));

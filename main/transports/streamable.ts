@@ -68,7 +68,8 @@ export function streamableRoutes(deps: StreamableDeps) {
     if (sid) {
       const http = transports.get(sid);
       if (!http) return sendRpcError(res, 404, -32001, `Session ${sid} not found (it expired or the hub restarted). Start a new session with initialize.`);
-      deps.sessions.touch(sid);
+      // Only requests count as use: a client that initialized, said initialized and left never used its session.
+      deps.sessions.touch(sid, req.method !== 'POST' || (messages ?? []).some((m) => 'method' in m && 'id' in m));
       if (req.method === 'POST') {
         if (!messages) return sendRpcError(res, 400, -32700, 'Parse error: Invalid JSON');
         return http.post(req, res, messages);
