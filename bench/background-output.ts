@@ -29,7 +29,9 @@ async function readThrough(pincer?: string): Promise<ReadThrough> {
     let read = 0;
     while (read < bytes) {
       const r = await client.callTool({ name: 'ReadBgOutput', arguments: { task_id: id, max_bytes: 1024 * 1024, wait_ms: 2000 } });
-      read += (r.structuredContent as { bytes: number }).bytes;
+      // A baseline build answers with structuredContent, this one with _meta (the output travels once).
+      const meta = (r._meta?.['dev.pincer/job'] ?? r.structuredContent) as { bytes: number };
+      read += meta.bytes;
     }
   };
   const tails = async (id: number) => {

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { ROOT, tempHome, waitFor } from './helpers/env.js';
 import { EXPECTED } from './helpers/catalogue.js';
-import { textOf } from './helpers/clients.js';
+import { textOf, bgRead } from './helpers/clients.js';
 import { stopHubOf } from './helpers/hub.js';
 import { NODE_RANGE } from '../main/core/node-version.js';
 
@@ -87,7 +87,7 @@ test('npm run bundle makes a valid linux-x64 .mcpb whose server, run as Claude D
     let output = '';
     await waitFor(async () => {
       const read = await client!.callTool({ name: 'ReadBgOutput', arguments: { task_id: id, wait_ms: 2000 } });
-      const s = read.structuredContent as { status: string; output: string };
+      const s = bgRead(read);
       output += s.output;
       return s.status !== 'running';
     }, 'the background job to end', 20_000);

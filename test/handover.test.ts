@@ -4,7 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { connectV2, textOf } from './helpers/clients.js';
+import { connectV2, textOf, bgRead } from './helpers/clients.js';
 import { PINCER_BIN, pincerEnv, tempHome, waitFor, pidAlive, sleep } from './helpers/env.js';
 import { readHubJson, startHubProcess, tokenOf, stopHubOf } from './helpers/hub.js';
 import { signHandover } from '../main/hub/identity.js';
@@ -73,7 +73,7 @@ test('pincer serve takes over a headless hub: two bridges keep working, a call i
     let out = '';
     const done = await waitFor(async () => {
       const r = await one.client.callTool({ name: 'ReadBgOutput', arguments: { task_id: jobId, wait_ms: 2000 } });
-      const s = r.structuredContent as { status: string; output: string };
+      const s = bgRead(r);
       out += s.output;
       return s.status !== 'running' ? s : undefined;
     }, 'the job to end');

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connectV2, textOf } from './helpers/clients.js';
+import { connectV2, textOf, bgRead } from './helpers/clients.js';
 import { tempHome } from './helpers/env.js';
 
 type Task = { task_id: number; status: string; command: string };
@@ -33,7 +33,7 @@ test('jobs started, read and killed by another process show at once in a process
     const readB = await b.client.callTool({ name: 'ReadBgOutput', arguments: { task_id: id, wait_ms: 5000 } });
     assert.match(textOf(readB), /one/);
     const readA = await a.client.callTool({ name: 'ReadBgOutput', arguments: { task_id: id } });
-    assert.equal((readA.structuredContent as { output: string }).output, '', 'A does not read again what B already read');
+    assert.equal(bgRead(readA).output, '', 'A does not read again what B already read');
 
     const killed = await b.client.callTool({ name: 'KillBgTask', arguments: { task_id: id } });
     assert.ok(!killed.isError, textOf(killed));
@@ -42,9 +42,10 @@ test('jobs started, read and killed by another process show at once in a process
     // And the other way round: A's own change is seen by A itself at once and by B.
     const second = await a.client.callTool({ name: 'BackgroundBash', arguments: { command: 'exit 3' } });
     const id2 = (second.structuredContent as { task_id: number }).task_id;
-    assert.deepEqual((await list()).map((t) => t.task_id), [id, id2]);
+    // Newest first.
+    assert.deepEqual((await list()).map((t) => t.task_id), [id2, id]);
     const fromB = ((await b.client.callTool({ name: 'ListBgTasks', arguments: {} })).structuredContent as Listed).tasks;
-    assert.deepEqual(fromB.map((t) => t.task_id), [id, id2]);
+    assert.deepEqual(fromB.map((t) => t.task_id), [id2, id]);
   } finally {
     await a.client.close();
     await b.client.close();
@@ -64,7 +65,7 @@ test('commands run with the environment Pincer was started with, in Bash and in 
     const started = await client.callTool({ name: 'BackgroundBash', arguments: { command: echo } });
     const id = (started.structuredContent as { task_id: number }).task_id;
     const read = await client.callTool({ name: 'ReadBgOutput', arguments: { task_id: id, wait_ms: 5000 } });
-    assert.equal((read.structuredContent as { output: string }).output, '[mark with spaces = and =]');
+    assert.equal(bgRead(read).output, '[mark with spaces = and =]');
   } finally {
     await client.close();
     h.cleanup();

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, execFileSync } from 'node:child_process';
 import Database from 'better-sqlite3';
-import { connectV2, textOf } from './helpers/clients.js';
+import { connectV2, textOf, bgRead } from './helpers/clients.js';
 import { tempHome, waitFor, pidAlive } from './helpers/env.js';
 
 const posixOnly = process.platform === 'win32' ? 'POSIX process groups and /proc' : false;
@@ -34,8 +34,8 @@ test('with no perl on PATH the log cap holds: 3 MB of output, 100 kB kept, the d
     let total = 0;
     const done = await waitFor(async () => {
       const r = await client.callTool({ name: 'ReadBgOutput', arguments: { task_id: id, wait_ms: 1000, max_bytes: 1048576 } });
-      total += (r.structuredContent as Read).output.length;
-      return (r.structuredContent as Read).status !== 'running' ? textOf(r) : undefined;
+      total += bgRead(r).output.length;
+      return bgRead(r).status !== 'running' ? textOf(r) : undefined;
     }, 'the job to end', 20_000);
     assert.equal(total, 102400, 'exactly the cap was kept');
     assert.match(done, /exited 7/);
@@ -56,7 +56,7 @@ test('KillBgTask stops the whole tree and says how: terminated, or killed after 
     const idA = (a.structuredContent as Started).task_id;
     let out = '';
     await waitFor(async () => {
-      out += (((await client.callTool({ name: 'ReadBgOutput', arguments: { task_id: idA, wait_ms: 1000 } })).structuredContent) as Read).output;
+      out += bgRead(await client.callTool({ name: 'ReadBgOutput', arguments: { task_id: idA, wait_ms: 1000 } })).output;
       return (out.match(/child \d+/g) ?? []).length === 2;
     }, 'both children to start');
     const children = [...out.matchAll(/child (\d+)/g)].map((m) => Number(m[1]));
@@ -68,7 +68,7 @@ test('KillBgTask stops the whole tree and says how: terminated, or killed after 
 
     const b = await client.callTool({ name: 'BackgroundBash', arguments: { command: 'trap "" TERM; echo armed; while :; do sleep 0.1; done' } });
     const idB = (b.structuredContent as Started).task_id;
-    await waitFor(async () => (((await client.callTool({ name: 'ReadBgOutput', arguments: { task_id: idB, wait_ms: 1000 } })).structuredContent) as Read).output.includes('armed'), 'the trap');
+    await waitFor(async () => bgRead(await client.callTool({ name: 'ReadBgOutput', arguments: { task_id: idB, wait_ms: 1000 } })).output.includes('armed'), 'the trap');
     const killedB = await client.callTool({ name: 'KillBgTask', arguments: { task_id: idB } });
     assert.match(textOf(killedB), /killed after 3(\.\d)? s: it did not stop when asked/);
     assert.equal((killedB.structuredContent as { forced: boolean }).forced, true);

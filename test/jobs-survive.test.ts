@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { connectV2, textOf } from './helpers/clients.js';
+import { connectV2, textOf, bgRead } from './helpers/clients.js';
 import { tempHome, waitFor, pidAlive } from './helpers/env.js';
 
 test('a job outlives a SIGKILLed pincer; the next pincer lists it, reads it and records its real exit code', async () => {
@@ -34,7 +34,7 @@ test('a job outlives a SIGKILLed pincer; the next pincer lists it, reads it and 
       let out = '';
       const done = await waitFor(async () => {
         const r = await second.client.callTool({ name: 'ReadBgOutput', arguments: { task_id: id, wait_ms: 2000 } });
-        const s = r.structuredContent as { status: string; exit_code: number | null; output: string };
+        const s = bgRead(r);
         out += s.output;
         return s.status !== 'running' ? s : undefined;
       }, 'the job to finish');
@@ -100,7 +100,7 @@ test('output past JOB_LOG_MAX_BYTES is dropped with a note, without stopping the
       let total = 0;
       await waitFor(async () => {
         const r = await client.callTool({ name: 'ReadBgOutput', arguments: { task_id: id, wait_ms: 1000 } });
-        const s = r.structuredContent as { status: string; output: string };
+        const s = bgRead(r);
         total += s.output.length;
         text = textOf(r);
         return s.status !== 'running';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { connectV2, textOf } from './helpers/clients.js';
+import { connectV2, textOf, bgRead } from './helpers/clients.js';
 import { tempHome } from './helpers/env.js';
 import { stopHubOf } from './helpers/hub.js';
 import { bareSystemPath } from '../main/tools/shell/login-env.js';
@@ -29,7 +29,7 @@ test('a hub a client\'s bridge started runs commands with the login shell\'s env
     const job = await client.callTool({ name: 'BackgroundBash', arguments: { command: probe } });
     const id = (job.structuredContent as { task_id: number }).task_id;
     const read = await client.callTool({ name: 'ReadBgOutput', arguments: { task_id: id, wait_ms: 5000 } });
-    assert.equal((read.structuredContent as { output: string }).output, 'from-profile|unset|mytool-ran\n');
+    assert.equal(bgRead(read).output, 'from-profile|unset|mytool-ran\n');
   } finally {
     await client.close();
     await stopHubOf(h.home);

@@ -1,7 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/client';
-import { connectV1, connectV2, textOf } from './helpers/clients.js';
+import { connectV1, connectV2, textOf, bgRead } from './helpers/clients.js';
 import { tempHome, waitFor, pidAlive, sleep } from './helpers/env.js';
 import { checkCatalogue } from './helpers/catalogue.js';
 
@@ -97,7 +97,7 @@ describe('pincer stdio --standalone with the v2 client', () => {
     const r1 = await client.callTool({ name: 'ReadBgOutput', arguments: { task_id: id, wait_ms: 5000 } });
     assert.match(textOf(r1), /first/);
     const r2 = await client.callTool({ name: 'ReadBgOutput', arguments: { task_id: id, wait_ms: 5000 } });
-    const out2 = (r2.structuredContent as { output: string }).output;
+    const out2 = bgRead(r2).output;
     assert.equal(out2, 'second\n', 'only the output added since the previous read');
     const list = await client.callTool({ name: 'ListBgTasks', arguments: {} });
     const row = (list.structuredContent as { tasks: { task_id: number; status: string; pid: number }[] }).tasks.find((t) => t.task_id === id)!;
@@ -119,7 +119,7 @@ describe('pincer stdio --standalone with the v2 client', () => {
     let all = '';
     await waitFor(async () => {
       const r = await client.callTool({ name: 'ReadBgOutput', arguments: { task_id: id, wait_ms: 1000 } });
-      last = r.structuredContent as typeof last;
+      last = bgRead(r);
       all += last!.output;
       return last!.status !== 'running';
     }, 'the job to exit');

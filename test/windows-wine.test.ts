@@ -11,6 +11,7 @@ import { MIN_NODE } from '../main/core/node-version.js';
 import { cachedPackage } from './helpers/min-node.js';
 import { signHandover, homeSecret } from '../main/hub/identity.js';
 import { pincerPaths } from '../main/core/paths.js';
+import { bgRead } from './helpers/clients.js';
 
 /**
  * Pincer for Windows, run by Windows Node under Wine (issue 24): the hub starts, Bash runs in
@@ -89,7 +90,7 @@ test('Pincer for Windows under Wine: hub, Bash in cmd.exe, jobs with exit codes,
   const readAll = async (id: number) => {
     let output = '';
     const done = await waitFor(async () => {
-      const r = (await call('ReadBgOutput', { task_id: id, wait_ms: 2000 })).structuredContent as { status: string; output: string; exit_code: number | null };
+      const r = bgRead(await call('ReadBgOutput', { task_id: id, wait_ms: 2000 }));
       output += r.output;
       return r.status === 'running' ? undefined : r;
     }, `job ${id} to end`, 60_000);

@@ -1,6 +1,6 @@
 import type { HubEvent } from '../tools/events.js';
 import type { EventBus } from './event-bus.js';
-import type { ActivityRepo, ActivityFilter, CallRow } from '../store/activity.js';
+import type { ActivityRepo, ActivityFilter, ActivityCursor, CallRow } from '../store/activity.js';
 import type { Settings } from '../core/settings/settings.js';
 import { logger } from '../core/log.js';
 
@@ -114,8 +114,28 @@ export class Activity {
   }
 
   recent(limit = 200, filter: Omit<ActivityFilter, 'limit'> = {}): CallRecord[] {
+    return this.page(limit, filter).calls;
+  }
+
+  /**
+   * One page, newest first, from a cursor on (the `next` of the page before). Each call carries its own
+   * cursor (`<started>.<row>`): a page that drops its last calls (a live list) pages on from the last it kept.
+   */
+  page(limit: number, filter: Omit<ActivityFilter, 'limit'> = {}, before?: ActivityCursor): { calls: (CallRecord & { cursor: string })[]; next?: ActivityCursor } {
     this.flush();
-    return this.repo.list({ ...filter, limit }).map(toRecord);
+    const p = this.repo.page({ ...filter, limit }, before);
+    return { calls: p.rows.map((r) => ({ ...toRecord(r), cursor: `${r.started_at}.${r.seq}` })), ...(p.next ? { next: p.next } : {}) };
+  }
+
+  /** How many calls match, counted up to `cap` (a text search or a broad filter over a long history says "at least"). */
+  countMatching(filter: Omit<ActivityFilter, 'limit'>, cap: number): { n: number; capped: boolean } {
+    this.flush();
+    return this.repo.countMatching(filter, cap);
+  }
+
+  count(): number {
+    this.flush();
+    return this.repo.count();
   }
 
   get(id: string): CallRecord | undefined {

@@ -28,6 +28,7 @@ import { Contributions } from './contributions.js';
 import { jobKeeper } from './job-tasks.js';
 import type { TaskOwnerRole } from './task-owner.js';
 import { TaskRunner } from './task-runner.js';
+import { Retention } from './retention.js';
 import { questionTaskWork } from '../tools/interaction/ask-user-question.js';
 
 const log = logger('runtime');
@@ -62,6 +63,8 @@ export interface Runtime {
   contributions: Contributions;
   /** Tool calls answered as MCP tasks (the tasks extension), durable in pincer.db. */
   mcpTasks: TaskRunner;
+  /** Prunes what accumulates while the process runs, and says what is kept. */
+  retention: Retention;
   events: EventBus;
   warnings: string[];
   close(): void;
@@ -207,6 +210,9 @@ function build(opts: RuntimeOptions, paths: PincerPaths, lifetime: DisposableSto
   });
   jobs.startWatching();
   lifetime.add(() => jobs.stopWatching());
+  // Only the hub rewrites an older pincer.db once so that it can give space back (store/space.ts).
+  const retention = new Retention(services, mcpTasks.repo, activity, opts.role === 'hub');
+  retention.start(lifetime);
   mcpTasks.reconcile();
   services.scheduler.start();
   lifetime.add(() => services.scheduler.stop());
@@ -220,6 +226,7 @@ function build(opts: RuntimeOptions, paths: PincerPaths, lifetime: DisposableSto
     notifier,
     contributions,
     mcpTasks,
+    retention,
     events,
     warnings,
     close: () => lifetime.dispose(),

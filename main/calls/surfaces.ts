@@ -1,5 +1,5 @@
 import type { Services } from '../tools/types.js';
-import { tasksMarkdown } from '../tools/workflow/task-manager.js';
+import { tasksMarkdown } from '../tools/workflow/task-views.js';
 import { planMarkdown } from '../tools/workflow/plan-mode.js';
 import { renderSkill } from '../tools/workflow/skills.js';
 import { TASKS_URI, PLAN_URI } from './notifier.js';
@@ -9,7 +9,7 @@ import { TASKS_URI, PLAN_URI } from './notifier.js';
  * the plan as markdown resources, every enabled skill as a prompt.
  */
 export const RESOURCES = [
-  { uri: TASKS_URI, name: 'tasks', title: 'Tasks', description: 'Every TaskManager task with its steps, as a markdown checklist.', mimeType: 'text/markdown' },
+  { uri: TASKS_URI, name: 'tasks', title: 'Tasks', description: 'Open TaskManager tasks and the newest finished ones with their steps, as a markdown checklist (TaskManager list pages through the rest).', mimeType: 'text/markdown' },
   { uri: PLAN_URI, name: 'plan', title: 'Current plan', description: 'The plan from PlanMode: goal, status and the plan text.', mimeType: 'text/markdown' },
 ];
 

@@ -129,7 +129,8 @@ export function compatRouter(deps: CompatDeps): express.Router {
     }
     // A tool's own failure is a 200 result the model reads; `error` names its code (and the UserError's reason) for scripts.
     const failed = error ? { error: { code: error.code, ...(error.reason ? { reason: error.reason } : {}), message: error.message } } : {};
-    res.json({ success: !result.isError, content: result.content, ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}), isError: Boolean(result.isError), ...failed, metadata });
+    // _meta too: a result without structured content (ReadBgOutput) says its status there.
+    res.json({ success: !result.isError, content: result.content, ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}), ...(result._meta ? { _meta: result._meta } : {}), isError: Boolean(result.isError), ...failed, metadata });
   });
 
   r.get('/api/mcp/resources', (_req, res) => {

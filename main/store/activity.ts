@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Db } from './db.js';
 import { prepared } from './statements.js';
+import { trigramQuery } from './search.js';
 
 export const CallRow = z.object({
   id: z.string(),
@@ -25,6 +26,25 @@ export const ActivityFilter = z.object({
   limit: z.number().int().min(1).max(1000).default(200),
 });
 export type ActivityFilter = z.input<typeof ActivityFilter>;
+
+/** Where a page of activity ended: the next page starts after this call (its start and row). */
+export const ActivityCursor = z.object({ at: z.number(), seq: z.number().int() });
+export type ActivityCursor = z.infer<typeof ActivityCursor>;
+
+function conditions(f: z.output<typeof ActivityFilter>, t = ''): { where: string[]; params: (string | number)[] } {
+  const where: string[] = [];
+  const params: (string | number)[] = [];
+  if (f.tool) (where.push(`${t}tool = ?`), params.push(f.tool));
+  if (f.client) (where.push(`${t}client = ?`), params.push(f.client));
+  if (f.errors) where.push(`${t}is_error = 1`);
+  if (f.from !== undefined) (where.push(`${t}started_at >= ?`), params.push(f.from));
+  if (f.to !== undefined) (where.push(`${t}started_at < ?`), params.push(f.to));
+  if (f.q) {
+    where.push(`instr(lower(${t}tool || ' ' || ${t}args || ' ' || coalesce(${t}summary, '') || ' ' || coalesce(${t}client, '')), ?) > 0`);
+    params.push(f.q.toLowerCase());
+  }
+  return { where, params };
+}
 
 export interface CallStarted {
   id: string;
@@ -118,26 +138,54 @@ export class ActivityRepo {
 
   /** Newest first. `q` matches tool, arguments, result and client, case-insensitively. */
   list(filter: ActivityFilter = {}): CallRow[] {
-    const f = ActivityFilter.parse(filter);
-    const where: string[] = [];
-    const params: (string | number)[] = [];
-    if (f.tool) (where.push('tool = ?'), params.push(f.tool));
-    if (f.client) (where.push('client = ?'), params.push(f.client));
-    if (f.errors) where.push('is_error = 1');
-    if (f.from !== undefined) (where.push('started_at >= ?'), params.push(f.from));
-    if (f.to !== undefined) (where.push('started_at < ?'), params.push(f.to));
-    if (f.q) {
-      where.push("instr(lower(tool || ' ' || args || ' ' || coalesce(summary, '') || ' ' || coalesce(client, '')), ?) > 0");
-      params.push(f.q.toLowerCase());
-    }
-    const sql = `SELECT * FROM tool_calls ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at DESC, rowid DESC LIMIT ?`;
-    return this.db.prepare(sql).all(...params, f.limit).map((r) => CallRow.parse(r));
+    return this.page(filter).rows;
   }
 
-  /** One tool's finished calls and errors (the (tool, started_at) index keeps this a range scan). */
+  /**
+   * One page, newest first, from the cursor on (`before`: the `next` of the previous page), so that a page
+   * deep in a long history costs what the first does.
+   */
+  page(filter: ActivityFilter = {}, before?: ActivityCursor): { rows: (CallRow & { seq: number })[]; next?: ActivityCursor } {
+    const f = ActivityFilter.parse(filter);
+    const match = f.q ? trigramQuery(f.q) : undefined;
+    const { where, params } = conditions(f, 'c.');
+    let sql: string;
+    if (match) {
+      // Text search: the index's candidates, newest row first (rowid order is the order calls started in).
+      if (before) (where.push('s.rowid < ?'), params.push(before.seq));
+      sql = `SELECT c.rowid AS seq, c.* FROM tool_calls_search s JOIN tool_calls c ON c.rowid = s.rowid WHERE tool_calls_search MATCH ? AND ${where.join(' AND ')} ORDER BY s.rowid DESC LIMIT ?`;
+      params.unshift(match);
+    } else {
+      if (before) (where.push('(c.started_at < ? OR (c.started_at = ? AND c.rowid < ?))'), params.push(before.at, before.at, before.seq));
+      sql = `SELECT c.rowid AS seq, c.* FROM tool_calls c ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY c.started_at DESC, c.rowid DESC LIMIT ?`;
+    }
+    const raw = prepared(this.db, sql).all(...params, f.limit + 1) as (Record<string, unknown> & { seq: number })[];
+    const more = raw.length > f.limit;
+    const shown = more ? raw.slice(0, f.limit) : raw;
+    const last = shown.at(-1);
+    return { rows: shown.map((r) => ({ ...CallRow.parse(r), seq: r.seq })), ...(more && last ? { next: { at: Number(last.started_at), seq: last.seq } } : {}) };
+  }
+
+  /**
+   * How many calls match, counted up to `cap`: a filter that matches most of a long history would read
+   * every row it counts, so past the cap the count says "at least".
+   */
+  countMatching(filter: Omit<ActivityFilter, 'limit'>, cap: number): { n: number; capped: boolean } {
+    const f = ActivityFilter.parse(filter);
+    const match = f.q ? trigramQuery(f.q) : undefined;
+    const { where, params } = conditions(f, 'c.');
+    if (where.length === 0) return { n: this.count(), capped: false };
+    const from = match ? 'tool_calls_search s JOIN tool_calls c ON c.rowid = s.rowid WHERE tool_calls_search MATCH ? AND' : 'tool_calls c WHERE';
+    if (match) params.unshift(match);
+    const n = (prepared(this.db, `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${from} ${where.join(' AND ')} LIMIT ?)`).get(...params, cap + 1) as { n: number }).n;
+    return n > cap ? { n: cap, capped: true } : { n, capped: false };
+  }
+
+  /** One tool's finished calls and errors. */
   totalsFor(tool: string): ToolTotals {
-    const r = this.db.prepare('SELECT COUNT(*) AS calls, COALESCE(SUM(is_error), 0) AS errors FROM tool_calls WHERE tool = ? AND ms IS NOT NULL').get(tool) as { calls: number; errors: number };
-    return { tool, ...r };
+    // Kept by triggers on tool_calls (migration 7): one row, however many calls there are.
+    const r = prepared(this.db, 'SELECT calls, errors FROM tool_totals WHERE tool = ?').get(tool) as { calls: number; errors: number } | undefined;
+    return { tool, calls: r?.calls ?? 0, errors: r?.errors ?? 0 };
   }
 
   /** The latencies of one tool's newest finished calls, for its median and p95. */
@@ -155,10 +203,19 @@ export class ActivityRepo {
     return (this.db.prepare('SELECT client FROM tool_calls WHERE session = ? AND client IS NOT NULL ORDER BY started_at DESC LIMIT 1').get(session) as { client: string } | undefined)?.client;
   }
 
+  /**
+   * The tools and clients that appear, each read by a skip scan of its index (one seek per distinct
+   * value) rather than SELECT DISTINCT over every row, so that it costs the same at 100 000 calls as at 100.
+   */
   facets(): { tools: string[]; clients: string[] } {
-    const tools = (this.db.prepare('SELECT DISTINCT tool FROM tool_calls ORDER BY tool').all() as { tool: string }[]).map((r) => r.tool);
-    const clients = (this.db.prepare('SELECT DISTINCT client FROM tool_calls WHERE client IS NOT NULL ORDER BY client').all() as { client: string }[]).map((r) => r.client);
-    return { tools, clients };
+    const distinct = (column: 'tool' | 'client') =>
+      (
+        prepared(
+          this.db,
+          `WITH RECURSIVE v(x) AS (SELECT (SELECT MIN(${column}) FROM tool_calls) UNION ALL SELECT (SELECT MIN(${column}) FROM tool_calls WHERE ${column} > v.x) FROM v WHERE v.x IS NOT NULL) SELECT x FROM v WHERE x IS NOT NULL`,
+        ).all() as { x: string }[]
+      ).map((r) => r.x);
+    return { tools: distinct('tool'), clients: distinct('client') };
   }
 
   /** Drops calls older than `olderThan` and all but the newest `keep`. Returns how many went. */
@@ -171,6 +228,6 @@ export class ActivityRepo {
   }
 
   count(): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM tool_calls').get() as { n: number }).n;
+    return (prepared(this.db, 'SELECT COUNT(*) AS n FROM tool_calls').get() as { n: number }).n;
   }
 }

@@ -52,14 +52,14 @@ export class CallbacksRepo {
   }
 
   /** Takes the requested slot when it is free, else the lowest free one; undefined when none is. */
-  insert(c: { session?: string; message: string; delayS: number; repeatTotal: number; max: number; slot?: number }): CallbackRow | undefined {
+  insert(c: { session?: string; message: string; delayS: number; repeatTotal: number; max: number; slot?: number; at?: number }): CallbackRow | undefined {
     return this.db.transaction(() => {
       const used = new Set(this.active().map((r) => r.slot));
       let slot = -1;
       if (c.slot !== undefined) slot = used.has(c.slot) || c.slot >= c.max ? -1 : c.slot;
       else for (let i = 0; i < c.max; i++) if (!used.has(i)) { slot = i; break; }
       if (slot < 0) return undefined;
-      const now = Date.now();
+      const now = c.at ?? Date.now();
       const id = Number(
         prepared(this.db, `INSERT INTO callbacks (slot, session, message, delay_s, repeat_total, next_fire_at, status, created_at) VALUES (?, ?, ?, ?, ?, ?, 'active', ?)`)
           .run(slot, c.session ?? null, c.message, c.delayS, c.repeatTotal, now + c.delayS * 1000, now).lastInsertRowid,
@@ -68,8 +68,8 @@ export class CallbacksRepo {
     }).immediate();
   }
 
-  cancel(id: number): boolean {
-    return prepared(this.db, `UPDATE callbacks SET status = 'cancelled', ended_at = ? WHERE id = ? AND status = 'active'`).run(Date.now(), id).changes > 0;
+  cancel(id: number, at = Date.now()): boolean {
+    return prepared(this.db, `UPDATE callbacks SET status = 'cancelled', ended_at = ? WHERE id = ? AND status = 'active'`).run(at, id).changes > 0;
   }
 
   nextDue(): number | undefined {
@@ -130,5 +130,27 @@ export class CallbacksRepo {
 
   recentFires(limit = 100): FireRow[] {
     return (prepared(this.db, 'SELECT * FROM callback_fires ORDER BY id DESC LIMIT ?').all(limit) as unknown[]).map((r) => FireRow.parse(r));
+  }
+
+  /**
+   * Deletes fires older than `before`, and callbacks that ended before it with no fire left; active
+   * callbacks never (nor, then, their fires' callback rows).
+   */
+  deleteFiredBefore(before: number, limit: number): number {
+    return this.db.transaction(() => {
+      const fires = prepared(this.db, 'DELETE FROM callback_fires WHERE id IN (SELECT id FROM callback_fires WHERE fired_at < ? LIMIT ?)').run(before, limit).changes;
+      const ended = prepared(
+        this.db,
+        `DELETE FROM callbacks WHERE id IN (SELECT id FROM callbacks c WHERE status != 'active' AND ended_at < ? AND NOT EXISTS (SELECT 1 FROM callback_fires f WHERE f.callback_id = c.id) LIMIT ?)`,
+      ).run(before, limit).changes;
+      return fires + ended;
+    }).immediate();
+  }
+
+  count(): { active: number; ended: number; fires: number } {
+    return prepared(
+      this.db,
+      `SELECT COALESCE(SUM(status = 'active'), 0) AS active, COALESCE(SUM(status != 'active'), 0) AS ended, (SELECT COUNT(*) FROM callback_fires) AS fires FROM callbacks`,
+    ).get() as { active: number; ended: number; fires: number };
   }
 }

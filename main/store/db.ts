@@ -44,6 +44,8 @@ export function openStore(file: string, migrations: Migration[] = MIGRATIONS): O
 
 function configure(db: Db): void {
   db.pragma('busy_timeout = 10000');
+  // A new file gives pages back as retention deletes rows (store/space.ts); only possible before its first table.
+  if (db.pragma('page_count', { simple: true }) === 0) db.pragma('auto_vacuum = INCREMENTAL');
   db.pragma('journal_mode = WAL');
   // FULL: a commit returns only once the WAL is on disk, so a job, task, plan, callback or question
   // the hub acknowledged survives a power cut (NORMAL could drop the last commits; issue 23). The

@@ -17,14 +17,50 @@ export const JobRow = z.object({
   exit_path: z.string(),
   session: z.string().nullable(),
   note: z.string().nullable(),
+  /** The log's size when the job ended (migration 7), for retention by bytes; null while it runs. */
+  log_bytes: z.number().int().nullable(),
 });
 export type JobRow = z.infer<typeof JobRow>;
 
-/** The newest jobs as last read, and the database's data_version when they were read. */
+/**
+ * Which jobs a list shows: `failed` is every job that did not exit 0 (a non-zero exit, killed or lost),
+ * `ended` every job that is not running.
+ */
+export const JOB_FILTERS = ['all', 'running', 'ended', 'succeeded', 'failed', 'killed', 'lost'] as const;
+export type JobFilter = (typeof JOB_FILTERS)[number];
+
+const FILTER_SQL: Record<JobFilter, string | undefined> = {
+  all: undefined,
+  running: `status IN ('starting','running')`,
+  ended: `status NOT IN ('starting','running')`,
+  succeeded: `status = 'exited' AND exit_code = 0`,
+  failed: `(status IN ('killed','lost') OR (status = 'exited' AND exit_code != 0))`,
+  killed: `status = 'killed'`,
+  lost: `status = 'lost'`,
+};
+
+export interface JobQuery {
+  status?: JobFilter;
+  /** Matches the command or the folder, case-insensitively. */
+  q?: string;
+  /** Newest first from this many newest matches on (paging by position). */
+  offset?: number;
+  /** Only jobs older than this id (paging by cursor). */
+  before?: number;
+  limit: number;
+}
+
+/** One page of jobs, newest first, and how many match in all. */
+export interface JobPage {
+  rows: readonly JobRow[];
+  total: number;
+}
+
+/** A page as last read, and the database's data_version when it was read. */
 interface Snapshot {
   version: number;
-  limit: number;
-  rows: readonly JobRow[];
+  key: string;
+  page: JobPage;
   byId: Map<number, JobRow>;
 }
 
@@ -60,10 +96,10 @@ export class JobsRepo {
     }
   }
 
-  insert(job: { command: string; cwd: string; logPath: (id: number) => string; exitPath: (id: number) => string; session?: string }): JobRow {
+  insert(job: { command: string; cwd: string; logPath: (id: number) => string; exitPath: (id: number) => string; session?: string; at?: number }): JobRow {
     return this.write(() => this.db.transaction(() => {
       const info = prepared(this.db, `INSERT INTO jobs (command, cwd, status, started_at, log_path, exit_path, session) VALUES (?, ?, 'starting', ?, '', '', ?)`)
-        .run(job.command, job.cwd, Date.now(), job.session ?? null);
+        .run(job.command, job.cwd, job.at ?? Date.now(), job.session ?? null);
       const id = Number(info.lastInsertRowid);
       prepared(this.db, 'UPDATE jobs SET log_path = ?, exit_path = ? WHERE id = ?').run(job.logPath(id), job.exitPath(id), id);
       return this.get(id)!;
@@ -77,15 +113,38 @@ export class JobsRepo {
     return row ? freeze(JobRow.parse(row)) : undefined;
   }
 
-  /** The newest `limit` jobs, oldest first. The rows are frozen: they may be shared with later reads. */
-  list(limit = 500): readonly JobRow[] {
+  /**
+   * One page of jobs, newest first, and the number that match. Served from the snapshot while nothing can
+   * have changed the table (ListBgTasks and the Jobs page ask the same page again and again).
+   */
+  page(query: JobQuery): JobPage {
     // One data_version read decides both whether the snapshot still holds and what a new one is taken at.
     const version = dataVersion(this.db);
+    const key = JSON.stringify([query.status ?? 'all', query.q ?? '', query.offset ?? 0, query.before ?? 0, query.limit]);
     const s = this.snapshot;
-    if (s && s.version === version && s.limit === limit) return s.rows;
-    const rows = (prepared(this.db, 'SELECT * FROM jobs ORDER BY id DESC LIMIT ?').all(limit) as unknown[]).map((r) => freeze(JobRow.parse(r))).reverse();
-    this.snapshot = { version, limit, rows, byId: new Map(rows.map((r) => [r.id, r])) };
-    return rows;
+    if (s && s.version === version && s.key === key) return s.page;
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    const filter = FILTER_SQL[query.status ?? 'all'];
+    if (filter) where.push(filter);
+    if (query.q) {
+      where.push("instr(lower(command || ' ' || cwd), ?) > 0");
+      params.push(query.q.toLowerCase());
+    }
+    const cond = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const total = (prepared(this.db, `SELECT COUNT(*) AS n FROM jobs ${cond}`).get(...params) as { n: number }).n;
+    const pageCond = query.before !== undefined ? `${cond ? `${cond} AND` : 'WHERE'} id < ?` : cond;
+    const pageParams = query.before !== undefined ? [...params, query.before] : params;
+    const rows = (prepared(this.db, `SELECT * FROM jobs ${pageCond} ORDER BY id DESC LIMIT ? OFFSET ?`).all(...pageParams, query.limit, query.offset ?? 0) as unknown[]).map((r) => freeze(JobRow.parse(r)));
+    const page = { rows, total };
+    this.snapshot = { version, key, page, byId: new Map(rows.map((r) => [r.id, r])) };
+    return page;
+  }
+
+  /** How many jobs there are, running, and failed (the Jobs page's counters). */
+  counts(): { total: number; running: number; failed: number } {
+    const r = prepared(this.db, `SELECT COUNT(*) AS total, COALESCE(SUM(${FILTER_SQL.running}), 0) AS running, COALESCE(SUM(${FILTER_SQL.failed}), 0) AS failed FROM jobs`).get() as { total: number; running: number; failed: number };
+    return r;
   }
 
   /** The newest job a client started with this exact command (a chat view finding the call it shows), or undefined. */
@@ -106,13 +165,49 @@ export class JobsRepo {
     this.write(() => prepared(this.db, `UPDATE jobs SET status = 'running', pid = ? WHERE id = ? AND status = 'starting'`).run(pid, id));
   }
 
-  /** Ends a job once; returns false when another process already recorded its end. */
-  finish(id: number, status: 'exited' | 'killed' | 'lost', exitCode: number | null, endedAt: number, note?: string): boolean {
+  /** Ends a job once; returns false when another process already recorded its end. `logBytes`: its log's size by then. */
+  finish(id: number, status: 'exited' | 'killed' | 'lost', exitCode: number | null, endedAt: number, note?: string, logBytes?: number): boolean {
     const r = this.write(() =>
-      prepared(this.db, `UPDATE jobs SET status = ?, exit_code = ?, ended_at = ?, note = COALESCE(?, note) WHERE id = ? AND status IN ('starting','running')`)
-        .run(status, exitCode, endedAt, note ?? null, id),
+      prepared(this.db, `UPDATE jobs SET status = ?, exit_code = ?, ended_at = ?, note = COALESCE(?, note), log_bytes = ? WHERE id = ? AND status IN ('starting','running')`)
+        .run(status, exitCode, endedAt, note ?? null, logBytes ?? null, id),
     );
     return r.changes > 0;
+  }
+
+  /** Ended jobs whose log size was never recorded (ended under an older Pincer), at most `limit`. */
+  unsized(limit: number): JobRow[] {
+    return (prepared(this.db, `SELECT * FROM jobs WHERE log_bytes IS NULL AND status NOT IN ('starting','running') LIMIT ?`).all(limit) as unknown[]).map((r) => JobRow.parse(r));
+  }
+
+  setLogBytes(id: number, bytes: number): void {
+    this.write(() => prepared(this.db, 'UPDATE jobs SET log_bytes = ? WHERE id = ?').run(bytes, id));
+  }
+
+  /**
+   * The ended jobs retention removes, oldest first: ended before `endedBefore`, beyond the newest `keep`
+   * ended ones, and the oldest while the logs of all ended jobs exceed `maxBytes`. Running jobs never.
+   */
+  expired(endedBefore: number, keep: number, maxBytes: number, limit: number): JobRow[] {
+    const sql = `
+      WITH ended AS (
+        SELECT id, ended_at, COALESCE(log_bytes, 0) AS bytes,
+               ROW_NUMBER() OVER (ORDER BY id DESC) AS newer,
+               SUM(COALESCE(log_bytes, 0)) OVER (ORDER BY id DESC ROWS UNBOUNDED PRECEDING) AS kept_bytes
+        FROM jobs WHERE status NOT IN ('starting','running'))
+      SELECT jobs.* FROM jobs JOIN ended USING (id)
+      WHERE ended.ended_at < ? OR ended.newer > ? OR ended.kept_bytes > ?
+      ORDER BY jobs.id LIMIT ?`;
+    return (prepared(this.db, sql).all(endedBefore, keep, maxBytes, limit) as unknown[]).map((r) => JobRow.parse(r));
+  }
+
+  /** Every job id (the retention sweep tells a job's files from leftovers by it). */
+  ids(): Set<number> {
+    return new Set((prepared(this.db, 'SELECT id FROM jobs').all() as { id: number }[]).map((r) => r.id));
+  }
+
+  /** The bytes of the logs of ended jobs, and how many ended jobs there are. */
+  keptBytes(): { jobs: number; bytes: number } {
+    return prepared(this.db, `SELECT COUNT(*) AS jobs, COALESCE(SUM(log_bytes), 0) AS bytes FROM jobs WHERE status NOT IN ('starting','running')`).get() as { jobs: number; bytes: number };
   }
 
   /** Deletes a job that ended; false when it is still running (or gone). */

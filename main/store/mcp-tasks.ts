@@ -140,9 +140,13 @@ export class McpTasksRepo {
     return (prepared(this.db, `SELECT * FROM mcp_tasks WHERE status IN ('working','input_required') AND owner != ?`).all(owner) as unknown[]).map((r) => McpTaskRow.parse(r));
   }
 
-  /** Forgets terminal tasks whose time to live has passed. */
-  expire(now = Date.now()): number {
-    return prepared(this.db, `DELETE FROM mcp_tasks WHERE status IN ('completed','failed','cancelled') AND updated_at + ttl_ms < ?`).run(now).changes;
+  /** Forgets terminal tasks whose time to live has passed (at most `limit` at once, so one pass holds the write lock briefly). */
+  expire(now = Date.now(), limit = 100_000): number {
+    return prepared(this.db, `DELETE FROM mcp_tasks WHERE id IN (SELECT id FROM mcp_tasks WHERE status IN ('completed','failed','cancelled') AND updated_at + ttl_ms < ? LIMIT ?)`).run(now, limit).changes;
+  }
+
+  count(): { running: number; ended: number } {
+    return prepared(this.db, `SELECT COALESCE(SUM(status IN ('working','input_required')), 0) AS running, COALESCE(SUM(status IN ('completed','failed','cancelled')), 0) AS ended FROM mcp_tasks`).get() as { running: number; ended: number };
   }
 }
 

@@ -169,10 +169,63 @@ export const MIGRATIONS: Migration[] = [
   },
   {
     version: 7,
-    name: 'MCP tasks belong to the client that started them',
+    name: 'A year of use: archived tasks, job log sizes, indexes for paging and retention',
     sql: `
-      ALTER TABLE mcp_tasks ADD COLUMN requestor TEXT;
-      CREATE INDEX mcp_tasks_requestor_live ON mcp_tasks(requestor, status);
+      ALTER TABLE tasks ADD COLUMN archived_at INTEGER;
+      CREATE INDEX tasks_completed ON tasks(completed_at);
+      ALTER TABLE jobs ADD COLUMN log_bytes INTEGER;
+      CREATE INDEX jobs_ended ON jobs(ended_at) WHERE ended_at IS NOT NULL;
+      CREATE INDEX tool_calls_client ON tool_calls(client, started_at);
+      CREATE INDEX tool_calls_errors ON tool_calls(started_at) WHERE is_error = 1;
+      CREATE INDEX questions_settled ON questions(answered_at) WHERE status != 'pending';
+      CREATE INDEX callbacks_ended ON callbacks(ended_at) WHERE status != 'active';
+      CREATE INDEX callback_fires_callback ON callback_fires(callback_id);
+      CREATE INDEX callback_fires_fired ON callback_fires(fired_at);
+      CREATE INDEX plans_exited ON plans(exited_at) WHERE status != 'active';
+      CREATE INDEX mcp_tasks_created ON mcp_tasks(created_at);
+      CREATE INDEX mcp_tasks_expiry ON mcp_tasks(updated_at + ttl_ms) WHERE status IN ('completed','failed','cancelled');
+
+      -- Per-tool totals kept by triggers, so that the Tools page reads a row instead of counting every call.
+      CREATE TABLE tool_totals (tool TEXT PRIMARY KEY, calls INTEGER NOT NULL, errors INTEGER NOT NULL) WITHOUT ROWID;
+      INSERT INTO tool_totals SELECT tool, COUNT(*), COALESCE(SUM(is_error), 0) FROM tool_calls WHERE ms IS NOT NULL GROUP BY tool;
+      CREATE TRIGGER tool_totals_insert AFTER INSERT ON tool_calls WHEN new.ms IS NOT NULL BEGIN
+        INSERT INTO tool_totals (tool, calls, errors) VALUES (new.tool, 1, COALESCE(new.is_error, 0))
+          ON CONFLICT (tool) DO UPDATE SET calls = calls + 1, errors = errors + excluded.errors;
+      END;
+      CREATE TRIGGER tool_totals_finish AFTER UPDATE OF ms ON tool_calls WHEN old.ms IS NULL AND new.ms IS NOT NULL BEGIN
+        INSERT INTO tool_totals (tool, calls, errors) VALUES (new.tool, 1, COALESCE(new.is_error, 0))
+          ON CONFLICT (tool) DO UPDATE SET calls = calls + 1, errors = errors + excluded.errors;
+      END;
+      CREATE TRIGGER tool_totals_delete AFTER DELETE ON tool_calls WHEN old.ms IS NOT NULL BEGIN
+        UPDATE tool_totals SET calls = calls - 1, errors = errors - COALESCE(old.is_error, 0) WHERE tool = old.tool;
+      END;
+
+      -- Text search of Activity and of tasks: trigram indexes that name candidate rows (detail=none keeps
+      -- them small); the exact, case-insensitive match is still checked on the row (store/search.ts).
+      CREATE VIRTUAL TABLE tool_calls_search USING fts5(body, content='', contentless_delete=1, tokenize='trigram', detail='none');
+      INSERT INTO tool_calls_search (rowid, body) SELECT rowid, tool || ' ' || args || ' ' || COALESCE(summary, '') || ' ' || COALESCE(client, '') FROM tool_calls;
+      CREATE TRIGGER tool_calls_search_insert AFTER INSERT ON tool_calls BEGIN
+        INSERT INTO tool_calls_search (rowid, body) VALUES (new.rowid, new.tool || ' ' || new.args || ' ' || COALESCE(new.summary, '') || ' ' || COALESCE(new.client, ''));
+      END;
+      CREATE TRIGGER tool_calls_search_update AFTER UPDATE OF summary ON tool_calls BEGIN
+        DELETE FROM tool_calls_search WHERE rowid = old.rowid;
+        INSERT INTO tool_calls_search (rowid, body) VALUES (new.rowid, new.tool || ' ' || new.args || ' ' || COALESCE(new.summary, '') || ' ' || COALESCE(new.client, ''));
+      END;
+      CREATE TRIGGER tool_calls_search_delete AFTER DELETE ON tool_calls BEGIN
+        DELETE FROM tool_calls_search WHERE rowid = old.rowid;
+      END;
+      CREATE VIRTUAL TABLE task_search USING fts5(body, content='', contentless_delete=1, tokenize='trigram', detail='none');
+      INSERT INTO task_search (rowid, body) SELECT t.id, t.name || ' ' || COALESCE((SELECT group_concat(text, ' ') FROM task_steps WHERE task_id = t.id), '') FROM tasks t;
+      CREATE TRIGGER task_search_insert AFTER INSERT ON tasks BEGIN
+        INSERT INTO task_search (rowid, body) VALUES (new.id, new.name);
+      END;
+      CREATE TRIGGER task_search_delete AFTER DELETE ON tasks BEGIN
+        DELETE FROM task_search WHERE rowid = old.id;
+      END;
+      CREATE TRIGGER task_search_step AFTER INSERT ON task_steps BEGIN
+        DELETE FROM task_search WHERE rowid = new.task_id;
+        INSERT INTO task_search (rowid, body) SELECT id, name || ' ' || COALESCE((SELECT group_concat(text, ' ') FROM task_steps WHERE task_id = new.task_id), '') FROM tasks WHERE id = new.task_id;
+      END;
     `,
   },
 ];

@@ -23,19 +23,31 @@ export class PlansRepo {
     return r ? PlanRow.parse(r) : undefined;
   }
 
-  enter(goal: string): PlanRow {
+  enter(goal: string, at = Date.now()): PlanRow {
     return this.db.transaction(() => {
-      prepared(this.db, `UPDATE plans SET status = 'reset', exited_at = ? WHERE status = 'active'`).run(Date.now());
-      const id = Number(prepared(this.db, `INSERT INTO plans (goal, status, started_at) VALUES (?, 'active', ?)`).run(goal, Date.now()).lastInsertRowid);
+      prepared(this.db, `UPDATE plans SET status = 'reset', exited_at = ? WHERE status = 'active'`).run(at);
+      const id = Number(prepared(this.db, `INSERT INTO plans (goal, status, started_at) VALUES (?, 'active', ?)`).run(goal, at).lastInsertRowid);
       return PlanRow.parse(prepared(this.db, 'SELECT * FROM plans WHERE id = ?').get(id));
     }).immediate();
   }
 
-  exit(id: number, planFile: string, text: string, status: 'submitted' | 'approved' | 'rejected', comment?: string): void {
-    prepared(this.db, 'UPDATE plans SET status = ?, exited_at = ?, plan_file = ?, plan_text = ?, comment = ? WHERE id = ?').run(status, Date.now(), planFile, text, comment ?? null, id);
+  exit(id: number, planFile: string, text: string, status: 'submitted' | 'approved' | 'rejected', comment?: string, at = Date.now()): void {
+    prepared(this.db, 'UPDATE plans SET status = ?, exited_at = ?, plan_file = ?, plan_text = ?, comment = ? WHERE id = ?').run(status, at, planFile, text, comment ?? null, id);
   }
 
   reset(): boolean {
     return prepared(this.db, `UPDATE plans SET status = 'reset', exited_at = COALESCE(exited_at, ?) WHERE status IN ('active','submitted')`).run(Date.now()).changes > 0;
+  }
+
+  /** Deletes finished plans that ended before `before`; never the active one, nor the newest (PlanMode status shows it). */
+  deleteFinishedBefore(before: number, limit: number): number {
+    return prepared(
+      this.db,
+      `DELETE FROM plans WHERE id IN (SELECT id FROM plans WHERE status != 'active' AND exited_at < ? AND id < (SELECT MAX(id) FROM plans) LIMIT ?)`,
+    ).run(before, limit).changes;
+  }
+
+  count(): number {
+    return (prepared(this.db, 'SELECT COUNT(*) AS n FROM plans').get() as { n: number }).n;
   }
 }

@@ -18,10 +18,10 @@ export type QuestionRow = z.infer<typeof QuestionRow>;
 export class QuestionsRepo {
   constructor(private db: Db) {}
 
-  insert(q: { session?: string; client?: string; questions: unknown; purpose: string }): QuestionRow {
+  insert(q: { session?: string; client?: string; questions: unknown; purpose: string; at?: number }): QuestionRow {
     const id = Number(
       prepared(this.db, `INSERT INTO questions (session, client, questions, status, purpose, created_at) VALUES (?, ?, ?, 'pending', ?, ?)`)
-        .run(q.session ?? null, q.client ?? null, JSON.stringify(q.questions), q.purpose, Date.now()).lastInsertRowid,
+        .run(q.session ?? null, q.client ?? null, JSON.stringify(q.questions), q.purpose, q.at ?? Date.now()).lastInsertRowid,
     );
     return this.get(id)!;
   }
@@ -32,10 +32,10 @@ export class QuestionsRepo {
   }
 
   /** Records the outcome once; false when it was already answered, declined or timed out. */
-  settle(id: number, status: 'answered' | 'declined' | 'timeout' | 'cancelled', answer?: unknown): boolean {
+  settle(id: number, status: 'answered' | 'declined' | 'timeout' | 'cancelled', answer?: unknown, at = Date.now()): boolean {
     return (
       prepared(this.db, `UPDATE questions SET status = ?, answer = ?, answered_at = ? WHERE id = ? AND status = 'pending'`)
-        .run(status, answer === undefined ? null : JSON.stringify(answer), Date.now(), id).changes > 0
+        .run(status, answer === undefined ? null : JSON.stringify(answer), at, id).changes > 0
     );
   }
 
@@ -51,5 +51,14 @@ export class QuestionsRepo {
 
   history(limit = 100): QuestionRow[] {
     return (prepared(this.db, `SELECT * FROM questions WHERE status != 'pending' ORDER BY id DESC LIMIT ?`).all(limit) as unknown[]).map((r) => QuestionRow.parse(r));
+  }
+
+  /** Deletes settled questions (answered, declined, timed out, cancelled) settled before `before`; waiting ones never. */
+  deleteSettledBefore(before: number, limit: number): number {
+    return prepared(this.db, `DELETE FROM questions WHERE id IN (SELECT id FROM questions WHERE status != 'pending' AND answered_at < ? LIMIT ?)`).run(before, limit).changes;
+  }
+
+  count(): { pending: number; settled: number } {
+    return prepared(this.db, `SELECT COALESCE(SUM(status = 'pending'), 0) AS pending, COALESCE(SUM(status != 'pending'), 0) AS settled FROM questions`).get() as { pending: number; settled: number };
   }
 }

@@ -1,14 +1,47 @@
 import { z } from 'zod';
 import type { Db } from './db.js';
 import { prepared } from './statements.js';
+import { trigramQuery } from './search.js';
 
-export const TaskRow = z.object({ id: z.number().int(), name: z.string(), created_at: z.number(), completed_at: z.number().nullable() });
+export const TaskRow = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  created_at: z.number(),
+  completed_at: z.number().nullable(),
+  /** Set when a finished task was put away (migration 7): out of the default lists, still kept until retention. */
+  archived_at: z.number().nullable(),
+});
 export const StepRow = z.object({ id: z.number().int(), task_id: z.number().int(), text: z.string(), created_at: z.number(), done_at: z.number().nullable() });
 export type TaskRow = z.infer<typeof TaskRow>;
 export type StepRow = z.infer<typeof StepRow>;
 export interface TaskWithSteps extends TaskRow {
   steps: StepRow[];
   active: boolean;
+}
+
+/** `open`: not finished; `done`: finished and not archived; `archived`: put away. */
+export const TASK_FILTERS = ['open', 'done', 'archived', 'all'] as const;
+export type TaskFilter = (typeof TASK_FILTERS)[number];
+
+const FILTER_SQL: Record<TaskFilter, string | undefined> = {
+  open: 'completed_at IS NULL',
+  done: 'completed_at IS NOT NULL AND archived_at IS NULL',
+  archived: 'archived_at IS NOT NULL',
+  all: undefined,
+};
+
+export interface TaskQuery {
+  status?: TaskFilter;
+  /** Matches the task's name or any of its steps, case-insensitively. */
+  q?: string;
+  offset?: number;
+  limit: number;
+}
+
+export interface TaskCounts {
+  open: number;
+  done: number;
+  archived: number;
 }
 
 const ACTIVE_KEY = 'active_task_id';
@@ -27,9 +60,9 @@ export class TasksRepo {
     prepared(this.db, 'INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(ACTIVE_KEY, String(id));
   }
 
-  create(name: string): TaskRow {
+  create(name: string, at = Date.now()): TaskRow {
     return this.db.transaction(() => {
-      const id = Number(prepared(this.db, 'INSERT INTO tasks (name, created_at) VALUES (?, ?)').run(name, Date.now()).lastInsertRowid);
+      const id = Number(prepared(this.db, 'INSERT INTO tasks (name, created_at) VALUES (?, ?)').run(name, at).lastInsertRowid);
       this.setActive(id);
       return this.get(id)!;
     }).immediate();
@@ -55,41 +88,107 @@ export class TasksRepo {
     return r ? StepRow.parse(r) : undefined;
   }
 
-  addStep(taskId: number, text: string): StepRow {
+  addStep(taskId: number, text: string, at = Date.now()): StepRow {
     return this.db.transaction(() => {
-      const id = Number(prepared(this.db, 'INSERT INTO task_steps (task_id, text, created_at) VALUES (?, ?, ?)').run(taskId, text, Date.now()).lastInsertRowid);
-      // A finished task that gets a new step is open again.
-      prepared(this.db, 'UPDATE tasks SET completed_at = NULL WHERE id = ?').run(taskId);
+      const id = Number(prepared(this.db, 'INSERT INTO task_steps (task_id, text, created_at) VALUES (?, ?, ?)').run(taskId, text, at).lastInsertRowid);
+      // A finished task that gets a new step is open again (and so no longer put away).
+      prepared(this.db, 'UPDATE tasks SET completed_at = NULL, archived_at = NULL WHERE id = ?').run(taskId);
       return this.step(id)!;
     }).immediate();
   }
 
-  completeStep(id: number): void {
+  completeStep(id: number, at = Date.now()): void {
     this.db.transaction(() => {
       const step = this.step(id)!;
-      prepared(this.db, 'UPDATE task_steps SET done_at = COALESCE(done_at, ?) WHERE id = ?').run(Date.now(), id);
+      prepared(this.db, 'UPDATE task_steps SET done_at = COALESCE(done_at, ?) WHERE id = ?').run(at, id);
       const open = (prepared(this.db, 'SELECT COUNT(*) AS n FROM task_steps WHERE task_id = ? AND done_at IS NULL').get(step.task_id) as { n: number }).n;
-      if (open === 0) prepared(this.db, 'UPDATE tasks SET completed_at = COALESCE(completed_at, ?) WHERE id = ?').run(Date.now(), step.task_id);
+      if (open === 0) prepared(this.db, 'UPDATE tasks SET completed_at = COALESCE(completed_at, ?) WHERE id = ?').run(at, step.task_id);
     }).immediate();
   }
 
   /** Completes a task and every open step of it. */
-  completeTask(id: number): void {
+  completeTask(id: number, at = Date.now()): void {
     this.db.transaction(() => {
-      const now = Date.now();
-      prepared(this.db, 'UPDATE task_steps SET done_at = ? WHERE task_id = ? AND done_at IS NULL').run(now, id);
-      prepared(this.db, 'UPDATE tasks SET completed_at = COALESCE(completed_at, ?) WHERE id = ?').run(now, id);
+      prepared(this.db, 'UPDATE task_steps SET done_at = ? WHERE task_id = ? AND done_at IS NULL').run(at, id);
+      prepared(this.db, 'UPDATE tasks SET completed_at = COALESCE(completed_at, ?) WHERE id = ?').run(at, id);
     }).immediate();
   }
 
-  list(query?: string): TaskWithSteps[] {
-    const rows = (query
-      ? prepared(this.db, `SELECT * FROM tasks WHERE name LIKE ? ESCAPE '\\' ORDER BY id`).all(`%${query.replace(/[\\%_]/g, (c) => '\\' + c)}%`)
-      : prepared(this.db, 'SELECT * FROM tasks ORDER BY id').all()) as unknown[];
+  /** Puts a finished task away; false when it is still open (or gone). */
+  archive(id: number, at = Date.now()): boolean {
+    return prepared(this.db, 'UPDATE tasks SET archived_at = COALESCE(archived_at, ?) WHERE id = ? AND completed_at IS NOT NULL').run(at, id).changes > 0;
+  }
+
+  /** Deletes a task and its steps; the active task is then none. False when there was no such task. */
+  delete(id: number): boolean {
+    return this.db.transaction(() => {
+      const gone = prepared(this.db, 'DELETE FROM tasks WHERE id = ?').run(id).changes > 0;
+      if (gone) prepared(this.db, 'DELETE FROM kv WHERE key = ? AND value = ?').run(ACTIVE_KEY, String(id));
+      return gone;
+    }).immediate();
+  }
+
+  /**
+   * One page of tasks, newest first, with their steps (one query for the page's steps), and how many match
+   * (a text search counts up to `countCap`; past it the total says "at least").
+   */
+  page(query: TaskQuery, countCap = 1000): { rows: TaskWithSteps[]; total: number; capped: boolean } {
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    const filter = FILTER_SQL[query.status ?? 'all'];
+    if (filter) where.push(filter);
+    let from = 'tasks';
+    let order = 'id DESC';
+    if (query.q) {
+      const q = query.q.toLowerCase();
+      where.push(`(instr(lower(name), ?) > 0 OR EXISTS (SELECT 1 FROM task_steps WHERE task_id = tasks.id AND instr(lower(text), ?) > 0))`);
+      params.push(q, q);
+      const match = trigramQuery(q);
+      if (match) {
+        // The index's candidates, newest first; the exact match is checked on each.
+        from = 'task_search s JOIN tasks ON tasks.id = s.rowid';
+        order = 's.rowid DESC';
+        where.unshift('task_search MATCH ?');
+        params.unshift(match);
+      }
+    }
+    const cond = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const counted = query.q
+      ? (prepared(this.db, `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${from} ${cond} LIMIT ?)`).get(...params, countCap + 1) as { n: number }).n
+      : (prepared(this.db, `SELECT COUNT(*) AS n FROM tasks ${cond}`).get(...params) as { n: number }).n;
+    const rows = (prepared(this.db, `SELECT tasks.* FROM ${from} ${cond} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, query.limit, query.offset ?? 0) as unknown[]).map((r) => TaskRow.parse(r));
+    return { rows: this.attachSteps(rows), total: Math.min(counted, countCap), capped: counted > countCap };
+  }
+
+  /** Open, finished and archived tasks, counted. */
+  counts(): TaskCounts {
+    const r = prepared(
+      this.db,
+      `SELECT COALESCE(SUM(completed_at IS NULL), 0) AS open, COALESCE(SUM(completed_at IS NOT NULL AND archived_at IS NULL), 0) AS done, COALESCE(SUM(archived_at IS NOT NULL), 0) AS archived FROM tasks`,
+    ).get() as TaskCounts;
+    return r;
+  }
+
+  /** Deletes finished tasks (archived or not) that finished before `before`; open tasks never. */
+  deleteFinishedBefore(before: number, limit: number): number {
+    return this.db.transaction(() => {
+      const n = prepared(this.db, 'DELETE FROM tasks WHERE id IN (SELECT id FROM tasks WHERE completed_at IS NOT NULL AND completed_at < ? LIMIT ?)').run(before, limit).changes;
+      // The active task may have been among them.
+      if (n > 0) prepared(this.db, 'DELETE FROM kv WHERE key = ? AND CAST(value AS INTEGER) NOT IN (SELECT id FROM tasks)').run(ACTIVE_KEY);
+      return n;
+    }).immediate();
+  }
+
+  private attachSteps(rows: TaskRow[]): TaskWithSteps[] {
+    if (rows.length === 0) return [];
     const active = this.activeId();
-    return rows.map((r) => {
-      const t = TaskRow.parse(r);
-      return { ...t, steps: this.steps(t.id), active: t.id === active };
-    });
+    const byTask = new Map<number, StepRow[]>(rows.map((t) => [t.id, []]));
+    // One statement per page size (ids bound as parameters).
+    const steps = prepared(this.db, `SELECT * FROM task_steps WHERE task_id IN (${rows.map(() => '?').join(',')}) ORDER BY id`).all(...rows.map((t) => t.id)) as unknown[];
+    for (const r of steps) {
+      const s = StepRow.parse(r);
+      byTask.get(s.task_id)!.push(s);
+    }
+    return rows.map((t) => ({ ...t, steps: byTask.get(t.id)!, active: t.id === active }));
   }
 }

@@ -24,10 +24,14 @@ export type HubEvent =
   | { type: 'settings_changed'; keys: string[]; at: number }
   | { type: 'session_opened' | 'session_closed'; session: string; transport: string; client?: string; at: number }
   | { type: 'job_started' | 'job_ended' | 'job_output'; job: JobEventSummary; at: number }
-  | { type: 'tasks_changed' | 'plan_changed' | 'callbacks_changed'; at: number }
+  /** TaskManager tasks changed (`ids`: which, so a list updates those rows instead of reading itself again). */
+  | { type: 'tasks_changed'; ids?: number[]; at: number }
+  | { type: 'plan_changed' | 'callbacks_changed'; at: number }
   | { type: 'callback_fired'; fire: FireRow; text: string; at: number }
   | { type: 'question_asked'; id: number; questions: Question[]; session?: string; client?: string; /** Also put to the client's own form. */ elicited: boolean; at: number }
   | { type: 'question_answered'; id: number; at: number }
+  /** Retention deleted records of these kinds (counts): lists that show them read their page again. */
+  | { type: 'records_pruned'; jobs: number; tasks: number; questions: number; callbacks: number; plans: number; mcpTasks: number; activity: number; at: number }
   /** An MCP task (tasks extension) was created or changed status. */
   | { type: 'mcp_task_changed'; id: string; at: number };
 

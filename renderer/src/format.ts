@@ -31,3 +31,16 @@ export function pretty(text: string): string {
 export function axisMs(v: number): string {
   return v >= 1000 ? `${Number((v / 1000).toFixed(2))} s` : `${Number(v.toFixed(1))} ms`;
 }
+
+/** A size for people: 0 B, 980 B, 12.3 KB, 4.5 MB, 1.2 GB. */
+export function bytes(n: number): string {
+  if (n < 1000) return `${n} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let v = n;
+  let i = -1;
+  while (v >= 1000 && i < units.length - 1) {
+    v /= 1000;
+    i++;
+  }
+  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
+}

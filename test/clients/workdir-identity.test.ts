@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startHubProcess, type HubProcess } from '../helpers/hub.js';
 import { sleep, tempHome, waitFor } from '../helpers/env.js';
-import { connectV2, textOf } from '../helpers/clients.js';
+import { connectV2, textOf, bgRead } from '../helpers/clients.js';
 
 /**
  * Where Bash runs and who "this client" is: the client's first root, else the
@@ -63,7 +63,7 @@ describe('working folder and client identity', () => {
         const r = await client.callTool({ name: 'ReadBgOutput', arguments: { task_id: id, wait_ms: 2000 } });
         return /\[exited 0\]/.test(textOf(r)) ? r : undefined;
       }, 'the job to end');
-      assert.equal((out.structuredContent as Structured).cwd, path.join(project, 'sub'));
+      assert.equal(bgRead(out).cwd, path.join(project, 'sub'));
       // A command that fails still reports where it ended; an exit skips the report and moves nothing.
       assert.equal((await bash(client, 'cd .. ; false ; true')).sc.cwd_after, project);
       assert.equal((await bash(client, 'cd / ; exit 0')).sc.cwd_after, undefined);

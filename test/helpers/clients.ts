@@ -71,6 +71,31 @@ export function textOf(result: unknown): string {
   return content.filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n');
 }
 
+/** What ReadBgOutput answered: the job's status and counts (its `_meta`), and the output its text carries once. */
+export interface BgRead {
+  task_id: number;
+  status: string;
+  exit_code: number | null;
+  bytes: number;
+  remaining_bytes: number;
+  cwd: string;
+  output: string;
+}
+
+/**
+ * A ReadBgOutput result read back: its `_meta` says the status and how many bytes of output it carries;
+ * the output is those bytes of the text after the status line (the text drops the output's last newline
+ * when nothing follows it).
+ */
+export function bgRead(result: unknown): BgRead {
+  const meta = ((result as { _meta?: Record<string, unknown> })._meta ?? {})['dev.pincer/job'] as Omit<BgRead, 'output'> | undefined;
+  if (!meta) throw new Error(`not a ReadBgOutput answer: ${JSON.stringify(result).slice(0, 300)}`);
+  const text = textOf(result);
+  const body = Buffer.from(text.slice(text.indexOf('\n') + 1 || text.length));
+  const output = meta.bytes === 0 ? '' : body.length >= meta.bytes ? body.subarray(0, meta.bytes).toString() : `${body.toString()}\n`;
+  return { ...meta, output };
+}
+
 /**
  * One third-party (or official) client, reduced to what the client matrix
  * needs. Each adapter calls the client's own API; errors a client throws for

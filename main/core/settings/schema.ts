@@ -53,6 +53,8 @@ export type TrustFor<T> =
   | (T extends string ? { level: 'subset' } : never);
 
 const userOnly = (why: string) => ({ level: 'user', why }) as const;
+/** Why a project may not set how long shared records are kept. */
+const KEPT_FOR_ALL = 'it applies to what the shared pincer.db and jobs folder keep for every client';
 const toward = (safe: boolean) => ({ level: 'toward', safe }) as const;
 const LOWER = { level: 'lower' } as const;
 const SUBSET = { level: 'subset' } as const;
@@ -142,6 +144,13 @@ export const SETTINGS = {
   NOTIFY_HUB_PROBLEMS: spec({ trust: userOnly('it concerns your desktop, not a project'), schema: bool, default: 'true', group: 'desktop', description: 'The tray app shows a desktop notification when its hub cannot start, stops because its data folder went away, or hands over to pincer serve.' }),
   NOTIFY_CALLBACKS: spec({ trust: userOnly('it concerns your desktop, not a project'), schema: bool, default: 'false', group: 'desktop', description: "The tray app shows a desktop notification when a SetCallback fires. Off: callbacks are the model's reminders and reach it in its next tool result." }),
   NOTIFY_SOUND: spec({ trust: userOnly('it concerns your desktop, not a project'), schema: bool, default: 'false', group: 'desktop', description: 'Desktop notifications play the system sound. Off: they are silent.' }),
+  JOB_RETENTION_DAYS: spec({ trust: userOnly(KEPT_FOR_ALL), schema: int(1, 36500), default: '30', group: 'general', description: 'Days an ended background job is kept (its row, its log and its files); older ones are deleted while the hub runs. Running jobs are never deleted.' }),
+  JOB_MAX_KEPT: spec({ trust: userOnly(KEPT_FOR_ALL), schema: int(10, 10000000), default: '1000', group: 'general', description: 'Most ended background jobs kept; the oldest go first.' }),
+  JOB_MAX_KEPT_BYTES: spec({ trust: userOnly(KEPT_FOR_ALL), schema: int(1048576, 1099511627776), default: '1073741824', group: 'general', description: 'Most bytes of output the logs of ended jobs keep together (1 GiB); past it the oldest ended jobs go first.' }),
+  TASK_RETENTION_DAYS: spec({ trust: userOnly(KEPT_FOR_ALL), schema: int(1, 36500), default: '90', group: 'general', description: 'Days a finished TaskManager task (archived or not) is kept after it finished. Open tasks are never deleted.' }),
+  QUESTION_RETENTION_DAYS: spec({ trust: userOnly(KEPT_FOR_ALL), schema: int(1, 36500), default: '30', group: 'general', description: 'Days an answered, declined or expired question is kept. Waiting questions are never deleted.' }),
+  CALLBACK_RETENTION_DAYS: spec({ trust: userOnly(KEPT_FOR_ALL), schema: int(1, 36500), default: '30', group: 'general', description: 'Days a callback fire, and a callback that ended, is kept. Active callbacks are never deleted.' }),
+  PLAN_RETENTION_DAYS: spec({ trust: userOnly(KEPT_FOR_ALL), schema: int(1, 36500), default: '90', group: 'general', description: 'Days a finished plan is kept (the current plan always is).' }),
   SEARXNG_URL: spec({ trust: userOnly('it decides where search queries are sent'), schema: text, default: '', group: 'web', description: 'Base URL of your SearXNG (enables searxng). It must allow JSON: list `json` under search.formats in its settings.yml.' }),
 } as const;
 

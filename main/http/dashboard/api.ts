@@ -1,56 +1,25 @@
-import express, { type Request, type Response } from 'express';
-import { readLogWindow } from '../../tools/shell/job-log.js';
-import { isActive } from '../../tools/shell/jobs.js';
+import express from 'express';
 import { z } from 'zod';
 import type { Runtime } from '../../calls/runtime.js';
-import { objectBody } from '../express-body.js';
 import type { SessionTable } from '../../access/sessions.js';
 import type { DashboardSessions } from './sessions.js';
 import { toolKey, skillKey } from '../../core/settings/schema.js';
 import { generateToken } from '../../access/security.js';
-import { SettingsError, settingsErrorStatus } from '../../core/settings/errors.js';
-import { ERROR_HTTP_STATUS, UserError } from '../../core/errors.js';
+import { SettingsError } from '../../core/settings/errors.js';
 import { SECRET_KEYS } from '../../core/settings/secrets.js';
 import { diagnosticViews, unmaskSecrets } from './settings.js';
 import { connectRoutes } from './connect.js';
 import type { ConnectService } from '../../core/client-connect.js';
-import { overviewView, toolsView, settingsView, tasksView, jobsView, mcpTasksView, callbacksView, skillsView, activityView, type MinutesView } from './views.js';
-
-/**
- * The body checked against a schema, or undefined after answering 400: not
- * JSON (the hub's one body parser says why), or JSON of the wrong shape.
- */
-function body<T extends z.ZodType>(req: Request, res: Response, schema: T, expected: string): z.infer<T> | undefined {
-  const value = objectBody(req, res);
-  if (!value) return undefined;
-  const r = schema.safeParse(value);
-  if (!r.success) {
-    fail(res, 400, 'BAD_BODY', `Send ${expected}.`);
-    return undefined;
-  }
-  return r.data;
-}
-
-function fail(res: Response, status: number, code: string, message: string, extra: Record<string, unknown> = {}): void {
-  // The code also sits at the top level, where scripts of the settings API already read it.
-  res.status(status).json({ success: false, code, error: { code, message }, ...extra });
-}
+import { overviewView, toolsView, settingsView, callbacksView, skillsView, type MinutesView } from './views.js';
+import { body, fail } from './replies.js';
+import { jobRoutes } from './jobs-api.js';
+import { taskRoutes } from './tasks-api.js';
+import { activityRoutes } from './activity-api.js';
 
 const Enabled = z.object({ enabled: z.boolean() });
 const On = z.object({ on: z.boolean() });
 const KeyValue = z.object({ key: z.string().min(1), value: z.string() });
 const FileText = z.object({ text: z.string() });
-
-const optionalNumber = z.preprocess((v) => (v === undefined || v === '' ? undefined : Number(v)), z.number().finite().optional());
-const ActivityQuery = z.object({
-  limit: z.preprocess((v) => (v === undefined ? 300 : Number(v)), z.number().int().min(1).max(1000)).catch(300),
-  tool: z.string().optional(),
-  client: z.string().optional(),
-  q: z.string().optional(),
-  errors: z.enum(['1', '0']).optional(),
-  from: optionalNumber,
-  to: optionalNumber,
-});
 
 interface Ctx {
   r: express.Router;
@@ -67,8 +36,10 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard
   tokenRoutes(ctx);
   toolRoutes(ctx);
   settingsRoutes(ctx);
-  workRoutes(ctx);
-  activityRoutes(ctx);
+  callbackRoutes(ctx);
+  jobRoutes(ctx.r, runtime, sessions);
+  taskRoutes(ctx.r, runtime);
+  activityRoutes(ctx.r, runtime);
   connectRoutes(ctx.r, connect);
   // Any route that edits the settings file (a switch, the serving toggle, a key) answers its failure
   // — a full disk, a read-only file — as the settings error it is, never as an internal error.
@@ -199,44 +170,9 @@ function settingsRoutes({ r, runtime }: Ctx): void {
   });
 }
 
-/** Tasks, jobs and callbacks: what runs and what is due. */
-function workRoutes({ r, runtime, sessions }: Ctx): void {
+/** Callbacks: the active ones and the recent fires, and cancelling one. */
+function callbackRoutes({ r, runtime }: Ctx): void {
   const s = runtime.services;
-  r.get('/api/tasks', (_req, res) => {
-    res.json(tasksView(runtime));
-  });
-
-  r.get('/api/jobs', (_req, res) => {
-    res.json(jobsView(runtime, sessions));
-  });
-
-  r.get('/api/mcp-tasks', (_req, res) => {
-    res.json(mcpTasksView(runtime));
-  });
-
-  /** A window of a job's log for the dashboard; it never moves the model's read position. */
-  r.get('/api/jobs/:id/output', (req, res) => {
-    const job = s.jobs.repo.get(Number(req.params.id));
-    if (!job) return fail(res, 404, 'NO_JOB', `No job ${req.params.id}.`);
-    const size = s.jobs.logSize(job);
-    const max = 64 * 1024;
-    const asked = Number(req.query.from);
-    const from = req.query.from !== undefined && Number.isFinite(asked) ? Math.max(0, Math.min(size, asked)) : Math.max(0, size - max);
-    const w = readLogWindow(job.log_path, from, Math.min(max, size - from), !isActive(job));
-    res.json({ id: job.id, from: w.from, to: w.to, size, text: w.text });
-  });
-
-  r.post('/api/jobs/:id/kill', async (req, res) => {
-    try {
-      const r2 = await s.jobs.kill(Number(req.params.id));
-      res.json({ success: true, status: r2.job.status, forced: r2.forced });
-    } catch (err) {
-      // The same refusals as KillBgTask's (no such job 404, already ended 409); anything else is a bug, answered 500 and logged by the app.
-      if (!(err instanceof UserError)) throw err;
-      fail(res, ERROR_HTTP_STATUS[err.code], err.code, err.message);
-    }
-  });
-
   r.get('/api/callbacks', (_req, res) => {
     res.json(callbacksView(runtime));
   });
@@ -246,21 +182,5 @@ function workRoutes({ r, runtime, sessions }: Ctx): void {
     const c = s.scheduler.cancelSlot(Number(req.params.slot));
     if (!c) return fail(res, 404, 'NO_CALLBACK', `No active callback ${req.params.slot}.`);
     res.json({ success: true });
-  });
-}
-
-/** Tool-call activity: the list and one call. */
-function activityRoutes({ r, runtime }: Ctx): void {
-  r.get('/api/activity', (req, res) => {
-    const q = ActivityQuery.safeParse(req.query);
-    if (!q.success) return fail(res, 400, 'BAD_QUERY', 'Activity takes limit (1-1000), tool, client, q, errors=1, from and to (milliseconds since 1970).');
-    const { limit, errors, ...filter } = q.data;
-    res.json(activityView(runtime, runtime.activity.recent(limit, { ...filter, errors: errors === '1' })));
-  });
-
-  r.get('/api/activity/:id', (req, res) => {
-    const call = runtime.activity.get(String(req.params.id));
-    if (!call) return fail(res, 404, 'NO_CALL', `No tool call ${req.params.id} (older calls are deleted after ACTIVITY_RETENTION_DAYS).`);
-    res.json({ call });
   });
 }

@@ -1,7 +1,10 @@
 import type { Runtime } from '../../calls/runtime.js';
 import type { SessionTable } from '../../access/sessions.js';
 import { PATTERN_SETTINGS, toolKey, skillKey } from '../../core/settings/schema.js';
-import { taskData } from '../../tools/workflow/task-manager.js';
+import { taskData, LIST_STEPS, ONE_TASK_STEPS } from '../../tools/workflow/task-views.js';
+import type { TaskQuery } from '../../store/tasks.js';
+import type { CallRecord } from '../../calls/activity.js';
+import type { JobQuery, JobRow } from '../../store/jobs.js';
 import { planJson } from '../../tools/workflow/plan-mode.js';
 import { VERSION } from '../../core/version.js';
 import { isActive } from '../../tools/shell/jobs.js';
@@ -49,35 +52,69 @@ export function settingsView(runtime: Runtime) {
   };
 }
 
-export function tasksView(runtime: Runtime) {
-  const s = runtime.services;
-  const plan = s.plans.current();
-  return { tasks: s.tasks.list().map(taskData), plan: { ...planJson(plan), text: plan?.plan_text ?? null } };
+/** Steps a task shows on the Tasks page; the card's "all steps" asks for the task alone (ONE_TASK_STEPS). */
+const PAGE_STEPS = LIST_STEPS;
+
+export function tasksView(runtime: Runtime, query: TaskQuery) {
+  const page = runtime.services.tasks.page(query);
+  return { tasks: page.rows.map((t) => taskData(t, PAGE_STEPS)), total: page.total, capped: page.capped, counts: runtime.services.tasks.counts(), offset: query.offset ?? 0, limit: query.limit };
 }
 
-export function jobsView(runtime: Runtime, sessions: SessionTable) {
-  const s = runtime.services;
-  const clients = new Map(sessions.list().map((x) => [x.id, x.client ?? null]));
+/** One task (a live update of its card, or all its steps), with the counts that changed with it. */
+export function taskView(runtime: Runtime, id: number, allSteps: boolean) {
+  const t = runtime.services.tasks.withSteps(id);
+  return t && { task: taskData(t, allSteps ? ONE_TASK_STEPS : PAGE_STEPS), counts: runtime.services.tasks.counts() };
+}
+
+export function planView(runtime: Runtime) {
+  const plan = runtime.services.plans.current();
+  return { plan: { ...planJson(plan), text: plan?.plan_text ?? null } };
+}
+
+function jobView(runtime: Runtime, clients: Map<string, string | null>, j: JobRow) {
   return {
-    jobs: s.jobs
-      .list()
-      .reverse()
-      .map((j) => ({
-        id: j.id,
-        command: j.command,
-        cwd: j.cwd,
-        session: j.session,
-        client: j.session ? (clients.get(j.session) ?? runtime.activity.clientOf(j.session) ?? null) : null,
-        status: j.status === 'exited' ? `exited ${j.exit_code}` : j.status === 'starting' ? 'running' : j.status,
-        running: isActive(j),
-        exit_code: j.exit_code,
-        pid: j.pid,
-        started_at: j.started_at,
-        ended_at: j.ended_at,
-        note: j.note,
-        log_bytes: s.jobs.logSize(j),
-      })),
+    id: j.id,
+    command: j.command,
+    cwd: j.cwd,
+    session: j.session,
+    client: j.session ? (clients.get(j.session) ?? runtime.activity.clientOf(j.session) ?? null) : null,
+    status: j.status === 'exited' ? `exited ${j.exit_code}` : j.status === 'starting' ? 'running' : j.status,
+    running: isActive(j),
+    exit_code: j.exit_code,
+    pid: j.pid,
+    started_at: j.started_at,
+    ended_at: j.ended_at,
+    note: j.note,
+    log_bytes: j.log_bytes ?? runtime.services.jobs.logSize(j),
   };
+}
+
+function sessionClients(sessions: SessionTable): Map<string, string | null> {
+  return new Map(sessions.list().map((x) => [x.id, x.client ?? null]));
+}
+
+/**
+ * One page of jobs (newest first) and every running job, whatever the history: the Jobs page lists the
+ * running ones apart, so a running job is never lost past the first page.
+ */
+export function jobsView(runtime: Runtime, sessions: SessionTable, query: JobQuery) {
+  const jobs = runtime.services.jobs;
+  const clients = sessionClients(sessions);
+  const page = jobs.page(query);
+  return {
+    jobs: page.rows.map((j) => jobView(runtime, clients, j)),
+    running: jobs.running().reverse().map((j) => jobView(runtime, clients, j)),
+    total: page.total,
+    counts: jobs.repo.counts(),
+    offset: query.offset ?? 0,
+    limit: query.limit,
+  };
+}
+
+export function oneJobView(runtime: Runtime, sessions: SessionTable, id: number) {
+  const row = runtime.services.jobs.repo.get(id);
+  const j = row && (isActive(row) ? runtime.services.jobs.reconcile(row) : row);
+  return j && { job: jobView(runtime, sessionClients(sessions), j), counts: runtime.services.jobs.repo.counts() };
 }
 
 function jobOf(t: McpTaskRow): number | null {
@@ -122,8 +159,12 @@ export function skillsView(runtime: Runtime) {
   };
 }
 
-export function activityView(runtime: Runtime, calls: ReturnType<Runtime['activity']['recent']>) {
-  return { calls, ...runtime.activity.facets() };
+export function activityView(_runtime: Runtime, page: { calls: (CallRecord & { cursor?: string })[]; next?: string }, total: { n: number; capped: boolean }) {
+  return { calls: page.calls, next: page.next ?? null, total: total.n, capped: total.capped };
+}
+
+export function facetsView(runtime: Runtime) {
+  return runtime.activity.facets();
 }
 
 export type OverviewView = ReturnType<typeof overviewView>;
@@ -131,6 +172,12 @@ export type ToolsView = ReturnType<typeof toolsView>;
 export type ToolView = ToolsView['tools'][number];
 export type SettingsPageView = ReturnType<typeof settingsView>;
 export type TasksView = ReturnType<typeof tasksView>;
+export type TaskView = TasksView['tasks'][number];
+export type OneTaskView = NonNullable<ReturnType<typeof taskView>>;
+export type PlanView = ReturnType<typeof planView>;
+export type OneJobView = NonNullable<ReturnType<typeof oneJobView>>;
+export type FacetsView = ReturnType<typeof facetsView>;
+export type KeptView = ReturnType<Runtime['retention']['kept']>;
 export type JobsView = ReturnType<typeof jobsView>;
 export type McpTasksView = ReturnType<typeof mcpTasksView>;
 export type JobView = JobsView['jobs'][number];

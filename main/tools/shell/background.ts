@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineTool, textResult } from '../types.js';
+import { withinBudget, LIST_TEXT_BUDGET } from '../budget.js';
 import { formatBytes, formatDuration } from '../../core/format.js';
-import type { JobRow } from '../../store/jobs.js';
+import { JOB_FILTERS, type JobRow } from '../../store/jobs.js';
 import { isActive } from './jobs.js';
 import { startingFolder } from './workdir.js';
 import { shellSentence, commandEnvReady } from './process.js';
@@ -61,6 +62,9 @@ export const backgroundBashTool = defineTool({
   },
 });
 
+/** `_meta` key of ReadBgOutput's answer: the job's status and the read's counts, for programs (the model reads the text). */
+export const JOB_META = 'dev.pincer/job';
+
 export const readBgOutputTool = defineTool({
   name: 'ReadBgOutput',
   title: 'Read new output of a background task',
@@ -73,7 +77,9 @@ export const readBgOutputTool = defineTool({
     wait_ms: z.number().int().min(0).optional().describe('Wait up to this many ms for new output or exit (capped at 25000)'),
     max_bytes: z.number().int().min(1).optional().describe('Most bytes to return (default 65536, at most 1048576); call again for the rest'),
   }),
-  outputSchema: jobShape.extend({ output: z.string(), bytes: z.number().int(), remaining_bytes: z.number().int() }),
+  // No outputSchema, so no structuredContent: the output travels once, as text, which every client hands
+  // the model (clients that prefer structuredContent would otherwise get it twice on the wire, or only
+  // without the text). The status and counts are on the text's first line and in `_meta`.
   annotations: { title: 'Read new output of a background task', readOnlyHint: true, idempotentHint: false, openWorldHint: false },
   async handler(args, ctx) {
     const s = ctx.services.settings;
@@ -90,25 +96,73 @@ export const readBgOutputTool = defineTool({
     if (r.remaining > 0) parts.push(`[${formatBytes(r.remaining)} more output waiting; call ReadBgOutput again]`);
     if (r.job.note && !isActive(r.job)) parts.push(`[${r.job.note}]`);
     // + builds a rope over the parts; join would copy the megabyte of output once more.
-    return textResult(parts.reduce((text, part) => text + '\n' + part), { ...data, output: r.output, bytes: r.bytes, remaining_bytes: r.remaining });
+    const text = parts.reduce((all, part) => all + '\n' + part);
+    return { content: [{ type: 'text', text }], _meta: { [JOB_META]: { ...data, bytes: r.bytes, remaining_bytes: r.remaining } } };
   },
 });
+
+const LIST_DEFAULT = 30;
+const LIST_MAX = 200;
+
+const listShape = z.object({
+  tasks: z.array(jobShape),
+  /** How many jobs match the status and query; `tasks` is one page of them, running ones first. */
+  total: z.number().int().optional(),
+  running: z.number().int().optional(),
+  offset: z.number().int().optional(),
+  /** The arguments that show the next page, when there is one. */
+  next: z.record(z.string(), z.unknown()).optional(),
+});
+
+function jobLine(j: z.infer<typeof jobShape>): string {
+  return `${String(j.task_id).padStart(4)}  ${j.status.padEnd(10)} pid ${String(j.pid ?? '-').padEnd(7)} ${j.started_at}  ${formatDuration(j.runtime_ms).padStart(8)}  ${oneLine(j.command)}`;
+}
 
 export const listBgTasksTool = defineTool({
   name: 'ListBgTasks',
   title: 'List background tasks',
   group: 'shell',
-  description: 'List all background tasks with id, command, status (running / exited N / killed / lost), pid, start time and runtime.',
-  inputSchema: z.object({}),
-  outputSchema: z.object({ tasks: z.array(jobShape) }),
+  description:
+    'List background tasks, newest first, with id, command, status (running / exited N / killed / lost), pid, start time and runtime. ' +
+    'Every running task is always listed; the answer says how many there are in all. status filters (running, ended, succeeded, failed, killed, lost), ' +
+    'query matches the command or folder, offset and limit page.',
+  inputSchema: z.object({
+    status: z.enum(JOB_FILTERS).optional().describe('running, ended, succeeded (exit 0), failed (non-zero exit, killed or lost), killed, lost or all (default)'),
+    query: z.string().optional().describe('Only tasks whose command or folder contains this text'),
+    offset: z.number().int().min(0).optional().describe('Skip this many of the newest tasks (the answer says which offset comes next)'),
+    limit: z.number().int().min(1).max(LIST_MAX).optional().describe(`Tasks per page (default ${LIST_DEFAULT}, at most ${LIST_MAX})`),
+  }),
+  outputSchema: listShape,
   annotations: { title: 'List background tasks', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  async handler(_args, ctx) {
-    const jobs = ctx.services.jobs.list().map(jobData);
-    if (jobs.length === 0) return textResult('No background tasks. Start one with BackgroundBash.', { tasks: [] });
-    const lines = jobs.map(
-      (j) => `${String(j.task_id).padStart(4)}  ${j.status.padEnd(10)} pid ${String(j.pid ?? '-').padEnd(7)} ${j.started_at}  ${formatDuration(j.runtime_ms).padStart(8)}  ${oneLine(j.command)}`,
-    );
-    return textResult(`${jobs.length} background task(s):\n  id  status     pid         started                   runtime  command\n${lines.join('\n')}`, { tasks: jobs });
+  async handler(args, ctx) {
+    const jobs = ctx.services.jobs;
+    const status = args.status ?? 'all';
+    const q = args.query?.trim() || undefined;
+    const offset = args.offset ?? 0;
+    const page = jobs.page({ status, q, offset, limit: args.limit ?? LIST_DEFAULT });
+    // Running jobs are always listed on the first page, however long the history (and whatever the limit).
+    const running = jobs.running().filter((j) => !q || `${j.command} ${j.cwd}`.toLowerCase().includes(q.toLowerCase()));
+    const admitsRunning = status === 'all' || status === 'running';
+    const extra = offset === 0 && admitsRunning ? running.filter((r) => !page.rows.some((p) => p.id === r.id)) : [];
+    const rows = [...extra.reverse(), ...page.rows].map(jobData);
+    // A job's structured copy is about twice its line: half the usual budget of text.
+    const fit = withinBudget(rows, jobLine, LIST_TEXT_BUDGET / 2);
+    const shown = fit.shown;
+    const pageShown = shown.length - extra.length;
+    const nextOffset = offset + Math.max(0, pageShown);
+    const next = nextOffset < page.total ? { ...(args.status ? { status } : {}), ...(q ? { query: q } : {}), offset: nextOffset } : undefined;
+    const what = `${status === 'all' ? '' : `${status} `}background task${page.total === 1 ? '' : 's'}${q ? ` matching "${q}"` : ''}`;
+    if (page.total === 0 && shown.length === 0) {
+      const none = status === 'all' && !q ? 'No background tasks. Start one with BackgroundBash.' : `No ${what}.`;
+      return textResult(none, { tasks: [], total: 0, running: running.length, offset });
+    }
+    const range = offset === 0 && pageShown >= page.total ? `all ${page.total.toLocaleString('en-US')}` : `${offset === 0 ? `the ${pageShown.toLocaleString('en-US')} newest` : `${offset + 1}–${offset + pageShown}`} of ${page.total.toLocaleString('en-US')}`;
+    const head = [
+      `${what[0]!.toUpperCase()}${what.slice(1)}: ${range}${admitsRunning ? `; ${running.length} running${extra.length ? ` (${extra.length} older ones listed first)` : ''}` : ''}.`,
+      ...(next ? [`Next page: ListBgTasks ${JSON.stringify(next)}.`] : []),
+      ...(fit.cut > 0 ? [`${fit.cut} more left out to keep this answer short: ask for a smaller limit or a status.`] : []),
+    ].join(' ');
+    return textResult(`${head}\n  id  status     pid         started                   runtime  command\n${fit.text.join('\n')}`, { tasks: shown, total: page.total, running: running.length, offset, ...(next ? { next } : {}) });
   },
 });
 

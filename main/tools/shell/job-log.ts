@@ -74,3 +74,29 @@ export function readLogWindow(file: string, from: number, maxBytes: number, comp
   const usable = complete ? body.length : completeUtf8Length(body);
   return { text: body.toString('utf8', 0, usable), from: from + skip, to: from + skip + usable };
 }
+
+/**
+ * The window of at most `maxBytes` that ends at `before` and starts at a line start: the part of a log
+ * just earlier than what a reader shows (the dashboard's "earlier output"). A window whose first line is
+ * longer than the window starts inside it, at a whole character. `from`/`to` are the offsets decoded.
+ */
+export function readLogBefore(file: string, before: number, maxBytes: number): { text: string; from: number; to: number } {
+  const start = Math.max(0, before - maxBytes);
+  // Asked first: the window below is a view of the shared buffer, which the next read overwrites.
+  const atLineStart = start === 0 || endsLine(file, start);
+  const buf = readRange(file, start, before - start);
+  let skip = 0;
+  if (!atLineStart) {
+    const nl = buf.indexOf(0x0a);
+    skip = nl >= 0 ? nl + 1 : leadingContinuations(buf);
+  }
+  const body = buf.subarray(skip);
+  const usable = completeUtf8Length(body);
+  return { text: body.toString('utf8', 0, usable), from: start + skip, to: start + skip + usable };
+}
+
+/** Whether the byte just before `offset` is a newline (so `offset` is a line start). */
+function endsLine(file: string, offset: number): boolean {
+  const b = readRange(file, offset - 1, 1);
+  return b.length === 1 && b[0] === 0x0a;
+}

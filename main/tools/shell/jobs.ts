@@ -3,7 +3,7 @@ import path from 'node:path';
 import { spawn, execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { EventEmitter } from 'node:events';
-import { JobsRepo, type JobRow } from '../../store/jobs.js';
+import { JobsRepo, type JobRow, type JobPage, type JobQuery } from '../../store/jobs.js';
 import type { Db } from '../../store/db.js';
 import type { SettingsView } from '../../core/settings/view.js';
 import { UserError } from '../../core/errors.js';
@@ -132,7 +132,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
         env: process.versions.electron ? { ...env, ELECTRON_RUN_AS_NODE: '1' } : env,
       });
       child.on('error', (err) => {
-        this.repo.finish(job.id, 'lost', null, Date.now(), `could not start the job supervisor: ${err.message}`);
+        this.end(job, 'lost', null, Date.now(), `could not start the job supervisor: ${err.message}`);
       });
       child.unref();
       if (child.pid === undefined) throw new UserError(`BackgroundBash: could not start the job supervisor (${process.execPath}).`, 'UNAVAILABLE');
@@ -149,13 +149,17 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
   /** Forgets a job that ended: its row and its files (a Bash call that ran as a job and finished in time leaves none). */
   forget(id: number): void {
     const job = this.repo.get(id);
-    if (!job || isActive(job) || this.readOnly) return;
+    if (job && this.remove(job)) this.emit('event', { type: 'job_ended', job });
+  }
+
+  /** Deletes an ended job's files, then its row (retention, forget); false for a running job or a read-only store. */
+  remove(job: JobRow): boolean {
+    if (isActive(job) || this.readOnly) return false;
     for (const f of [job.log_path, job.exit_path, ...(['run', 'stop', 'spec', 'cwd'] as const).map((k) => jobFile(job.exit_path, k))]) fs.rmSync(f, { force: true });
-    if (this.repo.remove(id)) {
-      this.launched.delete(id);
-      this.sizes.delete(id);
-      this.emit('event', { type: 'job_ended', job });
-    }
+    if (!this.repo.remove(job.id)) return false;
+    this.launched.delete(job.id);
+    this.sizes.delete(job.id);
+    return true;
   }
 
   get(id: number, tool: string): JobRow {
@@ -164,12 +168,17 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     return this.reconcile(job);
   }
 
-  /**
-   * The newest jobs, the running ones among them brought up to date. One query, not two: a
-   * running job older than the list's window is not shown, and the reconcile timer keeps it current.
-   */
-  list(): JobRow[] {
-    return this.repo.list().map((job) => (isActive(job) ? this.refresh(job) : job));
+  /** One page of jobs (newest first), the running ones among them brought up to date, and how many match. */
+  page(query: JobQuery): JobPage {
+    const page = this.repo.page(query);
+    if (!page.rows.some(isActive)) return page;
+    return { rows: page.rows.map((job) => (isActive(job) ? this.refresh(job) : job)), total: page.total };
+  }
+
+  /** Every running job, brought up to date (at most JOB_MAX_CONCURRENT of them): always listed, whatever the history. */
+  running(): JobRow[] {
+    if (this.readOnly) return this.repo.running();
+    return this.repo.running().map((job) => this.refresh(job)).filter(isActive);
   }
 
   reconcileAll(): void {
@@ -204,7 +213,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
       const late = readExitRecord(job.exit_path);
       ended = late ? this.record(job, late) : this.lose(job);
     } else if (job.status === 'starting' && Date.now() - job.started_at > 30_000) {
-      ended = this.repo.finish(job.id, 'lost', null, Date.now(), 'the job never started');
+      ended = this.end(job, 'lost', null, Date.now(), 'the job never started');
     }
     const fresh = this.repo.get(job.id)!;
     if (ended) {
@@ -227,23 +236,28 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     return same;
   }
 
+  /** Records a job's end once, with its log's size then (retention by bytes counts it). */
+  private end(job: JobRow, status: 'exited' | 'killed' | 'lost', code: number | null, endedAt: number, note?: string): boolean {
+    return this.repo.finish(job.id, status, code, endedAt, note, logSize(job.log_path));
+  }
+
   /** Records the end the supervisor wrote. */
   private record(job: JobRow, rec: ExitRecord): boolean {
     const dropped = this.droppedNote(job, rec);
     const join = (...notes: (string | undefined)[]) => notes.filter(Boolean).join('; ') || undefined;
-    if (rec.error !== undefined) return this.repo.finish(job.id, 'lost', null, rec.endedAt, `could not start the shell: ${rec.error}`);
+    if (rec.error !== undefined) return this.end(job, 'lost', null, rec.endedAt, `could not start the shell: ${rec.error}`);
     if (rec.stopped && rec.timedOutMs !== undefined) {
       const how = `timed out after ${formatDuration(rec.timedOutMs)} and was ${rec.stopped === 'killed' ? 'killed' : 'terminated'} with its child processes`;
-      return this.repo.finish(job.id, 'killed', null, rec.endedAt, join(how, dropped));
+      return this.end(job, 'killed', null, rec.endedAt, join(how, dropped));
     }
     if (rec.stopped) {
       const how = rec.stopped === 'killed'
         ? `killed by KillBgTask after ${formatDuration(rec.stopMs ?? KILL_GRACE_MS)}: it did not stop when asked`
         : 'terminated by KillBgTask';
-      return this.repo.finish(job.id, 'killed', null, rec.endedAt, join(how, dropped));
+      return this.end(job, 'killed', null, rec.endedAt, join(how, dropped));
     }
-    if (rec.code !== null) return this.repo.finish(job.id, 'exited', rec.code, rec.endedAt, dropped);
-    return this.repo.finish(job.id, 'killed', null, rec.endedAt, join(`ended by ${rec.signal ?? 'a signal'} from outside Pincer`, dropped));
+    if (rec.code !== null) return this.end(job, 'exited', rec.code, rec.endedAt, dropped);
+    return this.end(job, 'killed', null, rec.endedAt, join(`ended by ${rec.signal ?? 'a signal'} from outside Pincer`, dropped));
   }
 
   /**
@@ -263,7 +277,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
         note += `; its shell (pid ${run.shellPid}) is not in the supervisor's process group ${run.supervisorPid} as far as the OS tells, so nothing was signalled`;
       }
     }
-    return this.repo.finish(job.id, 'lost', null, Date.now(), note);
+    return this.end(job, 'lost', null, Date.now(), note);
   }
 
   private droppedNote(job: JobRow, rec?: ExitRecord): string | undefined {
@@ -330,7 +344,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
       const run = await this.runRecordOf(job);
       if (!run) {
         if (withoutRunRecord(process.platform) === 'legacy-group') return await this.stopLegacy(job.id, job.pid, t0);
-        this.repo.finish(id, 'lost', null, Date.now(), `it has no run record, so its process (pid ${job.pid}) cannot be proven to be it; nothing was signalled`);
+        this.end(job, 'lost', null, Date.now(), `it has no run record, so its process (pid ${job.pid}) cannot be proven to be it; nothing was signalled`);
         const lost = this.repo.get(id)!;
         this.emit('event', { type: 'job_ended', job: lost });
         return { job: lost, forced: false, waitedMs: Date.now() - t0 };
@@ -349,12 +363,12 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
       if (rec) this.record(job, rec);
       else if (!this.alive(job) || (run.supervisorStart !== undefined && !same)) this.lose(job);
       else if (!same) {
-        this.repo.finish(id, 'lost', null, Date.now(), `its supervisor (pid ${run.supervisorPid}) did not answer the stop request; nothing was signalled, as that pid cannot be proven to be it`);
+        this.end(job, 'lost', null, Date.now(), `its supervisor (pid ${run.supervisorPid}) did not answer the stop request; nothing was signalled, as that pid cannot be proven to be it`);
       } else {
         // A supervisor that does not answer (stopped, or hung): its tree is stopped from here, verified.
         await killTree(run.supervisorPid, 'SIGKILL');
         forced = true;
-        this.repo.finish(id, 'killed', null, Date.now(), 'killed by KillBgTask: its supervisor did not answer');
+        this.end(job, 'killed', null, Date.now(), 'killed by KillBgTask: its supervisor did not answer');
       }
       const fresh = this.repo.get(id)!;
       this.emit('event', { type: 'job_ended', job: fresh });
@@ -375,7 +389,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
       while (groupAlive(pid) && Date.now() - t0 < KILL_GRACE_MS + 2000) await sleep(50);
     }
     const note = forced ? `killed by KillBgTask after ${formatDuration(KILL_GRACE_MS)}: it did not stop when asked` : 'terminated by KillBgTask';
-    if (!this.repo.finish(id, 'killed', null, Date.now(), note)) log.info(`job ${id} ended on its own while being killed`);
+    if (!this.end(this.repo.get(id)!, 'killed', null, Date.now(), note)) log.info(`job ${id} ended on its own while being killed`);
     const fresh = this.repo.get(id)!;
     this.emit('event', { type: 'job_ended', job: fresh });
     return { job: fresh, forced, waitedMs: Date.now() - t0 };

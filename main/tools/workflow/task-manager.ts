@@ -1,30 +1,87 @@
 import { z } from 'zod';
 import { defineTool, textResult, type Services } from '../types.js';
 import { UserError } from '../../core/errors.js';
-import type { TaskWithSteps, TasksRepo } from '../../store/tasks.js';
-import { VIEWS } from '../views/links.js';
+import { TASK_FILTERS, type TaskFilter, type TaskWithSteps, type TasksRepo } from '../../store/tasks.js';
+import { checklist, taskData, taskShape, LIST_STEPS, type TaskData } from './task-views.js';
+import { withinBudget } from '../budget.js';
 
-const ACTIONS = ['create', 'add', 'complete', 'list', 'pending', 'switch'] as const;
+export { taskData, checklist } from './task-views.js';
 
-const stepShape = z.object({ id: z.number().int(), text: z.string(), done: z.boolean() });
-export const taskShape = z.object({ id: z.number().int(), name: z.string(), active: z.boolean(), done: z.number().int(), total: z.number().int(), completed: z.boolean(), steps: z.array(stepShape) });
+const ACTIONS = ['create', 'add', 'complete', 'list', 'pending', 'switch', 'archive', 'delete'] as const;
+/** Finished tasks a plain `list` shows below the open ones; the rest are counted and paged with status. */
+const NEWEST_FINISHED = 5;
+const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 100;
 
-export function taskData(t: TaskWithSteps): z.infer<typeof taskShape> {
-  const done = t.steps.filter((s) => s.done_at !== null).length;
-  return { id: t.id, name: t.name, active: t.active, done, total: t.steps.length, completed: t.completed_at !== null, steps: t.steps.map((s) => ({ id: s.id, text: s.text, done: s.done_at !== null })) };
+const listShape = z.object({
+  action: z.string(),
+  tasks: z.array(taskShape),
+  task: taskShape.optional(),
+  /** How many tasks match the list's status and query (at least this many when `total_is_lower_bound`). */
+  total: z.number().int().optional(),
+  total_is_lower_bound: z.boolean().optional(),
+  offset: z.number().int().optional(),
+  /** Tasks by state, for a list: open, finished (done) and archived. */
+  counts: z.object({ open: z.number().int(), done: z.number().int(), archived: z.number().int() }).optional(),
+  /** The arguments that show the next page, when there is one. */
+  next: z.record(z.string(), z.unknown()).optional(),
+});
+type ListData = z.infer<typeof listShape>;
+
+const plural = (n: number, one: string) => `${n.toLocaleString('en-US')} ${one}${n === 1 ? '' : 's'}`;
+
+/** `list` without a status: every open task (newest first, paged), then the newest finished ones, with the count of the rest. */
+function overview(repo: TasksRepo, q: string | undefined, offset: number, limit: number): { text: string; data: ListData } {
+  const counts = repo.counts();
+  const open = repo.page({ status: 'open', q, offset, limit });
+  const finished = offset === 0 ? repo.page({ status: 'done', q, limit: NEWEST_FINISHED }) : { rows: [], total: 0, capped: false };
+  const fit = withinBudget([...open.rows, ...finished.rows].map((t) => taskData(t, LIST_STEPS)), checklist);
+  const openShown = fit.shown.filter((t) => !t.completed).length;
+  const doneShown = fit.shown.length - openShown;
+  const head: string[] = [];
+  const matching = q ? ` matching "${q}"` : '';
+  head.push(
+    open.total === 0
+      ? `No open tasks${matching}.`
+      : `Open tasks${matching}: ${openShown === open.total ? `all ${open.total.toLocaleString('en-US')}` : `${offset + 1}–${offset + openShown} of ${open.total.toLocaleString('en-US')}${open.capped ? '+' : ''}`}, newest first.`,
+  );
+  if (offset === 0) {
+    const restDone = finished.total - doneShown;
+    head.push(
+      finished.total === 0
+        ? `No finished tasks${matching}.`
+        : `Finished${matching}: ${plural(finished.total, 'task')}${finished.capped ? '+' : ''}${doneShown ? `, the newest ${doneShown} shown` : ''}${restDone > 0 ? `; the other ${restDone.toLocaleString('en-US')} with {"action":"list","status":"done"}` : ''}.`,
+    );
+  }
+  if (!q && counts.archived > 0) head.push(`Archived: ${plural(counts.archived, 'task')} ({"action":"list","status":"archived"}).`);
+  const nextOffset = offset + openShown;
+  const next = nextOffset < open.total ? { action: 'list', ...(q ? { query: q } : {}), offset: nextOffset } : undefined;
+  if (next) head.push(`More open tasks: ${JSON.stringify(next)}.`);
+  if (fit.cut > 0 && !next) head.push(`${fit.cut} task(s) left out to keep this answer short.`);
+  return {
+    text: [head.join(' '), ...fit.text].join('\n\n'),
+    data: { action: 'list', tasks: fit.shown, total: open.total + finished.total, ...(open.capped || finished.capped ? { total_is_lower_bound: true } : {}), offset, counts, ...(next ? { next } : {}) },
+  };
 }
 
-/** A task as a checklist: `[x] 3. text`. */
-export function checklist(t: z.infer<typeof taskShape>): string {
-  const head = `${t.active ? '▶ ' : ''}Task ${t.id}: ${t.name} — ${t.done}/${t.total} done${t.completed ? ' ✓' : ''}`;
-  return [head, ...t.steps.map((s) => `  [${s.done ? 'x' : ' '}] ${s.id}. ${s.text}`)].join('\n');
-}
-
-/** All tasks as markdown, for the pincer://tasks resource. */
-export function tasksMarkdown(repo: TasksRepo): string {
-  const tasks = repo.list().map(taskData);
-  if (tasks.length === 0) return '# Tasks\n\nNo tasks yet.\n';
-  return `# Tasks\n\n${tasks.map((t) => `## ${t.active ? '▶ ' : ''}${t.id}. ${t.name} (${t.done}/${t.total})\n\n${t.steps.map((s) => `- [${s.done ? 'x' : ' '}] ${s.text} (step ${s.id})`).join('\n') || '_no steps_'}`).join('\n\n')}\n`;
+/** `list` with a status: one page of those tasks, newest first. */
+function pageOf(repo: TasksRepo, status: TaskFilter, q: string | undefined, offset: number, limit: number): { text: string; data: ListData } {
+  const counts = repo.counts();
+  const page = repo.page({ status, q, offset, limit });
+  const fit = withinBudget(page.rows.map((t) => taskData(t, LIST_STEPS)), checklist);
+  const what = `${status === 'all' ? '' : `${status === 'done' ? 'finished' : status} `}tasks${q ? ` matching "${q}"` : ''}`;
+  const nextOffset = offset + fit.shown.length;
+  const next = nextOffset < page.total ? { action: 'list', status, ...(q ? { query: q } : {}), offset: nextOffset } : undefined;
+  const head =
+    page.total === 0
+      ? `No ${what}.`
+      : fit.shown.length === 0
+        ? `No ${what} past ${offset}: there are ${page.total.toLocaleString('en-US')}.`
+        : `${what[0]!.toUpperCase()}${what.slice(1)}: ${offset + 1}–${nextOffset} of ${page.total.toLocaleString('en-US')}${page.capped ? '+' : ''}, newest first.${next ? ` Next page: ${JSON.stringify(next)}.` : ''}`;
+  return {
+    text: [head, ...fit.text].join('\n\n'),
+    data: { action: 'list', tasks: fit.shown, total: page.total, ...(page.capped ? { total_is_lower_bound: true } : {}), offset, counts, ...(next ? { next } : {}) },
+  };
 }
 
 /**
@@ -49,21 +106,26 @@ export const taskManagerTool = defineTool({
   description:
     'Keep a persistent checklist of tasks and their steps that survives restarts and is shared with other sessions. Actions: create (new ' +
     'task named text; it becomes active), add (step text to task_id or the active task), complete (step_id, or a whole task_id), list ' +
-    '(all tasks with progress; query filters by name), pending (open steps of the active task), switch (make task_id active).',
+    '(open tasks and the newest finished ones, with the count of the rest; status open|done|archived|all lists one kind, query filters by ' +
+    'name or step text, offset and limit page), pending (open steps of the active task or task_id), switch (make task_id active), archive ' +
+    '(put a finished task_id away), delete (remove task_id and its steps).',
   inputSchema: z.object({
-    action: z.string().describe('Action: create, add, complete, list, pending, switch'),
-    query: z.string().optional().describe('Filter for list (older clients send it on every action; it is ignored elsewhere)'),
+    action: z.string().describe(`Action: ${ACTIONS.join(', ')}`),
+    query: z.string().optional().describe('Filter for list: text in a task\'s name or steps (older clients send it on every action; it is ignored elsewhere)'),
     task_id: z.number().int().optional().describe('Task ID'),
     step_id: z.number().int().optional().describe('Step ID'),
     text: z.string().optional().describe('Task name or step text'),
+    status: z.enum(TASK_FILTERS).optional().describe('For list: open, done (finished), archived or all; without it, open tasks and the newest finished ones'),
+    offset: z.number().int().min(0).optional().describe('For list: skip this many tasks (the answer says which offset comes next)'),
+    limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`For list: tasks per page (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`),
   }),
-  outputSchema: z.object({ action: z.string(), tasks: z.array(taskShape), task: taskShape.optional() }),
+  outputSchema: listShape,
   annotations: { title: 'Keep tasks and steps', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   view: { uri: VIEWS.task },
   async handler(args, ctx) {
     const repo = ctx.services.tasks;
     const action = args.action.trim().toLowerCase();
-    const changed = () => ctx.services.events.publish({ type: 'tasks_changed', at: Date.now() });
+    const changed = (...ids: number[]) => ctx.services.events.publish({ type: 'tasks_changed', ids, at: Date.now() });
     const needTask = (id: number | undefined): TaskWithSteps => {
       const taskId = id ?? repo.activeId();
       if (taskId === undefined) throw new UserError(`TaskManager ${action}: there is no active task. Create one with {"action":"create","text":"…"} or pass task_id.`, 'CONFLICT');
@@ -71,8 +133,8 @@ export const taskManagerTool = defineTool({
       if (!t) throw new UserError(`TaskManager ${action}: there is no task ${taskId}. {"action":"list"} shows the ids.`, 'NOT_FOUND');
       return t;
     };
-    const one = (t: TaskWithSteps, lead: string) => {
-      const data = taskData(repo.withSteps(t.id)!);
+    const one = (id: number, lead: string) => {
+      const data = taskData(repo.withSteps(id)!);
       return textResult(`${lead}\n${checklist(data)}`, { action, tasks: [data], task: data });
     };
     switch (action) {
@@ -80,46 +142,76 @@ export const taskManagerTool = defineTool({
         const name = args.text?.trim() || args.query?.trim();
         if (!name) throw new UserError('TaskManager create: text (the task name) is empty; pass {"action":"create","text":"…"}.', 'INVALID_INPUT');
         const t = repo.create(name);
-        changed();
-        return one(repo.withSteps(t.id)!, `Created task ${t.id} and made it active.`);
+        changed(t.id);
+        return one(t.id, `Created task ${t.id} and made it active.`);
       }
       case 'add': {
         const text = args.text?.trim();
         if (!text) throw new UserError('TaskManager add: text (the step) is empty; pass {"action":"add","text":"…"}.', 'INVALID_INPUT');
         const t = needTask(args.task_id);
         const step = repo.addStep(t.id, text);
-        changed();
-        return one(t, `Added step ${step.id} to task ${t.id}.`);
+        changed(t.id);
+        return one(t.id, `Added step ${step.id} to task ${t.id}.`);
       }
       case 'complete': {
         if (args.step_id !== undefined) {
-          const t = completeStep(ctx.services, args.step_id, args.task_id, 'TaskManager complete');
-          return one(t, `Completed step ${args.step_id}.`);
+          const step = repo.step(args.step_id);
+          if (!step || (args.task_id !== undefined && step.task_id !== args.task_id)) {
+            throw new UserError(`TaskManager complete: there is no step ${args.step_id}${args.task_id !== undefined ? ` in task ${args.task_id}` : ''}. {"action":"list"} shows step ids.`, 'NOT_FOUND');
+          }
+          repo.completeStep(step.id);
+          changed(step.task_id);
+          return one(step.task_id, `Completed step ${step.id}.`);
         }
         if (args.task_id === undefined) throw new UserError('TaskManager complete: pass step_id to complete a step, or task_id alone to complete a whole task.', 'INVALID_INPUT');
         const t = needTask(args.task_id);
         repo.completeTask(t.id);
-        changed();
-        return one(t, `Completed task ${t.id} and all its steps.`);
+        changed(t.id);
+        return one(t.id, `Completed task ${t.id} and all its steps.`);
       }
       case 'list': {
-        const tasks = repo.list(args.query?.trim() || undefined).map(taskData);
-        if (tasks.length === 0) return textResult(args.query ? `No task matches "${args.query}".` : 'No tasks yet. Create one with {"action":"create","text":"…"}.', { action, tasks: [] });
-        return textResult(tasks.map(checklist).join('\n\n'), { action, tasks });
+        const q = args.query?.trim() || undefined;
+        const limit = args.limit ?? DEFAULT_LIMIT;
+        const r = args.status ? pageOf(repo, args.status, q, args.offset ?? 0, limit) : overview(repo, q, args.offset ?? 0, limit);
+        if (r.data.tasks.length === 0 && (r.data.counts?.open ?? 0) + (r.data.counts?.done ?? 0) + (r.data.counts?.archived ?? 0) === 0) {
+          return textResult('No tasks yet. Create one with {"action":"create","text":"…"}.', r.data);
+        }
+        return textResult(r.text, r.data);
       }
       case 'pending': {
-        const t = needTask(undefined);
-        const data = taskData(t);
-        const open = data.steps.filter((s) => !s.done);
-        const text = open.length === 0 ? `Task ${t.id} (${t.name}) has no open steps — ${data.done}/${data.total} done.` : `Open steps of task ${t.id} (${t.name}), ${data.done}/${data.total} done:\n${open.map((s) => `  [ ] ${s.id}. ${s.text}`).join('\n')}`;
+        const t = needTask(args.task_id);
+        const data: TaskData = taskData(t);
+        const open = t.steps.filter((s) => s.done_at === null);
+        const shown = data.steps.filter((s) => !s.done);
+        const more = open.length > shown.length ? `\n  … and ${open.length - shown.length} more open step(s)` : '';
+        const text = open.length === 0 ? `Task ${t.id} (${data.name}) has no open steps — ${data.done}/${data.total} done.` : `Open steps of task ${t.id} (${data.name}), ${data.done}/${data.total} done:\n${shown.map((s) => `  [ ] ${s.id}. ${s.text}`).join('\n')}${more}`;
         return textResult(text, { action, tasks: [data], task: data });
       }
       case 'switch': {
         if (args.task_id === undefined) throw new UserError('TaskManager switch: pass task_id of the task to make active.', 'INVALID_INPUT');
         const t = needTask(args.task_id);
         repo.setActive(t.id);
-        changed();
-        return one(t, `Task ${t.id} is now active.`);
+        changed(t.id);
+        return one(t.id, `Task ${t.id} is now active.`);
+      }
+      case 'archive': {
+        if (args.task_id === undefined) throw new UserError('TaskManager archive: pass task_id of the finished task to put away.', 'INVALID_INPUT');
+        const t = needTask(args.task_id);
+        if (t.completed_at === null) {
+          const d = taskData(t);
+          throw new UserError(`TaskManager archive: task ${t.id} is still open (${d.done}/${d.total} steps done). Complete it first ({"action":"complete","task_id":${t.id}}), or delete it.`, 'CONFLICT');
+        }
+        repo.archive(t.id);
+        changed(t.id);
+        return one(t.id, `Archived task ${t.id}: it is out of the default list ({"action":"list","status":"archived"} shows it).`);
+      }
+      case 'delete': {
+        if (args.task_id === undefined) throw new UserError('TaskManager delete: pass task_id of the task to delete.', 'INVALID_INPUT');
+        const t = needTask(args.task_id);
+        const data = taskData(t);
+        repo.delete(t.id);
+        changed(t.id);
+        return textResult(`Deleted task ${t.id} (${data.name}) and its ${plural(data.total, 'step')}.`, { action, tasks: [] });
       }
       default:
         throw new UserError(`TaskManager: unknown action "${args.action}". Use one of: ${ACTIONS.join(', ')}.`, 'INVALID_INPUT');

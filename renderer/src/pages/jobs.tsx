@@ -1,64 +1,46 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, describeError } from '../api.js';
+import { api, describeError, Unauthorized, isHubUnreachable } from '../api.js';
 import { useNow, useResource } from '../hooks.js';
-import { onHubEvent } from '../live.js';
+import { onEpoch, onHubEvent } from '../live.js';
 import { ConfirmButton, Empty, Panel, Problem, announce, Pending } from '../ui.js';
+import { Pager } from '../pager.js';
+import { Kept } from '../kept.js';
+import { JobOutput } from '../job-output.js';
 import { dateTime, duration } from '../format.js';
-import type { McpTasksView, JobsView, JobView, PageProps } from '../types.js';
+import type { McpTasksView, JobsView, JobView, OneJobView, PageProps } from '../types.js';
 
 type Job = JobView;
+type Status = 'all' | 'running' | 'ended' | 'succeeded' | 'failed' | 'killed' | 'lost';
+const STATUSES: { value: Status; label: string }[] = [
+  { value: 'all', label: 'all' },
+  { value: 'failed', label: 'failed' },
+  { value: 'succeeded', label: 'succeeded' },
+  { value: 'killed', label: 'killed' },
+  { value: 'lost', label: 'lost' },
+];
+const PAGE = 50;
 
-/**
- * A job's output, fetched only while its pane is open and appended as the hub
- * announces more. Not a live region: a screen reader would read every line.
- */
-function Output(props: { job: Job }) {
-  const pre = useRef<HTMLPreElement>(null);
-  const [text, setText] = useState('');
-  const [problem, setProblem] = useState<string>();
-  const pos = useRef<number | undefined>(undefined);
-  const busy = useRef(false);
-  useEffect(() => {
-    let alive = true;
-    const pull = async () => {
-      if (busy.current) return;
-      busy.current = true;
-      try {
-        const r = await api<{ from: number; to: number; text: string }>(`/api/jobs/${props.job.id}/output${pos.current === undefined ? '' : `?from=${pos.current}`}`);
-        if (!alive) return;
-        pos.current = r.to;
-        if (r.text) {
-          const el = pre.current;
-          const atBottom = !el || el.scrollHeight - el.scrollTop - el.clientHeight < 8;
-          setText((t) => t + r.text);
-          if (atBottom) requestAnimationFrame(() => el && (el.scrollTop = el.scrollHeight));
-        }
-      } catch (err) {
-        if (alive) setProblem(describeError(err));
-      } finally {
-        busy.current = false;
-      }
-    };
-    void pull();
-    const off = onHubEvent((e) => {
-      if ((e.type === 'job_output' || e.type === 'job_ended') && e.job.id === props.job.id) void pull();
-    });
-    return () => {
-      alive = false;
-      off();
-    };
-  }, [props.job.id]);
-  return (
-    <>
-      <pre ref={pre} data-job-output={props.job.id} aria-label={`Output of job ${props.job.id}`} tabIndex={0}>
-        {text || (props.job.log_bytes ? '' : 'No output yet.')}
-      </pre>
-      <Problem text={problem} />
-    </>
-  );
+/** The same test as the hub's (store/jobs.ts FILTER_SQL), for a job a live event brought. */
+function matches(j: Job, status: Status, q: string): boolean {
+  const text = !q || `${j.command} ${j.cwd}`.toLowerCase().includes(q.toLowerCase());
+  const ok =
+    status === 'all' ||
+    (status === 'running' && j.running) ||
+    (status === 'ended' && !j.running) ||
+    (status === 'succeeded' && j.status === 'exited 0') ||
+    (status === 'failed' && !j.running && j.status !== 'exited 0') ||
+    (status === 'killed' && j.status === 'killed') ||
+    (status === 'lost' && j.status === 'lost');
+  return text && ok;
 }
 
-function JobCard(props: { job: Job; now: number }) {
+/** How long a running job has run, ticking on its own: the rest of the page does not re-render every second. */
+function RunningFor(props: { since: number }) {
+  const now = useNow(1000);
+  return <>{duration(now - props.since)}</>;
+}
+
+function JobCard(props: { job: Job }) {
   const j = props.job;
   const [open, setOpen] = useState(j.running);
   const [problem, setProblem] = useState<string>();
@@ -67,7 +49,7 @@ function JobCard(props: { job: Job; now: number }) {
       <div class="row">
         <strong>#{j.id}</strong>
         <code class="grow wrap">{j.command}</code>
-        <span class={j.running ? 'ok' : j.status.startsWith('exited 0') ? 'muted' : 'warn'}>{j.status}</span>
+        <span class={j.running ? 'ok' : j.status === 'exited 0' ? 'muted' : 'warn'}>{j.status}</span>
         {j.running ? (
           <ConfirmButton
             label="Kill"
@@ -93,7 +75,7 @@ function JobCard(props: { job: Job; now: number }) {
         </div>
         <div>
           <dt>{j.running ? 'Running for' : 'Ran for'}</dt>
-          <dd>{duration((j.ended_at ?? props.now) - j.started_at)}</dd>
+          <dd>{j.running || j.ended_at === null ? <RunningFor since={j.started_at} /> : duration(j.ended_at - j.started_at)}</dd>
         </div>
         <div>
           <dt>Folder</dt>
@@ -112,44 +94,134 @@ function JobCard(props: { job: Job; now: number }) {
       </dl>
       {j.note ? <p class="muted">{j.note}</p> : null}
       <details open={open} onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
-        <summary>Output ({j.log_bytes} bytes)</summary>
-        {open ? <Output job={j} /> : null}
+        <summary>Output ({j.log_bytes.toLocaleString()} bytes)</summary>
+        {open ? <JobOutput jobId={j.id} /> : null}
       </details>
       <Problem text={problem} />
     </section>
   );
 }
 
+/**
+ * Every running job (always, whatever the history), then one page of the others with their total. A live
+ * event changes the one job it names: fetched alone and put in place, never the whole list again.
+ */
 export function JobsPage(props: PageProps) {
-  const r = useResource<JobsView>('/api/jobs', ['job_started', 'job_ended'], props.onSignedOut);
-  const now = useNow(1000);
-  // `?job=N#jobs` (the link of a job's view in the chat) brings that job's card into view once it is listed.
-  const linked = useRef(new URLSearchParams(location.search).get('job'));
+  const [status, setStatus] = useState<Status>('all');
+  const [q, setQ] = useState('');
+  const [draft, setDraft] = useState('');
+  const [offset, setOffset] = useState(0);
+  const [data, setData] = useState<JobsView>();
+  const [error, setError] = useState<string>();
+  const view = useRef({ status, q, offset });
+  view.current = { status, q, offset };
+
   useEffect(() => {
-    if (!r.data || !linked.current) return;
-    const id = Number(linked.current);
-    linked.current = null;
-    if (Number.isInteger(id)) showJob(id);
-  }, [r.data]);
-  if (!r.data) return <Pending error={r.error} />;
+    let alive = true;
+    const load = () => {
+      const p = new URLSearchParams({ limit: String(PAGE), offset: String(offset), ...(status === 'all' ? {} : { status }), ...(q ? { q } : {}) });
+      api<JobsView>(`/api/jobs?${p}`).then(
+        (d) => alive && (setData(d), setError(undefined)),
+        (err: unknown) => {
+          if (!alive) return;
+          if (err instanceof Unauthorized) props.onSignedOut();
+          else if (!isHubUnreachable(err)) setError(describeError(err));
+        },
+      );
+    };
+    load();
+    const offEpoch = onEpoch(load);
+    const offEvent = onHubEvent((e) => {
+      if (e.type === 'records_pruned' && e.jobs > 0) load();
+      if (e.type !== 'job_started' && e.type !== 'job_ended') return;
+      api<OneJobView>(`/api/jobs/${e.job.id}`).then(
+        (one) => alive && setData((d) => d && place(d, one, view.current)),
+        // Gone already (a Bash call that ran as a job and ended in time is forgotten): take it off the page.
+        () => alive && setData((d) => d && { ...d, running: d.running.filter((j) => j.id !== e.job.id), jobs: d.jobs.filter((j) => j.id !== e.job.id) }),
+      );
+    });
+    return () => {
+      alive = false;
+      offEpoch();
+      offEvent();
+    };
+  }, [status, q, offset]);
+
+  if (!data) return <Pending error={error} />;
+  const { counts } = data;
+  const history = data.jobs.filter((j) => !j.running);
   return (
     <>
-      <Problem text={r.error} />
-      {r.data.jobs.length === 0 ? (
+      <Problem text={error} />
+      <form
+        class="panel filters"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setOffset(0);
+          setQ(draft.trim());
+        }}
+      >
+        <label>
+          <span>Show</span>
+          <select id="jobs-status" value={status} onChange={(e) => (setOffset(0), setStatus((e.currentTarget as HTMLSelectElement).value as Status))}>
+            {STATUSES.map((s) => (
+              <option key={s.value} value={s.value}>
+                {s.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <span>Search</span>
+          <input type="search" id="jobs-search" value={draft} placeholder="command or folder" onInput={(e) => setDraft((e.currentTarget as HTMLInputElement).value)} />
+        </label>
+        <button type="submit">Apply</button>
+        <p class="muted grow" data-jobs-counts>
+          {counts.total.toLocaleString()} jobs · {counts.running} running · {counts.failed.toLocaleString()} failed
+        </p>
+      </form>
+      <h2 class="section">Running ({data.running.length})</h2>
+      {data.running.length === 0 ? <p class="muted">No job is running.</p> : data.running.map((j) => <JobCard key={j.id} job={j} />)}
+      <h2 class="section">{status === 'all' ? 'History' : `${STATUSES.find((s) => s.value === status)?.label ?? status} jobs`}</h2>
+      {counts.total === 0 ? (
         <Panel>
           <Empty title="No background jobs">Jobs that a model starts with BackgroundBash appear here with their live output.</Empty>
         </Panel>
+      ) : history.length === 0 ? (
+        <p class="muted">No ended job matches.</p>
       ) : (
-        r.data.jobs.map((j) => <JobCard key={j.id} job={j} now={now} />)
+        history.map((j) => <JobCard key={j.id} job={j} />)
       )}
+      <Pager what="jobs" offset={offset} shown={data.jobs.length} total={data.total} page={PAGE} onOffset={setOffset} />
       <McpTasksPanel onSignedOut={props.onSignedOut} />
+      <Kept kinds={['jobs']} onSignedOut={props.onSignedOut} />
     </>
   );
 }
 
+/** A job a live event brought, put where it belongs: among the running, on this page, or nowhere on it. */
+function place(d: JobsView, one: OneJobView, v: { status: Status; q: string; offset: number }): JobsView {
+  const j = one.job;
+  const running = d.running.filter((x) => x.id !== j.id);
+  if (j.running) running.unshift(j);
+  const known = d.jobs.some((x) => x.id === j.id) || d.running.some((x) => x.id === j.id);
+  // Did it count toward this list before the event (as running), and does it now?
+  const before = known && matches({ ...j, running: true, status: 'running' }, v.status, v.q);
+  const now = matches(j, v.status, v.q);
+  let jobs = d.jobs.filter((x) => x.id !== j.id);
+  const first = jobs[0];
+  const last = jobs.at(-1);
+  // Newest first by id: the first page takes what is newer than its last job (or what fits); a later page only what falls inside it.
+  const fits = v.offset === 0 ? !last || j.id > last.id || jobs.length < PAGE : Boolean(first && last && j.id < first.id && j.id > last.id);
+  if (now && fits) jobs = [...jobs, j].sort((a, b) => b.id - a.id).slice(0, PAGE);
+  const total = d.total + (now && !before ? 1 : 0) - (before && !now ? 1 : 0);
+  return { ...d, running: running.sort((a, b) => b.id - a.id), jobs, total, counts: one.counts };
+}
+
 /** Tool calls a client follows as MCP tasks (the tasks extension): they outlive the client's request and a hub restart. */
 function McpTasksPanel(props: { onSignedOut(): void }) {
-  const r = useResource<McpTasksView>('/api/mcp-tasks', ['mcp_task_changed'], props.onSignedOut);
+  const r = useResource<McpTasksView>('/api/mcp-tasks', ['mcp_task_changed', 'records_pruned'], props.onSignedOut);
   if (!r.data || r.data.tasks.length === 0) return null;
   return (
     <Panel title="MCP tasks">
@@ -179,7 +251,7 @@ function McpTasksPanel(props: { onSignedOut(): void }) {
 function showJob(id: number): void {
   const card = document.getElementById(`job-${id}`);
   if (!card) {
-    announce(`Job ${id} is no longer listed`);
+    announce(`Job ${id} is not on this page`);
     return;
   }
   card.scrollIntoView({ block: 'start' });

@@ -1,56 +1,206 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, describeError, Unauthorized, isHubUnreachable } from '../api.js';
 import { useResource } from '../hooks.js';
-import { Empty, Panel, Problem, Pending } from '../ui.js';
+import { onEpoch, onHubEvent } from '../live.js';
+import { ConfirmButton, Empty, Panel, Problem, Pending, announce } from '../ui.js';
+import { Pager } from '../pager.js';
+import { Kept } from '../kept.js';
 import { renderMarkdown } from '../markdown.js';
-import type { PageProps, TasksView } from '../types.js';
+import type { PageProps, TasksView, TaskView, OneTaskView, PlanView } from '../types.js';
 
+type Status = 'open' | 'done' | 'archived' | 'all';
+const TABS: { value: Status; label: string }[] = [
+  { value: 'open', label: 'Open' },
+  { value: 'done', label: 'Finished' },
+  { value: 'archived', label: 'Archived' },
+  { value: 'all', label: 'All' },
+];
+const PAGE = 20;
 
+/** The hub's test for a task a live event brought (store/tasks.ts): its state, and the text in its name or steps. */
+function matches(t: TaskView, status: Status, q: string): boolean {
+  const text = !q || [t.name, ...t.steps.map((s) => s.text)].some((x) => x.toLowerCase().includes(q.toLowerCase()));
+  const ok = status === 'all' || (status === 'open' && !t.completed) || (status === 'done' && t.completed && !t.archived) || (status === 'archived' && Boolean(t.archived));
+  return text && ok;
+}
+
+function TaskCard(props: { task: TaskView; onProblem(text: string): void }) {
+  const [t, setT] = useState(props.task);
+  useEffect(() => setT(props.task), [props.task]);
+  const act = async (what: string, path: string, method?: string) => {
+    try {
+      await api(path, method ? { method } : { body: {} });
+      announce(`Task ${t.id} ${what}`);
+    } catch (err) {
+      props.onProblem(describeError(err));
+    }
+  };
+  const showAll = async () => {
+    try {
+      setT((await api<OneTaskView>(`/api/tasks/${t.id}?steps=all`)).task);
+    } catch (err) {
+      props.onProblem(describeError(err));
+    }
+  };
+  return (
+    <section class="panel" data-task={t.id}>
+      <div class="row">
+        <h2 class="flush grow">
+          {t.active ? '▶ ' : ''}
+          {t.name}
+        </h2>
+        <span class="muted">
+          {t.done}/{t.total} done{t.archived ? ' · archived' : ''}
+        </span>
+        {t.completed && !t.archived ? (
+          <button type="button" onClick={() => void act('archived', `/api/tasks/${t.id}/archive`)}>
+            Archive
+          </button>
+        ) : null}
+        <ConfirmButton label="Delete" class="danger" question={`Delete task ${t.id}?`} detail={`${t.name} and its ${t.total} steps`} confirm="Delete" onConfirm={() => act('deleted', `/api/tasks/${t.id}`, 'DELETE')} />
+      </div>
+      <progress max={Math.max(1, t.total)} value={t.total ? t.done : t.completed ? 1 : 0} aria-label={`${t.name}: ${t.done} of ${t.total} steps done`} />
+      <ul class="steps">
+        {t.steps.map((s) => (
+          <li key={s.id} class={s.done ? 'done' : ''}>
+            <span aria-hidden="true">{s.done ? '☑' : '☐'}</span> {s.text}
+            {s.done ? <span class="visually-hidden"> (done)</span> : null}
+          </li>
+        ))}
+      </ul>
+      {t.steps_left_out ? (
+        <button type="button" class="inline-link" onClick={() => void showAll()}>
+          {t.steps_left_out} more step(s)
+        </button>
+      ) : null}
+    </section>
+  );
+}
+
+function PlanPanel(props: { onSignedOut(): void }) {
+  const r = useResource<PlanView>('/api/plan', ['plan_changed', 'records_pruned'], props.onSignedOut);
+  const plan = r.data?.plan;
+  if (!plan?.goal) return null;
+  return (
+    <Panel title={`Plan: ${plan.goal}`}>
+      <p class="muted">
+        Status: {plan.status}
+        {plan.comment ? ` — ${plan.comment}` : ''}
+        {plan.plan_file ? ` · ${plan.plan_file}` : ''}
+      </p>
+      {/* markdown-it with html off: the plan's text cannot become markup of its own. */}
+      {plan.text ? <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(plan.text) }} /> : null}
+    </Panel>
+  );
+}
+
+/**
+ * TaskManager's tasks by state (open first), searchable, a page at a time with the total. A live event
+ * names the tasks it changed: each is fetched alone and put in place (or taken off), never the whole list.
+ */
 export function TasksPage(props: PageProps) {
-  const r = useResource<TasksView>('/api/tasks', ['tasks_changed', 'plan_changed'], props.onSignedOut);
-  if (!r.data) return <Pending error={r.error} />;
-  const { tasks, plan } = r.data;
+  const [status, setStatus] = useState<Status>('open');
+  const [q, setQ] = useState('');
+  const [draft, setDraft] = useState('');
+  const [offset, setOffset] = useState(0);
+  const [data, setData] = useState<TasksView>();
+  const [error, setError] = useState<string>();
+  const view = useRef({ status, q, offset });
+  view.current = { status, q, offset };
+
+  useEffect(() => {
+    let alive = true;
+    const load = () => {
+      const p = new URLSearchParams({ status, limit: String(PAGE), offset: String(offset), ...(q ? { q } : {}) });
+      api<TasksView>(`/api/tasks?${p}`).then(
+        (d) => alive && (setData(d), setError(undefined)),
+        (err: unknown) => {
+          if (!alive) return;
+          if (err instanceof Unauthorized) props.onSignedOut();
+          else if (!isHubUnreachable(err)) setError(describeError(err));
+        },
+      );
+    };
+    load();
+    const offEpoch = onEpoch(load);
+    const offEvent = onHubEvent((e) => {
+      if (e.type === 'records_pruned' && e.tasks > 0) load();
+      if (e.type !== 'tasks_changed') return;
+      // An event without ids (an older hub's, or several at once) reads the page again.
+      if (!e.ids?.length) return load();
+      for (const id of e.ids) {
+        api<OneTaskView>(`/api/tasks/${id}`).then(
+          (one) => alive && setData((d) => d && place(d, one, view.current)),
+          // Deleted: the page (and its counts) is read again, a rare act of the person or the model.
+          () => alive && load(),
+        );
+      }
+    });
+    return () => {
+      alive = false;
+      offEpoch();
+      offEvent();
+    };
+  }, [status, q, offset]);
+
+  if (!data) return <Pending error={error} />;
+  const all = data.counts.open + data.counts.done + data.counts.archived;
   return (
     <>
-      <Problem text={r.error} />
-      {plan.goal ? (
-        <Panel title={`Plan: ${plan.goal}`}>
-          <p class="muted">
-            Status: {plan.status}
-            {plan.comment ? ` — ${plan.comment}` : ''}
-            {plan.plan_file ? ` · ${plan.plan_file}` : ''}
-          </p>
-          {/* markdown-it with html off: the plan's text cannot become markup of its own. */}
-          {plan.text ? <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(plan.text) }} /> : null}
-        </Panel>
-      ) : null}
-      {tasks.length === 0 ? (
+      <Problem text={error} />
+      <PlanPanel onSignedOut={props.onSignedOut} />
+      <form
+        class="panel filters"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setOffset(0);
+          setQ(draft.trim());
+        }}
+      >
+        <div class="tabs" role="group" aria-label="Which tasks">
+          {TABS.map((tab) => {
+            const n = tab.value === 'all' ? all : data.counts[tab.value];
+            return (
+              <button key={tab.value} type="button" aria-pressed={status === tab.value} data-tab={tab.value} onClick={() => (setOffset(0), setStatus(tab.value))}>
+                {tab.label} ({n.toLocaleString()})
+              </button>
+            );
+          })}
+        </div>
+        <label>
+          <span>Search</span>
+          <input type="search" id="tasks-search" value={draft} placeholder="name or step" onInput={(e) => setDraft((e.currentTarget as HTMLInputElement).value)} />
+        </label>
+        <button type="submit">Apply</button>
+      </form>
+      {all === 0 ? (
         <Panel>
           <Empty title="No tasks yet">When a model uses TaskManager, its tasks and steps show up here with their progress.</Empty>
         </Panel>
+      ) : data.tasks.length === 0 ? (
+        <p class="muted">No task matches.</p>
       ) : (
-        [...tasks].reverse().map((t) => (
-          <section class="panel" key={t.id} data-task={t.id}>
-            <div class="row">
-              <h2 class="flush">
-                {t.active ? '▶ ' : ''}
-                {t.name}
-              </h2>
-              <span class="spacer" />
-              <span class="muted">
-                {t.done}/{t.total} done
-              </span>
-            </div>
-            <progress max={Math.max(1, t.total)} value={t.total ? t.done : t.completed ? 1 : 0} aria-label={`${t.name}: ${t.done} of ${t.total} steps done`} />
-            <ul class="steps">
-              {t.steps.map((s) => (
-                <li key={s.id} class={s.done ? 'done' : ''}>
-                  <span aria-hidden="true">{s.done ? '☑' : '☐'}</span> {s.text}
-                  {s.done ? <span class="visually-hidden"> (done)</span> : null}
-                </li>
-              ))}
-            </ul>
-          </section>
-        ))
+        data.tasks.map((t) => <TaskCard key={t.id} task={t} onProblem={setError} />)
       )}
+      <Pager what="tasks" offset={offset} shown={data.tasks.length} total={data.total} capped={data.capped} page={PAGE} onOffset={setOffset} />
+      <Kept kinds={['tasks']} onSignedOut={props.onSignedOut} />
     </>
   );
+}
+
+/** A task a live event named, put where it belongs on this page (newest first), updated, or taken off. */
+function place(d: TasksView, one: OneTaskView, v: { status: Status; q: string; offset: number }): TasksView {
+  const id = one.task.id;
+  const was = d.tasks.some((t) => t.id === id);
+  const now = matches(one.task, v.status, v.q);
+  let tasks = d.tasks.filter((t) => t.id !== id);
+  const last = tasks.at(-1);
+  if (now && (was || (v.offset === 0 && (!last || id > last.id || tasks.length < PAGE)))) {
+    tasks = [...tasks, one.task].sort((a, b) => b.id - a.id).slice(0, PAGE);
+  }
+  const c = one.counts;
+  // Without a text filter the list's total is one of the counts, exact; with one, what the page saw change.
+  const total = !v.q ? (v.status === 'all' ? c.open + c.done + c.archived : c[v.status]) : d.total + (now && !was ? 1 : 0) - (was && !now ? 1 : 0);
+  return { ...d, tasks, total, counts: c };
 }

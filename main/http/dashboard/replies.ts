@@ -1,0 +1,40 @@
+import type { Request, Response } from 'express';
+import type { z } from 'zod';
+import { objectBody } from '../express-body.js';
+import { ERROR_HTTP_STATUS, UserError } from '../../core/errors.js';
+
+/**
+ * The body checked against a schema, or undefined after answering 400: not
+ * JSON (the hub's one body parser says why), or JSON of the wrong shape.
+ */
+export function body<T extends z.ZodType>(req: Request, res: Response, schema: T, expected: string): z.infer<T> | undefined {
+  const value = objectBody(req, res);
+  if (!value) return undefined;
+  const r = schema.safeParse(value);
+  if (!r.success) {
+    fail(res, 400, 'BAD_BODY', `Send ${expected}.`);
+    return undefined;
+  }
+  return r.data;
+}
+
+export function fail(res: Response, status: number, code: string, message: string, extra: Record<string, unknown> = {}): void {
+  // The code also sits at the top level, where scripts of the settings API already read it.
+  res.status(status).json({ success: false, code, error: { code, message }, ...extra });
+}
+
+/** A query string checked against a schema, or undefined after answering 400 with `usage`. */
+export function query<T extends z.ZodType>(req: Request, res: Response, schema: T, usage: string): z.infer<T> | undefined {
+  const r = schema.safeParse(req.query);
+  if (!r.success) {
+    fail(res, 400, 'BAD_QUERY', usage);
+    return undefined;
+  }
+  return r.data;
+}
+
+/** A refusal a UserError carries (no such job 404, already ended 409 …) as its HTTP answer; anything else is a bug and rethrown. */
+export function failWith(res: Response, err: unknown): void {
+  if (!(err instanceof UserError)) throw err;
+  fail(res, ERROR_HTTP_STATUS[err.code], err.code, err.message);
+}

@@ -1,0 +1,53 @@
+import type express from 'express';
+import { z } from 'zod';
+import type { Runtime } from '../../calls/runtime.js';
+import { TASK_FILTERS } from '../../store/tasks.js';
+import { fail, query } from './replies.js';
+import { planView, tasksView, taskView } from './views.js';
+
+const count = (max: number, fallback: number) => z.preprocess((v) => (v === undefined || v === '' ? fallback : Number(v)), z.number().int().min(0).max(max));
+const TasksQuery = z.object({
+  status: z.enum(TASK_FILTERS).optional(),
+  q: z.string().max(500).optional(),
+  offset: count(10_000_000, 0),
+  limit: count(100, 20).pipe(z.number().min(1)),
+});
+const TASKS_USAGE = `Tasks take status (${TASK_FILTERS.join(', ')}), q (text in a name or step), offset and limit (1-100).`;
+
+/** TaskManager's tasks (a page, one, archive, delete) and the plan: the Tasks page. The same store calls as the tool's. */
+export function taskRoutes(r: express.Router, runtime: Runtime): void {
+  const tasks = runtime.services.tasks;
+  const changed = (id: number) => runtime.events.publish({ type: 'tasks_changed', ids: [id], at: Date.now() });
+  const noTask = (res: express.Response, id: string) => fail(res, 404, 'NO_TASK', `No task ${id.slice(0, 40)} (finished tasks are deleted after TASK_RETENTION_DAYS).`);
+
+  r.get('/api/tasks', (req, res) => {
+    const q = query(req, res, TasksQuery, TASKS_USAGE);
+    if (q) res.json(tasksView(runtime, q));
+  });
+
+  r.get('/api/plan', (_req, res) => {
+    res.json(planView(runtime));
+  });
+
+  r.get('/api/tasks/:id', (req, res) => {
+    const view = taskView(runtime, Number(req.params.id), req.query.steps === 'all');
+    if (!view) return noTask(res, String(req.params.id));
+    res.json(view);
+  });
+
+  r.post('/api/tasks/:id/archive', (req, res) => {
+    const t = tasks.get(Number(req.params.id));
+    if (!t) return noTask(res, String(req.params.id));
+    if (t.completed_at === null) return fail(res, 409, 'CONFLICT', `Task ${t.id} is still open: complete it first, or delete it.`);
+    tasks.archive(t.id);
+    changed(t.id);
+    res.json({ success: true });
+  });
+
+  r.delete('/api/tasks/:id', (req, res) => {
+    const id = Number(req.params.id);
+    if (!Number.isInteger(id) || !tasks.delete(id)) return noTask(res, String(req.params.id));
+    changed(id);
+    res.json({ success: true });
+  });
+}
