@@ -6,8 +6,8 @@ const log = logger('store');
 
 /** SQLite's auto_vacuum modes, by the number PRAGMA auto_vacuum answers. */
 const INCREMENTAL = 2;
-/** Free pages are given back once there are this many (4 MiB of 4 KiB pages), a chunk at a time. */
-const RECLAIM_FROM_PAGES = 1024;
+/** Free pages are given back once there are this many (1 MiB of 4 KiB pages), a chunk at a time. */
+const RECLAIM_FROM_PAGES = 256;
 const RECLAIM_CHUNK_PAGES = 8192;
 
 export interface StoreSpace {

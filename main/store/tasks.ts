@@ -137,27 +137,22 @@ export class TasksRepo {
     const params: (string | number)[] = [];
     const filter = FILTER_SQL[query.status ?? 'all'];
     if (filter) where.push(filter);
-    let from = 'tasks';
-    let order = 'id DESC';
     if (query.q) {
       const q = query.q.toLowerCase();
-      where.push(`(instr(lower(name), ?) > 0 OR EXISTS (SELECT 1 FROM task_steps WHERE task_id = tasks.id AND instr(lower(text), ?) > 0))`);
-      params.push(q, q);
       const match = trigramQuery(q);
-      if (match) {
-        // The index's candidates, newest first; the exact match is checked on each.
-        from = 'task_search s JOIN tasks ON tasks.id = s.rowid';
-        order = 's.rowid DESC';
-        where.unshift('task_search MATCH ?');
-        params.unshift(match);
-      }
+      // The indexes name candidates (names, steps), each read once; the exact match is checked on each.
+      const names = match ? 'id IN (SELECT rowid FROM task_search WHERE task_search MATCH ?) AND ' : '';
+      const steps = match ? 'id IN (SELECT rowid FROM step_search WHERE step_search MATCH ?) AND ' : '';
+      where.push(`((${names}instr(lower(name), ?) > 0) OR id IN (SELECT task_id FROM task_steps WHERE ${steps}instr(lower(text), ?) > 0))`);
+      params.push(...(match ? [match, q, match, q] : [q, q]));
     }
     const cond = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const counted = query.q
-      ? (prepared(this.db, `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${from} ${cond} LIMIT ?)`).get(...params, countCap + 1) as { n: number }).n
+      ? (prepared(this.db, `SELECT COUNT(*) AS n FROM (SELECT 1 FROM tasks ${cond} LIMIT ?)`).get(...params, countCap + 1) as { n: number }).n
       : (prepared(this.db, `SELECT COUNT(*) AS n FROM tasks ${cond}`).get(...params) as { n: number }).n;
-    const rows = (prepared(this.db, `SELECT tasks.* FROM ${from} ${cond} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, query.limit, query.offset ?? 0) as unknown[]).map((r) => TaskRow.parse(r));
-    return { rows: this.attachSteps(rows), total: Math.min(counted, countCap), capped: counted > countCap };
+    const rows = (prepared(this.db, `SELECT * FROM tasks ${cond} ORDER BY id DESC LIMIT ? OFFSET ?`).all(...params, query.limit, query.offset ?? 0) as unknown[]).map((r) => TaskRow.parse(r));
+    const capped = Boolean(query.q) && counted > countCap;
+    return { rows: this.attachSteps(rows), total: capped ? countCap : counted, capped };
   }
 
   /** Open, finished and archived tasks, counted. */
