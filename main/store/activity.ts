@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { Db } from './db.js';
 import { prepared } from './statements.js';
-import { trigramQuery } from './search.js';
 
 export const CallRow = z.object({
   id: z.string(),
@@ -31,17 +30,20 @@ export type ActivityFilter = z.input<typeof ActivityFilter>;
 export const ActivityCursor = z.object({ at: z.number(), seq: z.number().int() });
 export type ActivityCursor = z.infer<typeof ActivityCursor>;
 
-function conditions(f: z.output<typeof ActivityFilter>, t = ''): { where: string[]; params: (string | number)[] } {
+function conditions(f: z.output<typeof ActivityFilter>): { where: string[]; params: (string | number)[] } {
   const where: string[] = [];
   const params: (string | number)[] = [];
-  if (f.tool) (where.push(`${t}tool = ?`), params.push(f.tool));
-  if (f.client) (where.push(`${t}client = ?`), params.push(f.client));
-  if (f.errors) where.push(`${t}is_error = 1`);
-  if (f.from !== undefined) (where.push(`${t}started_at >= ?`), params.push(f.from));
-  if (f.to !== undefined) (where.push(`${t}started_at < ?`), params.push(f.to));
+  if (f.tool) (where.push('tool = ?'), params.push(f.tool));
+  if (f.client) (where.push('client = ?'), params.push(f.client));
+  if (f.errors) where.push('is_error = 1');
+  if (f.from !== undefined) (where.push('started_at >= ?'), params.push(f.from));
+  if (f.to !== undefined) (where.push('started_at < ?'), params.push(f.to));
   if (f.q) {
-    where.push(`instr(lower(${t}tool || ' ' || ${t}args || ' ' || coalesce(${t}summary, '') || ' ' || coalesce(${t}client, '')), ?) > 0`);
-    params.push(f.q.toLowerCase());
+    // A scan (no index: indexing every call would cost each one on the hub's thread); LIKE is case-insensitive
+    // for ASCII as lower() is, without building a lowered copy of every row.
+    const like = `%${f.q.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+    where.push("(tool LIKE ? ESCAPE '\\' OR args LIKE ? ESCAPE '\\' OR summary LIKE ? ESCAPE '\\' OR client LIKE ? ESCAPE '\\')");
+    params.push(like, like, like, like);
   }
   return { where, params };
 }
@@ -147,18 +149,9 @@ export class ActivityRepo {
    */
   page(filter: ActivityFilter = {}, before?: ActivityCursor): { rows: (CallRow & { seq: number })[]; next?: ActivityCursor } {
     const f = ActivityFilter.parse(filter);
-    const match = f.q ? trigramQuery(f.q) : undefined;
-    const { where, params } = conditions(f, 'c.');
-    let sql: string;
-    if (match) {
-      // Text search: the index's candidates, newest row first (rowid order is the order calls started in).
-      if (before) (where.push('s.rowid < ?'), params.push(before.seq));
-      sql = `SELECT c.rowid AS seq, c.* FROM tool_calls_search s JOIN tool_calls c ON c.rowid = s.rowid WHERE tool_calls_search MATCH ? AND ${where.join(' AND ')} ORDER BY s.rowid DESC LIMIT ?`;
-      params.unshift(match);
-    } else {
-      if (before) (where.push('(c.started_at < ? OR (c.started_at = ? AND c.rowid < ?))'), params.push(before.at, before.at, before.seq));
-      sql = `SELECT c.rowid AS seq, c.* FROM tool_calls c ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY c.started_at DESC, c.rowid DESC LIMIT ?`;
-    }
+    const { where, params } = conditions(f);
+    if (before) (where.push('(started_at < ? OR (started_at = ? AND rowid < ?))'), params.push(before.at, before.at, before.seq));
+    const sql = `SELECT rowid AS seq, * FROM tool_calls ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at DESC, rowid DESC LIMIT ?`;
     const raw = prepared(this.db, sql).all(...params, f.limit + 1) as (Record<string, unknown> & { seq: number })[];
     const more = raw.length > f.limit;
     const shown = more ? raw.slice(0, f.limit) : raw;
@@ -171,13 +164,9 @@ export class ActivityRepo {
    * every row it counts, so past the cap the count says "at least".
    */
   countMatching(filter: Omit<ActivityFilter, 'limit'>, cap: number): { n: number; capped: boolean } {
-    const f = ActivityFilter.parse(filter);
-    const match = f.q ? trigramQuery(f.q) : undefined;
-    const { where, params } = conditions(f, 'c.');
+    const { where, params } = conditions(ActivityFilter.parse(filter));
     if (where.length === 0) return { n: this.count(), capped: false };
-    const from = match ? 'tool_calls_search s JOIN tool_calls c ON c.rowid = s.rowid WHERE tool_calls_search MATCH ? AND' : 'tool_calls c WHERE';
-    if (match) params.unshift(match);
-    const n = (prepared(this.db, `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${from} ${where.join(' AND ')} LIMIT ?)`).get(...params, cap + 1) as { n: number }).n;
+    const n = (prepared(this.db, `SELECT COUNT(*) AS n FROM (SELECT 1 FROM tool_calls WHERE ${where.join(' AND ')} LIMIT ?)`).get(...params, cap + 1) as { n: number }).n;
     return n > cap ? { n: cap, capped: true } : { n, capped: false };
   }
 
@@ -190,7 +179,8 @@ export class ActivityRepo {
 
   /** The latencies of one tool's newest finished calls, for its median and p95. */
   recentLatencies(tool: string, n = 500): number[] {
-    return (this.db.prepare('SELECT ms FROM tool_calls WHERE tool = ? AND ms IS NOT NULL ORDER BY started_at DESC LIMIT ?').all(tool, n) as { ms: number }[]).map((r) => r.ms);
+    // Read from the (tool, started_at, ms) index alone (migration 7): the Tools page asks for every tool.
+    return (prepared(this.db, 'SELECT ms FROM tool_calls WHERE tool = ? AND ms IS NOT NULL ORDER BY started_at DESC LIMIT ?').all(tool, n) as { ms: number }[]).map((r) => r.ms);
   }
 
   /** Finished calls since a moment (at most `cap`, newest kept), for the charts. */

@@ -174,8 +174,11 @@ export const MIGRATIONS: Migration[] = [
       ALTER TABLE tasks ADD COLUMN archived_at INTEGER;
       CREATE INDEX tasks_completed ON tasks(completed_at);
       ALTER TABLE jobs ADD COLUMN log_bytes INTEGER;
-      CREATE INDEX jobs_ended ON jobs(ended_at) WHERE ended_at IS NOT NULL;
+      CREATE INDEX jobs_ended ON jobs(ended_at, log_bytes) WHERE ended_at IS NOT NULL;
+      CREATE INDEX jobs_status_code ON jobs(status, exit_code);
+      CREATE INDEX tasks_archived ON tasks(archived_at) WHERE archived_at IS NOT NULL;
       CREATE INDEX tool_calls_client ON tool_calls(client, started_at);
+      CREATE INDEX tool_calls_tool_ms ON tool_calls(tool, started_at, ms);
       CREATE INDEX tool_calls_errors ON tool_calls(started_at) WHERE is_error = 1;
       CREATE INDEX questions_settled ON questions(answered_at) WHERE status != 'pending';
       CREATE INDEX callbacks_ended ON callbacks(ended_at) WHERE status != 'active';
@@ -200,31 +203,25 @@ export const MIGRATIONS: Migration[] = [
         UPDATE tool_totals SET calls = calls - 1, errors = errors - COALESCE(old.is_error, 0) WHERE tool = old.tool;
       END;
 
-      -- Text search of Activity and of tasks: trigram indexes that name candidate rows (detail=none keeps
-      -- them small); the exact, case-insensitive match is still checked on the row (store/search.ts).
-      CREATE VIRTUAL TABLE tool_calls_search USING fts5(body, content='', contentless_delete=1, tokenize='trigram', detail='none');
-      INSERT INTO tool_calls_search (rowid, body) SELECT rowid, tool || ' ' || args || ' ' || COALESCE(summary, '') || ' ' || COALESCE(client, '') FROM tool_calls;
-      CREATE TRIGGER tool_calls_search_insert AFTER INSERT ON tool_calls BEGIN
-        INSERT INTO tool_calls_search (rowid, body) VALUES (new.rowid, new.tool || ' ' || new.args || ' ' || COALESCE(new.summary, '') || ' ' || COALESCE(new.client, ''));
-      END;
-      CREATE TRIGGER tool_calls_search_update AFTER UPDATE OF summary ON tool_calls BEGIN
-        DELETE FROM tool_calls_search WHERE rowid = old.rowid;
-        INSERT INTO tool_calls_search (rowid, body) VALUES (new.rowid, new.tool || ' ' || new.args || ' ' || COALESCE(new.summary, '') || ' ' || COALESCE(new.client, ''));
-      END;
-      CREATE TRIGGER tool_calls_search_delete AFTER DELETE ON tool_calls BEGIN
-        DELETE FROM tool_calls_search WHERE rowid = old.rowid;
-      END;
+      -- Text search of tasks: trigram indexes of task names and of steps (one row each, so a step costs
+      -- only its own text), naming candidates; the exact, case-insensitive match is still checked on the
+      -- row (store/search.ts). Activity has none: indexing every call would cost each call ~150 µs of the
+      -- hub's thread (bench/RESULTS.md, "A year of use").
       CREATE VIRTUAL TABLE task_search USING fts5(body, content='', contentless_delete=1, tokenize='trigram', detail='none');
-      INSERT INTO task_search (rowid, body) SELECT t.id, t.name || ' ' || COALESCE((SELECT group_concat(text, ' ') FROM task_steps WHERE task_id = t.id), '') FROM tasks t;
+      INSERT INTO task_search (rowid, body) SELECT id, name FROM tasks;
       CREATE TRIGGER task_search_insert AFTER INSERT ON tasks BEGIN
         INSERT INTO task_search (rowid, body) VALUES (new.id, new.name);
       END;
       CREATE TRIGGER task_search_delete AFTER DELETE ON tasks BEGIN
         DELETE FROM task_search WHERE rowid = old.id;
       END;
-      CREATE TRIGGER task_search_step AFTER INSERT ON task_steps BEGIN
-        DELETE FROM task_search WHERE rowid = new.task_id;
-        INSERT INTO task_search (rowid, body) SELECT id, name || ' ' || COALESCE((SELECT group_concat(text, ' ') FROM task_steps WHERE task_id = new.task_id), '') FROM tasks WHERE id = new.task_id;
+      CREATE VIRTUAL TABLE step_search USING fts5(body, content='', contentless_delete=1, tokenize='trigram', detail='none');
+      INSERT INTO step_search (rowid, body) SELECT id, text FROM task_steps;
+      CREATE TRIGGER step_search_insert AFTER INSERT ON task_steps BEGIN
+        INSERT INTO step_search (rowid, body) VALUES (new.id, new.text);
+      END;
+      CREATE TRIGGER step_search_delete AFTER DELETE ON task_steps BEGIN
+        DELETE FROM step_search WHERE rowid = old.id;
       END;
     `,
   },
