@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, useCallback } from 'preact/hooks';
 import { api, describeError, Unauthorized, onReachability, isHubUnreachable } from './api.js';
 import { onHubEvent, onEpoch, type StreamEvent } from './live.js';
+import type { Dispatch, StateUpdater } from 'preact/hooks';
 
 export interface Resource<T> {
   data: T | undefined;
@@ -72,4 +73,45 @@ export function useReachable(): boolean {
   const [up, setUp] = useState(true);
   useEffect(() => onReachability(setUp), []);
   return up;
+}
+
+export interface Page<T> {
+  data: T | undefined;
+  error: string | undefined;
+  setError(text: string | undefined): void;
+}
+
+/**
+ * One page of a long list: read when `path` changes and when the hub comes back. A live event does not
+ * read it again by itself: `onEvent` patches it (`patch`) from what the event names, or asks for the
+ * page again (`reload`) when it cannot.
+ */
+export function usePage<T>(path: string, onSignedOut: () => void, onEvent: (e: StreamEvent, patch: Dispatch<StateUpdater<T | undefined>>, reload: () => void) => void): Page<T> {
+  const [data, setData] = useState<T>();
+  const [error, setError] = useState<string>();
+  const handler = useRef(onEvent);
+  handler.current = onEvent;
+  useEffect(() => {
+    let alive = true;
+    const patch: Dispatch<StateUpdater<T | undefined>> = (u) => alive && setData(u);
+    const load = () => {
+      api<T>(path).then(
+        (d) => alive && (setData(d), setError(undefined)),
+        (err: unknown) => {
+          if (!alive) return;
+          if (err instanceof Unauthorized) onSignedOut();
+          else if (!isHubUnreachable(err)) setError(describeError(err));
+        },
+      );
+    };
+    load();
+    const offEpoch = onEpoch(load);
+    const offEvent = onHubEvent((e) => handler.current(e, patch, load));
+    return () => {
+      alive = false;
+      offEpoch();
+      offEvent();
+    };
+  }, [path]);
+  return { data, error, setError };
 }

@@ -10,6 +10,8 @@ import type { ActivityView, CallRecord, FacetsView, PageProps } from '../types.j
 type Filter = { q: string; tool: string; client: string; from: string; to: string; errors: boolean };
 const NONE: Filter = { q: '', tool: '', client: '', from: '', to: '', errors: false };
 const PAGE = 50;
+/** Live events within this long of each other are applied together. */
+const COALESCE_MS = 200;
 
 function bounds(f: Filter): { from?: number; to?: number } {
   return { ...(f.from ? { from: new Date(`${f.from}T00:00`).getTime() } : {}), ...(f.to ? { to: new Date(`${f.to}T00:00`).getTime() + 86_400_000 } : {}) };
@@ -112,8 +114,12 @@ export function ActivityPage(props: PageProps) {
   const now = useNow(5000);
   const before = cursors.at(-1);
   const first = cursors.length === 1;
-  const ctx = useRef({ filter, first });
-  ctx.current = { filter, first };
+  const ctx = useRef({ filter, first, facets });
+  ctx.current = { filter, first, facets };
+  const facetsLack = (tool: string, client: string | undefined) => {
+    const f = ctx.current.facets;
+    return Boolean(f && (!f.tools.includes(tool) || (client && !f.clients.includes(client))));
+  };
 
   useEffect(() => {
     let alive = true;
@@ -127,30 +133,43 @@ export function ActivityPage(props: PageProps) {
     load();
     loadFacets();
     const offEpoch = onEpoch(() => (load(), loadFacets()));
+    // Calls arrive in bursts: their events are applied together, at most every COALESCE_MS, so that the
+    // page renders once per burst rather than once per event.
+    let queued: StreamEvent[] = [];
+    let timer = 0;
+    const applyQueued = () => {
+      timer = 0;
+      const events = queued;
+      queued = [];
+      setData((d) => (d ? events.reduce(applyEvent, d) : d));
+    };
+    const applyEvent = (d: ActivityView, e: StreamEvent): ActivityView => {
+      if (e.type !== 'tool_call_started' && e.type !== 'tool_call_finished') return d;
+      const known = d.calls.find((c) => c.id === e.id);
+      const call = fromEvent(e, known);
+      if (!call) return d;
+      if (known) return { ...d, calls: d.calls.map((c) => (c.id === e.id ? call : c)) };
+      // A new call is the newest: only the first page shows it, and only when it passes the filter.
+      if (!ctx.current.first || !matches(call, ctx.current.filter)) return d;
+      const calls: ActivityView['calls'] = [call, ...d.calls].slice(0, PAGE);
+      // Older pages on from the last call still shown (the ones pushed off are the next page's first).
+      const lastKept = [...calls].reverse().find((c) => c.cursor);
+      const next = d.calls.length > calls.length - 1 ? (lastKept?.cursor ?? d.next) : d.next;
+      return { ...d, calls, next, total: d.total + 1 };
+    };
     const offEvent = onHubEvent((e) => {
       if (e.type === 'records_pruned' && e.activity > 0) return void load();
       if (e.type !== 'tool_call_started' && e.type !== 'tool_call_finished') return;
-      if (e.type === 'tool_call_started') {
+      if (e.type === 'tool_call_started' && facetsLack(e.tool, e.client)) {
         // A tool or client the choices do not have yet joins them.
         setFacets((f) => f && { tools: f.tools.includes(e.tool) ? f.tools : [...f.tools, e.tool].sort(), clients: !e.client || f.clients.includes(e.client) ? f.clients : [...f.clients, e.client].sort() });
       }
-      setData((d) => {
-        if (!d) return d;
-        const known = d.calls.find((c) => c.id === e.id);
-        const call = fromEvent(e, known);
-        if (!call) return d;
-        if (known) return { ...d, calls: d.calls.map((c) => (c.id === e.id ? call : c)) };
-        // A new call is the newest: only the first page shows it, and only when it passes the filter.
-        if (!ctx.current.first || !matches(call, ctx.current.filter)) return d;
-        const calls: ActivityView['calls'] = [call, ...d.calls].slice(0, PAGE);
-        // Older pages on from the last call still shown (the ones pushed off are the next page's first).
-        const lastKept = [...calls].reverse().find((c) => c.cursor);
-        const next = d.calls.length > calls.length - 1 ? (lastKept?.cursor ?? d.next) : d.next;
-        return { ...d, calls, next, total: d.total + 1 };
-      });
+      queued.push(e);
+      timer ||= window.setTimeout(applyQueued, COALESCE_MS);
     });
     return () => {
       alive = false;
+      window.clearTimeout(timer);
       offEpoch();
       offEvent();
     };

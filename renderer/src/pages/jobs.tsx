@@ -1,7 +1,6 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, describeError, Unauthorized, isHubUnreachable } from '../api.js';
-import { useNow, useResource } from '../hooks.js';
-import { onEpoch, onHubEvent } from '../live.js';
+import { useRef, useState } from 'preact/hooks';
+import { api, describeError } from '../api.js';
+import { useNow, usePage, useResource } from '../hooks.js';
 import { ConfirmButton, Empty, Panel, Problem, announce, Pending } from '../ui.js';
 import { Pager } from '../pager.js';
 import { Kept } from '../kept.js';
@@ -111,41 +110,18 @@ export function JobsPage(props: PageProps) {
   const [q, setQ] = useState('');
   const [draft, setDraft] = useState('');
   const [offset, setOffset] = useState(0);
-  const [data, setData] = useState<JobsView>();
-  const [error, setError] = useState<string>();
   const view = useRef({ status, q, offset });
   view.current = { status, q, offset };
-
-  useEffect(() => {
-    let alive = true;
-    const load = () => {
-      const p = new URLSearchParams({ limit: String(PAGE), offset: String(offset), ...(status === 'all' ? {} : { status }), ...(q ? { q } : {}) });
-      api<JobsView>(`/api/jobs?${p}`).then(
-        (d) => alive && (setData(d), setError(undefined)),
-        (err: unknown) => {
-          if (!alive) return;
-          if (err instanceof Unauthorized) props.onSignedOut();
-          else if (!isHubUnreachable(err)) setError(describeError(err));
-        },
-      );
-    };
-    load();
-    const offEpoch = onEpoch(load);
-    const offEvent = onHubEvent((e) => {
-      if (e.type === 'records_pruned' && e.jobs > 0) load();
-      if (e.type !== 'job_started' && e.type !== 'job_ended') return;
-      api<OneJobView>(`/api/jobs/${e.job.id}`).then(
-        (one) => alive && setData((d) => d && place(d, one, view.current)),
-        // Gone already (a Bash call that ran as a job and ended in time is forgotten): take it off the page.
-        () => alive && setData((d) => d && { ...d, running: d.running.filter((j) => j.id !== e.job.id), jobs: d.jobs.filter((j) => j.id !== e.job.id) }),
-      );
-    });
-    return () => {
-      alive = false;
-      offEpoch();
-      offEvent();
-    };
-  }, [status, q, offset]);
+  const p = new URLSearchParams({ limit: String(PAGE), offset: String(offset), ...(status === 'all' ? {} : { status }), ...(q ? { q } : {}) });
+  const { data, error } = usePage<JobsView>(`/api/jobs?${p}`, props.onSignedOut, (e, patch, reload) => {
+    if (e.type === 'records_pruned' && e.jobs > 0) reload();
+    if (e.type !== 'job_started' && e.type !== 'job_ended') return;
+    api<OneJobView>(`/api/jobs/${e.job.id}`).then(
+      (one) => patch((d) => d && place(d, one, view.current)),
+      // Gone already (a Bash call that ran as a job and ended in time is forgotten): take it off the page.
+      () => patch((d) => d && { ...d, running: d.running.filter((j) => j.id !== e.job.id), jobs: d.jobs.filter((j) => j.id !== e.job.id) }),
+    );
+  });
 
   if (!data) return <Pending error={error} />;
   const { counts } = data;

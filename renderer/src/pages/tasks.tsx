@@ -1,7 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, describeError, Unauthorized, isHubUnreachable } from '../api.js';
-import { useResource } from '../hooks.js';
-import { onEpoch, onHubEvent } from '../live.js';
+import { api, describeError } from '../api.js';
+import { usePage, useResource } from '../hooks.js';
 import { ConfirmButton, Empty, Panel, Problem, Pending, announce } from '../ui.js';
 import { Pager } from '../pager.js';
 import { Kept } from '../kept.js';
@@ -16,6 +15,8 @@ const TABS: { value: Status; label: string }[] = [
   { value: 'all', label: 'All' },
 ];
 const PAGE = 20;
+/** Events within this long of each other are taken together. */
+const COALESCE_MS = 150;
 
 /** The hub's test for a task a live event brought (store/tasks.ts): its state, and the text in its name or steps. */
 function matches(t: TaskView, status: Status, q: string): boolean {
@@ -103,45 +104,32 @@ export function TasksPage(props: PageProps) {
   const [q, setQ] = useState('');
   const [draft, setDraft] = useState('');
   const [offset, setOffset] = useState(0);
-  const [data, setData] = useState<TasksView>();
-  const [error, setError] = useState<string>();
   const view = useRef({ status, q, offset });
   view.current = { status, q, offset };
-
-  useEffect(() => {
-    let alive = true;
-    const load = () => {
-      const p = new URLSearchParams({ status, limit: String(PAGE), offset: String(offset), ...(q ? { q } : {}) });
-      api<TasksView>(`/api/tasks?${p}`).then(
-        (d) => alive && (setData(d), setError(undefined)),
-        (err: unknown) => {
-          if (!alive) return;
-          if (err instanceof Unauthorized) props.onSignedOut();
-          else if (!isHubUnreachable(err)) setError(describeError(err));
-        },
-      );
-    };
-    load();
-    const offEpoch = onEpoch(load);
-    const offEvent = onHubEvent((e) => {
-      if (e.type === 'records_pruned' && e.tasks > 0) load();
-      if (e.type !== 'tasks_changed') return;
-      // An event without ids (an older hub's, or several at once) reads the page again.
-      if (!e.ids?.length) return load();
-      for (const id of e.ids) {
+  const p = new URLSearchParams({ status, limit: String(PAGE), offset: String(offset), ...(q ? { q } : {}) });
+  /** Tasks named by events and not fetched yet: a burst of steps on one task asks for it once. */
+  const pending = useRef({ ids: new Set<number>(), timer: 0 });
+  const { data, error, setError } = usePage<TasksView>(`/api/tasks?${p}`, props.onSignedOut, (e, patch, reload) => {
+    if (e.type === 'records_pruned' && e.tasks > 0) reload();
+    if (e.type !== 'tasks_changed') return;
+    // An event without ids (an older hub's, or several at once) reads the page again.
+    if (!e.ids?.length) return reload();
+    const q = pending.current;
+    for (const id of e.ids) q.ids.add(id);
+    if (q.timer) return;
+    q.timer = window.setTimeout(() => {
+      const ids = [...q.ids];
+      q.ids.clear();
+      q.timer = 0;
+      for (const id of ids) {
         api<OneTaskView>(`/api/tasks/${id}`).then(
-          (one) => alive && setData((d) => d && place(d, one, view.current)),
+          (one) => patch((d) => d && place(d, one, view.current)),
           // Deleted: the page (and its counts) is read again, a rare act of the person or the model.
-          () => alive && load(),
+          () => reload(),
         );
       }
-    });
-    return () => {
-      alive = false;
-      offEpoch();
-      offEvent();
-    };
-  }, [status, q, offset]);
+    }, COALESCE_MS);
+  });
 
   if (!data) return <Pending error={error} />;
   const all = data.counts.open + data.counts.done + data.counts.archived;
