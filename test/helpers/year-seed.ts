@@ -10,6 +10,7 @@ import { QuestionsRepo } from '../../main/store/questions.js';
 import { CallbacksRepo } from '../../main/store/callbacks.js';
 import { PlansRepo } from '../../main/store/plans.js';
 import { writeJsonAtomic, type ExitRecord } from '../../main/tools/shell/job-files.js';
+import { rng } from './fuzz.js';
 
 /**
  * A data folder as a heavy user has it after months of Pincer, seeded through Pincer's own store code
@@ -55,18 +56,6 @@ const TOOLS = ['Bash', 'Bash', 'Bash', 'ReadDocs', 'WebSearch', 'TaskManager', '
 const CLIENTS = ['claude-code 2.1.280', 'claude-code 2.1.126', 'claude-ai 0.1.0', 'cursor-vscode 1.0.0', 'Visual Studio Code 1.104.0', 'gemini-cli-mcp-client 0.61.0', 'codex-mcp-client 0.40.0', 'windsurf 1.12.0', 'mcp-remote 0.15.1', 'ai-sdk-mcp-client 2.0.0', 'langchain-mcp-adapters 1.1.4', 'inspector-client 2.12.0'];
 const COMMANDS = ['npm run build', 'npm test', 'npm run dev', 'cargo build --release', 'cargo test --workspace', 'make -j4', 'pytest -x tests/', 'python3 -m http.server 8000', 'docker compose up --build', 'go test ./...', 'tail -f logs/app.log', 'git log --oneline | head -50', './scripts/deploy.sh staging', 'npx tsc --watch', 'yarn lint'];
 const PROJECTS = ['pincer', 'website', 'api-server', 'ml-pipeline', 'infra', 'mobile-app', 'docs', 'scratch'];
-
-/** A deterministic pseudo-random stream (mulberry32), so that two seeds of the same counts are the same folder. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pick = <T>(rnd: () => number, list: readonly T[]): T => list[Math.floor(rnd() * list.length)]!;
 
@@ -236,7 +225,8 @@ export function seedYear(home: string, opts: SeedOptions): SeedReport {
   ensureHome(paths);
   const store = openStore(paths.database);
   try {
-    const rnd = random(0x5eed);
+    // Seeded, so that two seeds of the same counts are the same folder.
+    const rnd = rng(0x5eed);
     const logBytes = seedJobs(store.db, paths.jobsDir, opts.counts.jobs, o, rnd);
     seedActivity(store.db, opts.counts.activity, o, rnd);
     seedTasks(store.db, opts.counts.tasks, o, rnd);

@@ -6,23 +6,22 @@ import type { SessionTable } from '../../access/sessions.js';
 import { JOB_FILTERS } from '../../store/jobs.js';
 import { readLogBefore, readLogWindow } from '../../tools/shell/job-log.js';
 import { isActive } from '../../tools/shell/jobs.js';
-import { fail, failWith, query } from './replies.js';
+import { fail, failWith, query, queryCount } from './replies.js';
 import { jobsView, oneJobView, mcpTasksView } from './views.js';
 import { logger } from '../../core/log.js';
 
 const log = logger('dashboard');
 
-const count = (max: number, fallback: number) => z.preprocess((v) => (v === undefined || v === '' ? fallback : Number(v)), z.number().int().min(0).max(max));
 const JobsQuery = z.object({
   status: z.enum(JOB_FILTERS).optional(),
   q: z.string().max(500).optional(),
-  offset: count(10_000_000, 0),
-  limit: count(200, 50).pipe(z.number().min(1)),
+  offset: queryCount(10_000_000, 0),
+  limit: queryCount(200, 50).pipe(z.number().min(1)),
 });
 const JOBS_USAGE = `Jobs take status (${JOB_FILTERS.join(', ')}), q (text in the command or folder), offset and limit (1-200).`;
 
 const offset = z.preprocess((v) => (v === undefined || v === '' ? undefined : Number(v)), z.number().int().min(0).optional());
-const OutputQuery = z.object({ from: offset, before: offset, max: count(1024 * 1024, 64 * 1024).pipe(z.number().min(1)) });
+const OutputQuery = z.object({ from: offset, before: offset, max: queryCount(1024 * 1024, 64 * 1024).pipe(z.number().min(1)) });
 const OUTPUT_USAGE = 'A window of output takes from (read on from that byte) or before (the part that ends there, from a line start), and max (bytes, at most 1048576).';
 
 /** Jobs: a page of them and every running one, one job, windows of its output, its whole log, Kill; and the MCP tasks beside them. */

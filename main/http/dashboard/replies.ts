@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { objectBody } from '../express-body.js';
 import { ERROR_HTTP_STATUS, UserError } from '../../core/errors.js';
 
@@ -38,3 +38,6 @@ export function failWith(res: Response, err: unknown): void {
   if (!(err instanceof UserError)) throw err;
   fail(res, ERROR_HTTP_STATUS[err.code], err.code, err.message);
 }
+
+/** A count in a query string (offset, limit): `fallback` when absent, else a whole number from 0 to `max`. */
+export const queryCount = (max: number, fallback: number) => z.preprocess((v) => (v === undefined || v === '' ? fallback : Number(v)), z.number().int().min(0).max(max));

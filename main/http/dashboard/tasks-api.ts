@@ -2,15 +2,14 @@ import type express from 'express';
 import { z } from 'zod';
 import type { Runtime } from '../../calls/runtime.js';
 import { TASK_FILTERS } from '../../store/tasks.js';
-import { fail, query } from './replies.js';
+import { fail, query, queryCount } from './replies.js';
 import { planView, tasksView, taskView } from './views.js';
 
-const count = (max: number, fallback: number) => z.preprocess((v) => (v === undefined || v === '' ? fallback : Number(v)), z.number().int().min(0).max(max));
 const TasksQuery = z.object({
   status: z.enum(TASK_FILTERS).optional(),
   q: z.string().max(500).optional(),
-  offset: count(10_000_000, 0),
-  limit: count(100, 20).pipe(z.number().min(1)),
+  offset: queryCount(10_000_000, 0),
+  limit: queryCount(100, 20).pipe(z.number().min(1)),
 });
 const TASKS_USAGE = `Tasks take status (${TASK_FILTERS.join(', ')}), q (text in a name or step), offset and limit (1-100).`;
 
