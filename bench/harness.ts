@@ -32,11 +32,10 @@ export async function hubNodeFlags(pincer = PINCER): Promise<readonly string[]> 
 }
 
 /**
- * A real `pincer serve` in a fresh data directory, of this build or of `pincer` (another build's
+ * A real `pincer serve` in a fresh data directory (or `home`, prepared beforehand), of this build or of `pincer` (another build's
  * `dist/main/cli/pincer.js`) for before/after figures, started the way that build's launchers start it.
  */
-export async function startHub(extraEnv: Record<string, string> = {}, pincer = PINCER): Promise<Hub> {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pincer-bench-'));
+export async function startHub(extraEnv: Record<string, string> = {}, pincer = PINCER, home = fs.mkdtempSync(path.join(os.tmpdir(), 'pincer-bench-'))): Promise<Hub> {
   // BENCH_HUB_NODE_FLAGS="--max-semi-space-size=1 …": more V8/Node flags for the hub, to measure one before adopting it;
   // BENCH_HUB_NODE_FLAGS="none [flags]": without the build's own flags (only those given).
   const extra = (process.env.BENCH_HUB_NODE_FLAGS ?? '').split(' ').filter(Boolean);

@@ -1,0 +1,225 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { Client } from '@modelcontextprotocol/client';
+import { startHub, httpClient, type Hub } from './harness.js';
+import { percentile } from './lib.js';
+import { seedYear, YEAR, FRESH, type SeedCounts } from '../test/helpers/year-seed.js';
+import { findChromium } from '../test/helpers/browser.js';
+import { createRuntime } from '../main/calls/runtime.js';
+
+/**
+ * "A year of use": a data folder seeded through Pincer's own store code to what a heavy user reaches in a
+ * year (10 000 jobs, 100 000 calls, 10 000 tasks, 10 000 MCP tasks) against a fresh one (100 / 200 / 10 /
+ * 10), both served by this build with retention limits raised so that everything seeded stays (the answers
+ * must be bounded by design, not by pruning). Every tool answer and dashboard API is timed on both hubs in
+ * the same interleaved rounds; the ratio of medians is year / fresh. Then what an open dashboard page costs
+ * another client's calls, and what retention does to the year's folder under the default limits.
+ */
+
+const ROUNDS = Number(process.env.BENCH_YEAR_ROUNDS ?? 15);
+const LOG_SCALE = Number(process.env.BENCH_YEAR_LOG_SCALE ?? 0.25);
+const WINDOW_MS = Number(process.env.BENCH_YEAR_WINDOW_MS ?? 8_000);
+const KEEP_ALL = { JOB_MAX_KEPT: '10000000', JOB_RETENTION_DAYS: '36500', JOB_MAX_KEPT_BYTES: '1099511627776', TASK_RETENTION_DAYS: '36500', QUESTION_RETENTION_DAYS: '36500', CALLBACK_RETENTION_DAYS: '36500', PLAN_RETENTION_DAYS: '36500', ACTIVITY_MAX_CALLS: '10000000', ACTIVITY_RETENTION_DAYS: '3650' };
+
+interface Subject {
+  hub: Hub;
+  client: Client;
+  close(): Promise<void>;
+}
+
+type Probe = { name: string; run(s: Subject): Promise<number> };
+
+/** A seeded folder's hub (the seed is written into the folder startHub made, before the hub opens it). */
+async function subject(counts: SeedCounts): Promise<Subject & { seedMs: number; logBytes: number }> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pincer-year-'));
+  const report = seedYear(home, { counts, logScale: LOG_SCALE });
+  const hub = await startHub(KEEP_ALL, undefined, home);
+  const { client, close } = await httpClient(hub.url, hub.token);
+  return {
+    hub,
+    client,
+    seedMs: report.ms,
+    logBytes: report.logBytes,
+    close: async () => {
+      await close();
+      await hub.stop();
+    },
+  };
+}
+
+function api(p: string, sizes: Map<string, number[]>): Probe {
+  return {
+    name: `GET ${p}`,
+    run: async (s) => {
+      const t0 = performance.now();
+      const res = await fetch(`${s.hub.url}${p}`, { headers: { Authorization: `Bearer ${s.hub.token}` } });
+      const body = await res.arrayBuffer();
+      const ms = performance.now() - t0;
+      if (!res.ok) throw new Error(`${p}: ${res.status}`);
+      (sizes.get(`GET ${p}`) ?? sizes.set(`GET ${p}`, []).get(`GET ${p}`)!).push(body.byteLength);
+      return ms;
+    },
+  };
+}
+
+/** Times each probe on both hubs, alternating which goes first, ROUNDS times. */
+async function interleaved(probes: Probe[], year: Subject, fresh: Subject): Promise<Map<string, { year: number[]; fresh: number[] }>> {
+  const out = new Map(probes.map((p) => [p.name, { year: [] as number[], fresh: [] as number[] }]));
+  for (const p of probes) {
+    // Warm both (first use compiles statements and JIT paths).
+    await p.run(year);
+    await p.run(fresh);
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const p of probes) {
+      const order: [Subject, 'year' | 'fresh'][] = round % 2 ? [[fresh, 'fresh'], [year, 'year']] : [[year, 'year'], [fresh, 'fresh']];
+      for (const [s, which] of order) out.get(p.name)![which].push(await p.run(s));
+    }
+  }
+  return out;
+}
+
+/** Calls another client completes in a window while `busy` runs beside it (a generator of task events, a dashboard page). */
+async function callsIn(hub: Hub, windowMs: number): Promise<number> {
+  const { client, close } = await httpClient(hub.url, hub.token);
+  let n = 0;
+  const end = Date.now() + windowMs;
+  while (Date.now() < end) {
+    await client.callTool({ name: 'PlanMode', arguments: { action: 'status' } });
+    n++;
+  }
+  await close();
+  return n;
+}
+
+/** Task events while the window runs: a client adding and completing steps, as a model working through a checklist does. */
+async function taskEvents(hub: Hub, stop: () => boolean): Promise<void> {
+  const { client, close } = await httpClient(hub.url, hub.token);
+  const t = (await client.callTool({ name: 'TaskManager', arguments: { action: 'create', text: 'bench: a checklist being worked through' } })).structuredContent as { task: { id: number } };
+  while (!stop()) {
+    const added = (await client.callTool({ name: 'TaskManager', arguments: { action: 'add', task_id: t.task.id, text: 'a step' } })).structuredContent as { task: { steps: { id: number }[] } };
+    await client.callTool({ name: 'TaskManager', arguments: { action: 'complete', step_id: added.task.steps.at(-1)!.id } });
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await close();
+}
+
+/** The other client's calls in a window with each page open, against the same window with no dashboard (interleaved). */
+async function dashboardCost(hub: Hub): Promise<string[]> {
+  const exe = findChromium();
+  if (!exe) return ['No Chromium here: the dashboard cost was not measured.'];
+  const browser = await chromium.launch({ executablePath: exe, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  const lines: string[] = [];
+  try {
+    const page = await browser.newPage();
+    await page.goto(hub.url);
+    await page.locator('#token').fill(hub.token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('main h1', { hasText: 'Overview' }).waitFor();
+    const measure = async (route: string | undefined): Promise<number> => {
+      await page.goto(`${hub.url}/#/${route ?? 'skills'}`);
+      await page.waitForTimeout(500);
+      let stopped = false;
+      const events = taskEvents(hub, () => stopped);
+      const n = await callsIn(hub, WINDOW_MS);
+      stopped = true;
+      await events;
+      return n;
+    };
+    const results = new Map<string, number[]>();
+    for (let round = 0; round < 3; round++) {
+      for (const route of [undefined, 'tasks', 'jobs', 'activity']) {
+        const key = route ?? 'no dashboard page of these (Skills open)';
+        (results.get(key) ?? results.set(key, []).get(key)!).push(await measure(route));
+      }
+    }
+    const base = percentile(results.get('no dashboard page of these (Skills open)')!, 50);
+    for (const [key, ns] of results) lines.push(`| ${key} | ${ns.join(', ')} | ${percentile(ns, 50)} | ${(percentile(ns, 50) / base).toFixed(2)} |`);
+  } finally {
+    await browser.close();
+  }
+  return lines;
+}
+
+/** Retention under the default limits, on a copy of the year's folder: what a pass deletes, how long one holds the hub, the space that comes back. */
+function retentionOnYear(): string[] {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pincer-year-prune-'));
+  try {
+    const seeded = seedYear(home, { counts: YEAR, logScale: LOG_SCALE });
+    const size = () => ['pincer.db', 'pincer.db-wal'].reduce((n, f) => n + (fs.existsSync(path.join(home, f)) ? fs.statSync(path.join(home, f)).size : 0), 0);
+    const dirBytes = () => fs.readdirSync(path.join(home, 'jobs')).reduce((n, f) => n + fs.statSync(path.join(home, 'jobs', f)).size, 0);
+    const before = { db: size(), logs: dirBytes() };
+    const rt = createRuntime({ home, watch: false, role: 'hub', env: {} });
+    const passes: number[] = [];
+    let deleted = 0;
+    try {
+      for (let i = 0; i < 500; i++) {
+        const r = rt.retention.run(Date.now(), true);
+        passes.push(r.ms);
+        deleted += r.jobs + r.tasks + r.questions + r.callbacks + r.plans + r.mcpTasks + r.activity;
+        if (!r.more) break;
+      }
+    } finally {
+      rt.close();
+    }
+    return [
+      `Seeded in ${(seeded.ms / 1000).toFixed(1)} s (${(seeded.logBytes / 1e6).toFixed(0)} MB of job logs). Default limits: ${passes.length} passes deleted ${deleted.toLocaleString('en-US')} records; one pass held the hub's thread ${percentile(passes, 50).toFixed(0)} ms median, ${Math.max(...passes).toFixed(0)} ms at most.`,
+      `pincer.db ${(before.db / 1e6).toFixed(1)} MB → ${(size() / 1e6).toFixed(1)} MB; job files ${(before.logs / 1e6).toFixed(0)} MB → ${(dirBytes() / 1e6).toFixed(0)} MB.`,
+    ];
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+}
+
+export async function benchYearOfUse(): Promise<string> {
+  const year = await subject(YEAR);
+  const fresh = await subject(FRESH);
+  const sizes = new Map<string, number[]>();
+  const toolSizes = new Map<string, { year: number; fresh: number }>();
+  try {
+    const probe = (name: string, args: Record<string, unknown>): Probe => ({
+      name: `${name} ${JSON.stringify(args)}`,
+      run: async (s) => {
+        const t0 = performance.now();
+        const r = await s.client.callTool({ name, arguments: args });
+        const ms = performance.now() - t0;
+        const key = `${name} ${JSON.stringify(args)}`;
+        const entry = toolSizes.get(key) ?? { year: 0, fresh: 0 };
+        entry[s === year ? 'year' : 'fresh'] = Buffer.byteLength(JSON.stringify(r));
+        toolSizes.set(key, entry);
+        return ms;
+      },
+    });
+    const probes: Probe[] = [
+      probe('TaskManager', { action: 'list' }),
+      probe('TaskManager', { action: 'list', status: 'done' }),
+      probe('TaskManager', { action: 'list', query: 'refactor' }),
+      probe('ListBgTasks', {}),
+      probe('ListBgTasks', { status: 'failed' }),
+      probe('ReadBgOutput', { task_id: 3 }),
+      probe('PlanMode', { action: 'status' }),
+      ...['/api/overview', '/api/tools', '/api/jobs', '/api/jobs?status=failed', '/api/jobs/3', '/api/jobs/3/output', '/api/tasks', '/api/tasks?status=done', '/api/tasks?q=refactor', '/api/plan', '/api/activity', '/api/activity?tool=ReadImage', '/api/activity?client=windsurf%201.12.0', '/api/activity?errors=1', '/api/activity?q=deploy', '/api/activity?q=case_13%20', '/api/activity/facets', '/api/mcp-tasks', '/api/callbacks', '/api/kept', '/api/stats/minutes'].map((p) => api(p, sizes)),
+    ];
+    const times = await interleaved(probes, year, fresh);
+    const rows = [...times].map(([name, t]) => {
+      const y = percentile(t.year, 50);
+      const f = percentile(t.fresh, 50);
+      const bytes = toolSizes.get(name);
+      const apiBytes = sizes.get(name);
+      const size = bytes ? `${bytes.year.toLocaleString('en-US')} / ${bytes.fresh.toLocaleString('en-US')}` : apiBytes ? `${apiBytes.at(-2)?.toLocaleString('en-US')} / ${apiBytes.at(-1)?.toLocaleString('en-US')}` : '';
+      return `| ${name} | ${y.toFixed(2)} ms | ${f.toFixed(2)} ms | ${(y / f).toFixed(2)}× | ${size} |`;
+    });
+    const table = ['\n### A year of use: each call at the year of use vs a fresh folder (same interleaved rounds)\n', `${ROUNDS} rounds, medians; bytes as the client received them (year / fresh).\n`, '| call | year | fresh | ratio | bytes |', '| --- | ---: | ---: | ---: | ---: |', ...rows].join('\n');
+    process.stdout.write(table + '\n');
+    const cost = ['\n### An open dashboard page: another client\'s calls in a window while task events arrive\n', `${WINDOW_MS / 1000} s windows on the year's hub, 3 rounds interleaved; PlanMode status calls completed.\n`, '| page | calls per window | median | ratio |', '| --- | --- | ---: | ---: |', ...(await dashboardCost(year.hub))].join('\n');
+    process.stdout.write(cost + '\n');
+    const pruning = ['\n### Retention on the year\'s folder under the default limits\n', ...retentionOnYear()].join('\n');
+    process.stdout.write(pruning + '\n');
+    return `${table}\n${cost}\n${pruning}\n`;
+  } finally {
+    await year.close();
+    await fresh.close();
+  }
+}
