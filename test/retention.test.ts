@@ -54,10 +54,12 @@ test('retention deletes what is past its limits with its files, never what still
     const db = s.db;
     const oldestEnded = (db.prepare(`SELECT MIN(ended_at) AS t FROM jobs WHERE status NOT IN ('starting','running')`).get() as { t: number }).t;
     assert.ok(oldestEnded >= Date.now() - 30 * DAY, 'no ended job older than JOB_RETENTION_DAYS');
-    // The files of deleted jobs went with them; the kept ones still have theirs.
+    // The files of deleted jobs go with them (off the hub's thread, so waited for); the kept ones still have theirs.
     const ids = new Set((db.prepare('SELECT id FROM jobs').all() as { id: number }[]).map((r) => r.id));
-    for (const f of fs.readdirSync(s.paths.jobsDir)) assert.ok(ids.has(Number(f.split('.')[0])), `${f} belongs to a kept job`);
+    const strays = () => fs.readdirSync(s.paths.jobsDir).filter((f) => !ids.has(Number(f.split('.')[0])));
+    await waitFor(() => strays().length === 0, `the deleted jobs' files to go (${strays().slice(0, 3).join(', ')} …)`);
     assert.ok(jobFiles() < filesBefore / 4, `${jobFiles()} files left of ${filesBefore}`);
+    for (const id of ids) assert.ok(fs.existsSync(path.join(s.paths.jobsDir, `${id}.log`)), `kept job ${id} has its log`);
     assert.equal(s.jobs.repo.get(running.id)?.status, 'running');
     assert.ok(fs.existsSync(running.log_path));
     // Tasks: no finished task older than TASK_RETENTION_DAYS; every open one, however old.

@@ -132,7 +132,8 @@ export class JobsRepo {
       params.push(query.q.toLowerCase());
     }
     const cond = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const total = (prepared(this.db, `SELECT COUNT(*) AS n FROM jobs ${cond}`).get(...params) as { n: number }).n;
+    // Failed jobs without a text filter are counted in the index's three ranges rather than row by row.
+    const total = query.status === 'failed' && !query.q ? this.counts().failed : (prepared(this.db, `SELECT COUNT(*) AS n FROM jobs ${cond}`).get(...params) as { n: number }).n;
     const pageCond = query.before !== undefined ? `${cond ? `${cond} AND` : 'WHERE'} id < ?` : cond;
     const pageParams = query.before !== undefined ? [...params, query.before] : params;
     const rows = (prepared(this.db, `SELECT * FROM jobs ${pageCond} ORDER BY id DESC LIMIT ? OFFSET ?`).all(...pageParams, query.limit, query.offset ?? 0) as unknown[]).map((r) => freeze(JobRow.parse(r)));
@@ -146,7 +147,8 @@ export class JobsRepo {
     return prepared(
       this.db,
       `SELECT (SELECT COUNT(*) FROM jobs) AS total, (SELECT COUNT(*) FROM jobs WHERE status IN ('starting','running')) AS running,
-        (SELECT COUNT(*) FROM jobs WHERE status IN ('killed','lost')) + (SELECT COUNT(*) FROM jobs WHERE status = 'exited' AND exit_code != 0) AS failed`,
+        (SELECT COUNT(*) FROM jobs WHERE status IN ('killed','lost')) + (SELECT COUNT(*) FROM jobs WHERE status = 'exited' AND exit_code > 0)
+          + (SELECT COUNT(*) FROM jobs WHERE status = 'exited' AND exit_code < 0) AS failed`,
     ).get() as { total: number; running: number; failed: number };
   }
 

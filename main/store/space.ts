@@ -8,7 +8,7 @@ const log = logger('store');
 const INCREMENTAL = 2;
 /** Free pages are given back once there are this many (1 MiB of 4 KiB pages), a chunk at a time. */
 const RECLAIM_FROM_PAGES = 256;
-const RECLAIM_CHUNK_PAGES = 8192;
+const RECLAIM_CHUNK_PAGES = 2048;
 
 export interface StoreSpace {
   /** pincer.db, its write-ahead log and shared memory, in bytes. */

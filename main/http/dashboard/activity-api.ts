@@ -32,7 +32,9 @@ export function activityRoutes(r: express.Router, runtime: Runtime): void {
     const { limit, errors, before, ...rest } = q;
     const filter = { ...rest, errors: errors === '1' };
     const page = runtime.activity.page(limit, filter, before);
-    res.json(activityView(runtime, { calls: page.calls, ...(page.next ? { next: `${page.next.at}.${page.next.seq}` } : {}) }, runtime.activity.countMatching(filter, COUNT_CAP)));
+    // A first page with room to spare holds every match: no count to make (a rare text is a whole scan already).
+    const total = !before && !page.next ? { n: page.calls.length, capped: false } : runtime.activity.countMatching(filter, COUNT_CAP);
+    res.json(activityView(runtime, { calls: page.calls, ...(page.next ? { next: `${page.next.at}.${page.next.seq}` } : {}) }, total));
   });
 
   r.get('/api/activity/facets', (_req, res) => {

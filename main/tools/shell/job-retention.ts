@@ -10,8 +10,8 @@ export interface JobLimits {
   maxBytes: number;
 }
 
-/** Rows and files deleted per pass: a pass holds the hub's one thread for a few milliseconds, the next pass goes on. */
-const PER_PASS = 500;
+/** Jobs deleted per pass (six files each, one commit for all): a pass holds the hub's one thread briefly, the next goes on. */
+const PER_PASS = 200;
 /** A file in the jobs folder with no job row is left this long (a job being started writes its row first). */
 const ORPHAN_AFTER_MS = 3_600_000;
 
@@ -22,14 +22,8 @@ const ORPHAN_AFTER_MS = 3_600_000;
 export function pruneJobs(jobs: JobManager, limits: JobLimits): { jobs: number; bytes: number; more: boolean } {
   for (const job of jobs.repo.unsized(PER_PASS)) jobs.repo.setLogBytes(job.id, logSize(job.log_path));
   const expired = jobs.repo.expired(limits.endedBefore, limits.keep, limits.maxBytes, PER_PASS);
-  let removed = 0;
-  let bytes = 0;
-  for (const job of expired) {
-    if (!jobs.remove(job)) continue;
-    removed++;
-    bytes += job.log_bytes ?? 0;
-  }
-  return { jobs: removed, bytes, more: expired.length === PER_PASS };
+  const removed = jobs.removeAll(expired);
+  return { jobs: removed.length, bytes: removed.reduce((n, job) => n + (job.log_bytes ?? 0), 0), more: expired.length === PER_PASS };
 }
 
 /**

@@ -13,7 +13,7 @@ import { shellPhrase, type ShellSpec } from './shells.js';
 import { resolveShell, resolveCwd, killTree, groupAlive, commandEnv, processGroup } from './process.js';
 import { type JobSpec, type ExitRecord, type RunRecord, readExitRecord, readRunRecord, writeJsonAtomic, jobFile } from './job-files.js';
 import { logSize, readRange, completeUtf8Length } from './job-log.js';
-import { guarded, logger } from '../../core/log.js';
+import { guarded, ignoreFailure, logger } from '../../core/log.js';
 
 const log = logger('jobs');
 
@@ -62,7 +62,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
   private verified = new Map<number, number>();
   private sizes = new Map<number, number>();
 
-  constructor(db: Db, private settings: SettingsView, private jobsDir: string, private readOnly = false) {
+  constructor(private db: Db, private settings: SettingsView, private jobsDir: string, private readOnly = false) {
     super();
     this.repo = new JobsRepo(db);
   }
@@ -152,14 +152,27 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     if (job && this.remove(job)) this.emit('event', { type: 'job_ended', job });
   }
 
-  /** Deletes an ended job's files, then its row (retention, forget); false for a running job or a read-only store. */
+  /** Deletes an ended job's files, then its row (forget); false for a running job or a read-only store. */
   remove(job: JobRow): boolean {
-    if (isActive(job) || this.readOnly) return false;
-    for (const f of [job.log_path, job.exit_path, ...(['run', 'stop', 'spec', 'cwd'] as const).map((k) => jobFile(job.exit_path, k))]) fs.rmSync(f, { force: true });
-    if (!this.repo.remove(job.id)) return false;
-    this.launched.delete(job.id);
-    this.sizes.delete(job.id);
-    return true;
+    return this.removeAll([job]).length === 1;
+  }
+
+  /**
+   * Deletes ended jobs: their rows in one transaction (one commit, not one per job: retention deletes
+   * hundreds at a time), then their files off the hub's thread. A file left by a crash in between belongs
+   * to no job and goes with the retention sweep (job-retention.ts). Running jobs are left alone.
+   */
+  removeAll(jobs: JobRow[]): JobRow[] {
+    if (this.readOnly) return [];
+    const ended = jobs.filter((job) => !isActive(job));
+    const removed = this.db.transaction(() => ended.filter((job) => this.repo.remove(job.id))).immediate();
+    const files = removed.flatMap((job) => [job.log_path, job.exit_path, ...(['run', 'stop', 'spec', 'cwd'] as const).map((k) => jobFile(job.exit_path, k))]);
+    void Promise.all(files.map((f) => fs.promises.rm(f, { force: true }))).catch(ignoreFailure(log, 'deleting the files of removed jobs'));
+    for (const job of removed) {
+      this.launched.delete(job.id);
+      this.sizes.delete(job.id);
+    }
+    return removed;
   }
 
   get(id: number, tool: string): JobRow {

@@ -12,6 +12,8 @@ type Job = JobView;
 type Status = 'all' | 'running' | 'ended' | 'succeeded' | 'failed' | 'killed' | 'lost';
 const STATUSES: { value: Status; label: string }[] = [
   { value: 'all', label: 'all' },
+  { value: 'running', label: 'running' },
+  { value: 'ended', label: 'ended' },
   { value: 'failed', label: 'failed' },
   { value: 'succeeded', label: 'succeeded' },
   { value: 'killed', label: 'killed' },
