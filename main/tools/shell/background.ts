@@ -111,7 +111,7 @@ const listShape = z.object({
   running: z.number().int().optional(),
   offset: z.number().int().optional(),
   /** The arguments that show the next page, when there is one. */
-  next: z.record(z.string(), z.unknown()).optional(),
+  next: z.object({ status: z.enum(JOB_FILTERS).optional(), query: z.string().optional(), offset: z.number().int() }).optional(),
 });
 
 function jobLine(j: z.infer<typeof jobShape>): string {

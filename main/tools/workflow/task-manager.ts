@@ -24,7 +24,7 @@ const listShape = z.object({
   /** Tasks by state, for a list: open, finished (done) and archived. */
   counts: z.object({ open: z.number().int(), done: z.number().int(), archived: z.number().int() }).optional(),
   /** The arguments that show the next page, when there is one. */
-  next: z.record(z.string(), z.unknown()).optional(),
+  next: z.object({ action: z.literal('list'), status: z.enum(TASK_FILTERS).optional(), query: z.string().optional(), offset: z.number().int() }).optional(),
 });
 type ListData = z.infer<typeof listShape>;
 
@@ -55,7 +55,7 @@ function overview(repo: TasksRepo, q: string | undefined, offset: number, limit:
   }
   if (!q && counts.archived > 0) head.push(`Archived: ${plural(counts.archived, 'task')} ({"action":"list","status":"archived"}).`);
   const nextOffset = offset + openShown;
-  const next = nextOffset < open.total ? { action: 'list', ...(q ? { query: q } : {}), offset: nextOffset } : undefined;
+  const next = nextOffset < open.total ? { action: 'list' as const, ...(q ? { query: q } : {}), offset: nextOffset } : undefined;
   if (next) head.push(`More open tasks: ${JSON.stringify(next)}.`);
   if (fit.cut > 0 && !next) head.push(`${fit.cut} task(s) left out to keep this answer short.`);
   return {
@@ -71,7 +71,7 @@ function pageOf(repo: TasksRepo, status: TaskFilter, q: string | undefined, offs
   const fit = withinBudget(page.rows.map((t) => taskData(t, LIST_STEPS)), checklist);
   const what = `${status === 'all' ? '' : `${status === 'done' ? 'finished' : status} `}tasks${q ? ` matching "${q}"` : ''}`;
   const nextOffset = offset + fit.shown.length;
-  const next = nextOffset < page.total ? { action: 'list', status, ...(q ? { query: q } : {}), offset: nextOffset } : undefined;
+  const next = nextOffset < page.total ? { action: 'list' as const, status, ...(q ? { query: q } : {}), offset: nextOffset } : undefined;
   const head =
     page.total === 0
       ? `No ${what}.`
