@@ -147,6 +147,12 @@ describe('a year of use: bounded answers, pages and running jobs past the first 
     const p2 = await get<{ calls: { id: string; started: number }[] }>(`/api/activity?limit=50&before=${p1.next}`);
     assert.equal(p2.calls.length, 50);
     assert.ok(p2.calls[0]!.started <= p1.calls.at(-1)!.started && !p2.calls.some((c) => p1.calls.some((d) => d.id === c.id)), 'the next page goes on where the first ended');
+    // Text search: the same matches whatever the hub has indexed yet (it scans the rest), newest first.
+    const found = await get<{ calls: { args: string; summary?: string; client?: string; tool: string; started: number }[]; total: number; next: string }>('/api/activity?q=deploy.sh&limit=50');
+    assert.equal(found.calls.length, 50);
+    assert.ok(found.total > 1000 && found.calls.every((c) => `${c.tool} ${c.args} ${c.summary ?? ''} ${c.client ?? ''}`.toLowerCase().includes('deploy.sh')));
+    const more = await get<{ calls: { started: number }[] }>(`/api/activity?q=deploy.sh&limit=50&before=${found.next}`);
+    assert.ok(more.calls.length === 50 && more.calls[0]!.started <= found.calls.at(-1)!.started);
     const facets = await get<{ tools: string[]; clients: string[] }>('/api/activity/facets');
     assert.ok(facets.clients.length >= 12 && facets.clients.includes('windsurf 1.12.0'), facets.clients.join(', '));
     const tool = await get<{ calls: { tool: string }[]; total: number }>('/api/activity?tool=ReadImage&limit=20');

@@ -2,7 +2,7 @@ import type { HubEvent } from '../tools/events.js';
 import type { EventBus } from './event-bus.js';
 import type { ActivityRepo, ActivityFilter, ActivityCursor, CallRow } from '../store/activity.js';
 import type { Settings } from '../core/settings/settings.js';
-import { logger } from '../core/log.js';
+import { guarded, logger } from '../core/log.js';
 
 const log = logger('activity');
 
@@ -36,6 +36,10 @@ const MINUTE = 60_000;
 /** Pending activity is written this long after the first unwritten event, or at once past MAX_PENDING. */
 const FLUSH_AFTER_MS = 200;
 const MAX_PENDING = 256;
+/** The search index takes a batch of calls this often, when none was recorded for QUIET_MS. */
+const INDEX_EVERY_MS = 1_000;
+const QUIET_MS = 1_000;
+const INDEX_BATCH = 500;
 /** Pruning runs at most this often; between runs the table may exceed its bound by a few calls. */
 const PRUNE_EVERY_MS = 60_000;
 
@@ -68,11 +72,27 @@ export class Activity {
   /** Starts and finishes not yet written: written together, off the call's path (see `flush`). */
   private pending: Parameters<ActivityRepo['record']>[0] = [];
   private timer?: NodeJS.Timeout;
+  private indexer?: NodeJS.Timeout;
+  private lastWrite = 0;
   private unsubscribe: () => void;
 
   constructor(bus: EventBus, private repo: ActivityRepo, private settings: Settings, private readOnly = false) {
     this.unsubscribe = bus.subscribe((e) => this.onEvent(e));
-    if (!readOnly) this.prune();
+    if (!readOnly) {
+      this.prune();
+      this.indexer = setInterval(guarded(log, 'activity search index', () => this.indexWhileQuiet()), INDEX_EVERY_MS);
+      this.indexer.unref();
+    }
+  }
+
+  /**
+   * Text search's index is filled here, off the call path: a batch at a time, and only while no call has
+   * been recorded for a moment (a burst of calls is never slowed by it; the search scans what is not
+   * indexed yet).
+   */
+  private indexWhileQuiet(): void {
+    if (this.pending.length > 0 || Date.now() - this.lastWrite < QUIET_MS) return;
+    this.repo.indexSome(INDEX_BATCH);
   }
 
   private onEvent(e: HubEvent): void {
@@ -92,6 +112,7 @@ export class Activity {
     if (this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
+    this.lastWrite = Date.now();
     try {
       this.repo.record(batch);
       if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) this.prune();
@@ -103,6 +124,7 @@ export class Activity {
 
   close(): void {
     this.unsubscribe();
+    clearInterval(this.indexer);
     this.flush();
   }
 
@@ -136,6 +158,11 @@ export class Activity {
   count(): number {
     this.flush();
     return this.repo.count();
+  }
+
+  /** Calls not yet in text search's index (a search scans them). */
+  unindexed(): number {
+    return this.repo.unindexed();
   }
 
   get(id: string): CallRecord | undefined {

@@ -41,7 +41,8 @@ export interface PruneReport {
 export interface KeptView {
   jobs: { running: number; ended: number; logBytes: number; days: number; max: number; maxBytes: number };
   tasks: { open: number; done: number; archived: number; days: number };
-  activity: { calls: number; days: number; max: number };
+  /** `unindexed`: calls text search has not indexed yet (it scans them; indexed while the hub is quiet). */
+  activity: { calls: number; unindexed: number; days: number; max: number };
   questions: { pending: number; settled: number; days: number };
   callbacks: { active: number; ended: number; fires: number; days: number };
   plans: { count: number; days: number };
@@ -136,7 +137,7 @@ export class Retention {
     return {
       jobs: { running: s.jobs.repo.countRunning(), ended: jobs.jobs, logBytes: jobs.bytes, days: settings.get('JOB_RETENTION_DAYS'), max: settings.get('JOB_MAX_KEPT'), maxBytes: settings.get('JOB_MAX_KEPT_BYTES') },
       tasks: { ...tasks, days: settings.get('TASK_RETENTION_DAYS') },
-      activity: { calls: this.activity.count(), days: settings.get('ACTIVITY_RETENTION_DAYS'), max: settings.get('ACTIVITY_MAX_CALLS') },
+      activity: { calls: this.activity.count(), unindexed: this.activity.unindexed(), days: settings.get('ACTIVITY_RETENTION_DAYS'), max: settings.get('ACTIVITY_MAX_CALLS') },
       questions: { ...questions, days: settings.get('QUESTION_RETENTION_DAYS') },
       callbacks: { ...callbacks, days: settings.get('CALLBACK_RETENTION_DAYS') },
       plans: { count: s.plans.count(), days: settings.get('PLAN_RETENTION_DAYS') },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Db } from './db.js';
 import { prepared } from './statements.js';
+import { indexSome, searchCount, searchRows, unindexed } from './activity-search.js';
 
 export const CallRow = z.object({
   id: z.string(),
@@ -30,19 +31,19 @@ export type ActivityFilter = z.input<typeof ActivityFilter>;
 export const ActivityCursor = z.object({ at: z.number(), seq: z.number().int() });
 export type ActivityCursor = z.infer<typeof ActivityCursor>;
 
-function conditions(f: z.output<typeof ActivityFilter>): { where: string[]; params: (string | number)[] } {
+function conditions(f: z.output<typeof ActivityFilter>, t = ''): { where: string[]; params: (string | number)[] } {
   const where: string[] = [];
   const params: (string | number)[] = [];
-  if (f.tool) (where.push('tool = ?'), params.push(f.tool));
-  if (f.client) (where.push('client = ?'), params.push(f.client));
-  if (f.errors) where.push('is_error = 1');
-  if (f.from !== undefined) (where.push('started_at >= ?'), params.push(f.from));
-  if (f.to !== undefined) (where.push('started_at < ?'), params.push(f.to));
+  if (f.tool) (where.push(`${t}tool = ?`), params.push(f.tool));
+  if (f.client) (where.push(`${t}client = ?`), params.push(f.client));
+  if (f.errors) where.push(`${t}is_error = 1`);
+  if (f.from !== undefined) (where.push(`${t}started_at >= ?`), params.push(f.from));
+  if (f.to !== undefined) (where.push(`${t}started_at < ?`), params.push(f.to));
   if (f.q) {
-    // A scan (no index: indexing every call would cost each one on the hub's thread); LIKE is case-insensitive
+    // The exact match (the index only names candidates, store/activity-search.ts); LIKE is case-insensitive
     // for ASCII as lower() is, without building a lowered copy of every row.
     const like = `%${f.q.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
-    where.push("(tool LIKE ? ESCAPE '\\' OR args LIKE ? ESCAPE '\\' OR summary LIKE ? ESCAPE '\\' OR client LIKE ? ESCAPE '\\')");
+    where.push(`(${t}tool LIKE ? ESCAPE '\\' OR ${t}args LIKE ? ESCAPE '\\' OR ${t}summary LIKE ? ESCAPE '\\' OR ${t}client LIKE ? ESCAPE '\\')`);
     params.push(like, like, like, like);
   }
   return { where, params };
@@ -149,14 +150,21 @@ export class ActivityRepo {
    */
   page(filter: ActivityFilter = {}, before?: ActivityCursor): { rows: (CallRow & { seq: number })[]; next?: ActivityCursor } {
     const f = ActivityFilter.parse(filter);
-    const { where, params } = conditions(f);
-    if (before) (where.push('(started_at < ? OR (started_at = ? AND rowid < ?))'), params.push(before.at, before.at, before.seq));
-    const sql = `SELECT rowid AS seq, * FROM tool_calls ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at DESC, rowid DESC LIMIT ?`;
-    const raw = prepared(this.db, sql).all(...params, f.limit + 1) as (Record<string, unknown> & { seq: number })[];
+    let raw: Record<string, unknown>[];
+    if (f.q) {
+      // A text search goes by row, newest first: the unindexed newest rows, then the index's candidates.
+      const { where, params } = conditions(f, 'c.');
+      raw = searchRows(this.db, f.q, where, params, f.limit + 1, before?.seq);
+    } else {
+      const { where, params } = conditions(f);
+      if (before) (where.push('(started_at < ? OR (started_at = ? AND rowid < ?))'), params.push(before.at, before.at, before.seq));
+      const sql = `SELECT rowid AS seq, * FROM tool_calls ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at DESC, rowid DESC LIMIT ?`;
+      raw = prepared(this.db, sql).all(...params, f.limit + 1) as Record<string, unknown>[];
+    }
     const more = raw.length > f.limit;
     const shown = more ? raw.slice(0, f.limit) : raw;
     const last = shown.at(-1);
-    return { rows: shown.map((r) => ({ ...CallRow.parse(r), seq: r.seq })), ...(more && last ? { next: { at: Number(last.started_at), seq: last.seq } } : {}) };
+    return { rows: shown.map((r) => ({ ...CallRow.parse(r), seq: Number(r.seq) })), ...(more && last ? { next: { at: Number(last.started_at), seq: Number(last.seq) } } : {}) };
   }
 
   /**
@@ -164,10 +172,26 @@ export class ActivityRepo {
    * every row it counts, so past the cap the count says "at least".
    */
   countMatching(filter: Omit<ActivityFilter, 'limit'>, cap: number): { n: number; capped: boolean } {
-    const { where, params } = conditions(ActivityFilter.parse(filter));
-    if (where.length === 0) return { n: this.count(), capped: false };
-    const n = (prepared(this.db, `SELECT COUNT(*) AS n FROM (SELECT 1 FROM tool_calls WHERE ${where.join(' AND ')} LIMIT ?)`).get(...params, cap + 1) as { n: number }).n;
+    const f = ActivityFilter.parse(filter);
+    let n: number;
+    if (f.q) {
+      const { where, params } = conditions(f, 'c.');
+      n = searchCount(this.db, f.q, where, params, cap);
+    } else {
+      const { where, params } = conditions(f);
+      if (where.length === 0) return { n: this.count(), capped: false };
+      n = (prepared(this.db, `SELECT COUNT(*) AS n FROM (SELECT 1 FROM tool_calls WHERE ${where.join(' AND ')} LIMIT ?)`).get(...params, cap + 1) as { n: number }).n;
+    }
     return n > cap ? { n: cap, capped: true } : { n, capped: false };
+  }
+
+  /** Indexes up to `limit` calls for text search (store/activity-search.ts); how many it indexed. */
+  indexSome(limit: number): number {
+    return indexSome(this.db, limit);
+  }
+
+  unindexed(): number {
+    return unindexed(this.db);
   }
 
   /** One tool's finished calls and errors. */

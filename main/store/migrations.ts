@@ -203,10 +203,22 @@ export const MIGRATIONS: Migration[] = [
         UPDATE tool_totals SET calls = calls - 1, errors = errors - COALESCE(old.is_error, 0) WHERE tool = old.tool;
       END;
 
-      -- Text search of tasks: trigram indexes of task names and of steps (one row each, so a step costs
-      -- only its own text), naming candidates; the exact, case-insensitive match is still checked on the
-      -- row (store/search.ts). Activity has none: indexing every call would cost each call ~150 µs of the
-      -- hub's thread (bench/RESULTS.md, "A year of use").
+      -- Text search: trigram indexes naming candidates; the exact, case-insensitive match is still checked
+      -- on the row (store/search.ts). Activity's is filled off the call path (store/activity-search.ts:
+      -- rows past the 'activity_indexed' mark in kv, a batch at a time while the hub is quiet; the rows
+      -- past it are scanned), since indexing as each call is written would cost every call ~150 µs.
+      CREATE VIRTUAL TABLE tool_calls_search USING fts5(body, content='', contentless_delete=1, tokenize='trigram', detail='none');
+      CREATE TRIGGER tool_calls_search_update AFTER UPDATE OF summary ON tool_calls
+        WHEN old.rowid <= COALESCE((SELECT CAST(value AS INTEGER) FROM kv WHERE key = 'activity_indexed'), 0) BEGIN
+        DELETE FROM tool_calls_search WHERE rowid = old.rowid;
+        INSERT INTO tool_calls_search (rowid, body) VALUES (new.rowid, new.tool || ' ' || new.args || ' ' || COALESCE(new.summary, '') || ' ' || COALESCE(new.client, ''));
+      END;
+      CREATE TRIGGER tool_calls_search_delete AFTER DELETE ON tool_calls
+        WHEN old.rowid <= COALESCE((SELECT CAST(value AS INTEGER) FROM kv WHERE key = 'activity_indexed'), 0) BEGIN
+        DELETE FROM tool_calls_search WHERE rowid = old.rowid;
+      END;
+      -- Tasks: names and steps (one row each, so a step costs only its own text), kept by triggers: tasks
+      -- are written rarely.
       CREATE VIRTUAL TABLE task_search USING fts5(body, content='', contentless_delete=1, tokenize='trigram', detail='none');
       INSERT INTO task_search (rowid, body) SELECT id, name FROM tasks;
       CREATE TRIGGER task_search_insert AFTER INSERT ON tasks BEGIN
