@@ -56,7 +56,7 @@ describe('Streamable HTTP: JSON or SSE, decided per request', () => {
     const body = await r.json();
     assert.equal(body.id, 1);
     assert.match(textOf(body.result), /No background tasks/);
-    assert.deepEqual(body.result.structuredContent, { tasks: [] });
+    assert.deepEqual(body.result.structuredContent, { tasks: [], total: 0, running: 0, offset: 0 });
   });
 
   test('a batch of requests is answered as one JSON array in request order', async () => {

@@ -143,7 +143,8 @@ describe('a year of use: bounded answers, pages and running jobs past the first 
     const failed = await get<{ jobs: { status: string }[]; total: number }>('/api/jobs?status=failed&limit=10');
     assert.ok(failed.total > 500 && failed.jobs.every((j) => j.status !== 'exited 0'));
     const p1 = await get<{ calls: { id: string; started: number }[]; next: string; total: number }>('/api/activity?limit=50');
-    assert.equal(p1.total, 100_000);
+    // The year's calls and the ones this test made.
+    assert.ok(p1.total >= 100_000 && p1.total < 100_200, String(p1.total));
     const p2 = await get<{ calls: { id: string; started: number }[] }>(`/api/activity?limit=50&before=${p1.next}`);
     assert.equal(p2.calls.length, 50);
     assert.ok(p2.calls[0]!.started <= p1.calls.at(-1)!.started && !p2.calls.some((c) => p1.calls.some((d) => d.id === c.id)), 'the next page goes on where the first ended');
@@ -162,7 +163,7 @@ describe('a year of use: bounded answers, pages and running jobs past the first 
     assert.equal(tasks.total, tasks.counts.done);
     const kept = await get<{ jobs: { ended: number; logBytes: number }; activity: { calls: number }; store: { fileBytes: number } }>('/api/kept');
     assert.equal(kept.jobs.ended, 10_000);
-    assert.equal(kept.activity.calls, 100_000);
+    assert.ok(kept.activity.calls >= 100_000);
     assert.ok(kept.jobs.logBytes > 1e6 && kept.store.fileBytes > 1e6);
     const bad = await fetch(`${hub.url}/api/jobs?status=sideways`, { headers: hub.headers() });
     assert.equal(bad.status, 400);
@@ -182,9 +183,9 @@ describe('a year of use: bounded answers, pages and running jobs past the first 
       await page.locator('[data-jobs-counts]').filter({ hasText: '1 running' }).waitFor();
       assert.equal(await page.locator('section[data-job]').count(), 51, 'the running job and a page of history; not 10 001 cards');
       await page.goto(`${hub.url}/#/activity`);
-      await page.locator('[data-pager="calls"]').filter({ hasText: 'Calls 1–50 of 100,000' }).waitFor();
+      await page.locator('[data-pager="calls"]').filter({ hasText: /Calls 1–50 of 100,0\d\d/ }).waitFor();
       await page.getByRole('button', { name: 'Older' }).click();
-      await page.locator('[data-pager="calls"]').filter({ hasText: 'Calls 51–100 of 100,000' }).waitFor();
+      await page.locator('[data-pager="calls"]').filter({ hasText: /Calls 51–100 of 100,0\d\d/ }).waitFor();
       await page.goto(`${hub.url}/#/tasks`);
       await page.locator('[data-tab="done"]').filter({ hasText: /Finished \(9,\d{3}\)/ }).waitFor();
       await page.locator('[data-tab="done"]').click();

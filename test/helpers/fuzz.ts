@@ -51,7 +51,8 @@ export function fuzzMessages(count: number, seed = 1): FuzzMessage[] {
         const tool = pick(tools);
         const params = EXPECTED[tool]!.params;
         const args: Record<string, unknown> = {};
-        if (params.length) args[pick(params)] = pick(WRONG_VALUES.filter((v) => typeof v !== 'string' || tool === 'ListBgTasks'));
+        // Never a string: some parameters take any text (ListBgTasks' query, TaskManager's text).
+        if (params.length) args[pick(params)] = pick(WRONG_VALUES.filter((v) => typeof v !== 'string'));
         const missingRequired = EXPECTED[tool]!.required.length > 0;
         // A call with only a wrong-typed or missing required field is a tool error, never a crash.
         out.push({ text: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: args } }), id, expect: missingRequired || params.length ? 'toolError' : 'ok' });
