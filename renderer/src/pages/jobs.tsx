@@ -3,6 +3,7 @@ import { api, describeError } from '../api.js';
 import { useNow, usePage, useResource } from '../hooks.js';
 import { ConfirmButton, Empty, Panel, Problem, announce, Pending } from '../ui.js';
 import { Pager } from '../pager.js';
+import { SearchForm } from '../search-form.js';
 import { Kept } from '../kept.js';
 import { JobOutput } from '../job-output.js';
 import { dateTime, duration } from '../format.js';
@@ -131,15 +132,11 @@ export function JobsPage(props: PageProps) {
   return (
     <>
       <Problem text={error} />
-      <form
-        class="panel filters"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setOffset(0);
-          setQ(draft.trim());
-        }}
-      >
+      <SearchForm id="jobs-search" placeholder="command or folder" value={draft} onInput={setDraft} onSubmit={() => (setOffset(0), setQ(draft.trim()))} after={
+        <p class="muted grow" data-jobs-counts>
+          {counts.total.toLocaleString()} jobs · {counts.running} running · {counts.failed.toLocaleString()} failed
+        </p>
+      }>
         <label>
           <span>Show</span>
           <select id="jobs-status" value={status} onChange={(e) => (setOffset(0), setStatus((e.currentTarget as HTMLSelectElement).value as Status))}>
@@ -150,15 +147,7 @@ export function JobsPage(props: PageProps) {
             ))}
           </select>
         </label>
-        <label>
-          <span>Search</span>
-          <input type="search" id="jobs-search" value={draft} placeholder="command or folder" onInput={(e) => setDraft((e.currentTarget as HTMLInputElement).value)} />
-        </label>
-        <button type="submit">Apply</button>
-        <p class="muted grow" data-jobs-counts>
-          {counts.total.toLocaleString()} jobs · {counts.running} running · {counts.failed.toLocaleString()} failed
-        </p>
-      </form>
+      </SearchForm>
       <h2 class="section">Running ({data.running.length})</h2>
       {data.running.length === 0 ? <p class="muted">No job is running.</p> : data.running.map((j) => <JobCard key={j.id} job={j} />)}
       <h2 class="section">{status === 'all' ? 'History' : `${STATUSES.find((s) => s.value === status)?.label ?? status} jobs`}</h2>

@@ -121,7 +121,14 @@ function Field(props: { k: SettingView; onSignedOut(): void }) {
   let control;
   if (c.kind === 'secret' && k.key === 'AUTH_TOKEN') control = <TokenField id={id} onSignedOut={props.onSignedOut} />;
   else if (c.kind === 'secret') control = <SecretField k={k} id={id} invalid={Boolean(error)} describedBy={error ? errId : undefined} save={save} />;
-  else if (c.kind === 'switch') control = <Switch id={id} checked={/^(true|1|yes|on)$/i.test(value)} label={k.key} onChange={(on) => void save(on ? 'true' : 'false')} />;
+  else if (c.kind === 'switch') {
+    // Shown as switched at once: a render before the hub confirms (a live update of the page) must not flip it back.
+    const flip = (on: boolean) => {
+      setDraft(on ? 'true' : 'false');
+      void save(on ? 'true' : 'false').then((ok) => ok || setDraft(undefined));
+    };
+    control = <Switch id={id} checked={/^(true|1|yes|on)$/i.test(value)} label={k.key} onChange={flip} />;
+  }
   else if (c.kind === 'choice')
     control = (
       <select id={id} data-key={k.key} value={value} aria-invalid={Boolean(error)} aria-describedby={error ? errId : undefined} onChange={(e) => void save((e.currentTarget as HTMLSelectElement).value)}>

@@ -3,6 +3,7 @@ import { api, describeError } from '../api.js';
 import { usePage, useResource } from '../hooks.js';
 import { ConfirmButton, Empty, Panel, Problem, Pending, announce } from '../ui.js';
 import { Pager } from '../pager.js';
+import { SearchForm } from '../search-form.js';
 import { Kept } from '../kept.js';
 import { renderMarkdown } from '../markdown.js';
 import type { PageProps, TasksView, TaskView, OneTaskView, PlanView } from '../types.js';
@@ -137,15 +138,7 @@ export function TasksPage(props: PageProps) {
     <>
       <Problem text={error} />
       <PlanPanel onSignedOut={props.onSignedOut} />
-      <form
-        class="panel filters"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setOffset(0);
-          setQ(draft.trim());
-        }}
-      >
+      <SearchForm id="tasks-search" placeholder="name or step" value={draft} onInput={setDraft} onSubmit={() => (setOffset(0), setQ(draft.trim()))}>
         <div class="tabs" role="group" aria-label="Which tasks">
           {TABS.map((tab) => {
             const n = tab.value === 'all' ? all : data.counts[tab.value];
@@ -156,12 +149,7 @@ export function TasksPage(props: PageProps) {
             );
           })}
         </div>
-        <label>
-          <span>Search</span>
-          <input type="search" id="tasks-search" value={draft} placeholder="name or step" onInput={(e) => setDraft((e.currentTarget as HTMLInputElement).value)} />
-        </label>
-        <button type="submit">Apply</button>
-      </form>
+      </SearchForm>
       {all === 0 ? (
         <Panel>
           <Empty title="No tasks yet">When a model uses TaskManager, its tasks and steps show up here with their progress.</Empty>
