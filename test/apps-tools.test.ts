@@ -5,6 +5,7 @@ import { createRuntime, type Runtime } from '../main/calls/runtime.js';
 import { Caller } from '../main/calls/caller.js';
 import type { CallOutcome } from '../main/calls/calls.js';
 import { tempHome, waitFor } from './helpers/env.js';
+import { bgRead } from './helpers/clients.js';
 
 /**
  * The chat views' own tools, in-process through the call core (the one way every surface calls a tool):
@@ -93,7 +94,7 @@ describe('chat view tools (in-process)', () => {
     const fromMiddle = sc(await call('JobViewRead', { task_id: id, from: 5, max_bytes: 100 })).window as { from: number; text: string };
     assert.ok(!fromMiddle.text.includes('\uFFFD') && fromMiddle.from >= 5, 'a window starting inside a character starts after it');
     const read = await call('ReadBgOutput', { task_id: id, max_bytes: 12 });
-    assert.equal(sc(read).output, Buffer.from(log).subarray(0, 12).toString(), 'the model still reads from the start: the view moved nothing');
+    assert.equal(bgRead(read.result).output, Buffer.from(log).subarray(0, 12).toString(), 'the model still reads from the start: the view moved nothing');
   });
 
   test('JobViewRead by command finds only this client’s job; from + wait_ms waits for more output', async () => {

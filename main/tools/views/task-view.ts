@@ -2,6 +2,11 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { defineTool, textResult, type ToolContext } from '../types.js';
 import { completeStep, taskData, taskShape } from '../workflow/task-manager.js';
+import { LIST_STEPS } from '../workflow/task-views.js';
+
+/** Tasks the view shows: every open one up to VIEW_OPEN, and the newest finished ones. */
+const VIEW_OPEN = 50;
+const VIEW_FINISHED = 10;
 import { planJson } from '../workflow/plan-mode.js';
 import { dashboardLink, VIEWS } from './links.js';
 import { waitForChange } from './wait.js';
@@ -30,7 +35,9 @@ function boardOf(ctx: ToolContext): Omit<Board, 'version' | 'dashboard_url'> {
   const { tasks, plans } = ctx.services;
   const plan = plans.current();
   const shown = plan?.status === 'reset' ? undefined : plan;
-  return { tasks: tasks.list().map(taskData), active_task_id: tasks.activeId() ?? null, plan: { ...planJson(shown), text: shown?.plan_text ?? null } };
+  // Bounded whatever the history: the open tasks and the newest finished ones (the dashboard pages through the rest).
+  const shownTasks = [...tasks.page({ status: 'open', limit: VIEW_OPEN }).rows, ...tasks.page({ status: 'done', limit: VIEW_FINISHED }).rows].map((t) => taskData(t, LIST_STEPS));
+  return { tasks: shownTasks, active_task_id: tasks.activeId() ?? null, plan: { ...planJson(shown), text: shown?.plan_text ?? null } };
 }
 
 function versionOf(board: Omit<Board, 'version' | 'dashboard_url'>): string {

@@ -4,8 +4,9 @@ import { UserError } from '../../core/errors.js';
 import { TASK_FILTERS, type TaskFilter, type TaskWithSteps, type TasksRepo } from '../../store/tasks.js';
 import { checklist, taskData, taskShape, LIST_STEPS, type TaskData } from './task-views.js';
 import { withinBudget } from '../budget.js';
+import { VIEWS } from '../views/links.js';
 
-export { taskData, checklist } from './task-views.js';
+export { taskData, checklist, taskShape } from './task-views.js';
 
 const ACTIONS = ['create', 'add', 'complete', 'list', 'pending', 'switch', 'archive', 'delete'] as const;
 /** Finished tasks a plain `list` shows below the open ones; the rest are counted and paged with status. */
@@ -95,7 +96,7 @@ export function completeStep(services: Services, stepId: number, inTask: number 
     throw new UserError(`${who}: there is no step ${stepId}${inTask !== undefined ? ` in task ${inTask}` : ''}. {"action":"list"} shows step ids.`, 'NOT_FOUND');
   }
   repo.completeStep(step.id);
-  services.events.publish({ type: 'tasks_changed', at: Date.now() });
+  services.events.publish({ type: 'tasks_changed', ids: [step.task_id], at: Date.now() });
   return repo.withSteps(step.task_id)!;
 }
 
@@ -155,13 +156,8 @@ export const taskManagerTool = defineTool({
       }
       case 'complete': {
         if (args.step_id !== undefined) {
-          const step = repo.step(args.step_id);
-          if (!step || (args.task_id !== undefined && step.task_id !== args.task_id)) {
-            throw new UserError(`TaskManager complete: there is no step ${args.step_id}${args.task_id !== undefined ? ` in task ${args.task_id}` : ''}. {"action":"list"} shows step ids.`, 'NOT_FOUND');
-          }
-          repo.completeStep(step.id);
-          changed(step.task_id);
-          return one(step.task_id, `Completed step ${step.id}.`);
+          const t = completeStep(ctx.services, args.step_id, args.task_id, 'TaskManager complete');
+          return one(t.id, `Completed step ${args.step_id}.`);
         }
         if (args.task_id === undefined) throw new UserError('TaskManager complete: pass step_id to complete a step, or task_id alone to complete a whole task.', 'INVALID_INPUT');
         const t = needTask(args.task_id);

@@ -1,4 +1,4 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, describeError } from '../api.js';
 import { useNow, usePage, useResource } from '../hooks.js';
 import { ConfirmButton, Empty, Panel, Problem, announce, Pending } from '../ui.js';
@@ -126,9 +126,26 @@ export function JobsPage(props: PageProps) {
     );
   });
 
+  // `?job=N#jobs` (the link of a job's view in the chat) brings that job's card forward: from the page when
+  // it is on it, else fetched alone and shown above the history.
+  const linked = useRef(new URLSearchParams(location.search).get('job'));
+  const [extra, setExtra] = useState<Job>();
+  useEffect(() => {
+    if (!data || !linked.current) return;
+    const id = Number(linked.current);
+    linked.current = null;
+    if (!Number.isInteger(id)) return;
+    if ([...data.running, ...data.jobs].some((j) => j.id === id)) return showJob(id);
+    api<OneJobView>(`/api/jobs/${id}`).then(
+      (one) => (setExtra(one.job), requestAnimationFrame(() => showJob(id))),
+      () => announce(`Job ${id} is no longer kept`),
+    );
+  }, [data]);
+
   if (!data) return <Pending error={error} />;
   const { counts } = data;
   const history = data.jobs.filter((j) => !j.running);
+  const linkedCard = extra && ![...data.running, ...data.jobs].some((j) => j.id === extra.id) ? extra : undefined;
   return (
     <>
       <Problem text={error} />
@@ -150,6 +167,7 @@ export function JobsPage(props: PageProps) {
       </SearchForm>
       <h2 class="section">Running ({data.running.length})</h2>
       {data.running.length === 0 ? <p class="muted">No job is running.</p> : data.running.map((j) => <JobCard key={j.id} job={j} />)}
+      {linkedCard ? <JobCard key={linkedCard.id} job={linkedCard} /> : null}
       <h2 class="section">{status === 'all' ? 'History' : `${STATUSES.find((s) => s.value === status)?.label ?? status} jobs`}</h2>
       {counts.total === 0 ? (
         <Panel>
