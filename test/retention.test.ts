@@ -120,7 +120,7 @@ test('a running hub prunes while it runs, not only when it starts: ended jobs pa
     const store = openStore(path.join(h.home, 'pincer.db'));
     const repo = new McpTasksRepo(store.db);
     for (let i = 0; i < 20; i++) {
-      repo.create({ id: `late-${i}`, tool: 'Bash', owner: 'elsewhere', ttlMs: 1 });
+      repo.create({ id: `late-${i}`, tool: 'Bash', requestor: 'a-client', owner: 'elsewhere', ttlMs: 1 });
       repo.settle(`late-${i}`, 'completed', { result: { content: [] } });
     }
     store.db.close();

@@ -6,7 +6,7 @@ import { trigramQuery } from './search.js';
  * Activity's text search index, filled off the call path: the rows past the `activity_indexed` mark are
  * indexed a batch at a time (Activity calls `indexSome` while the hub is quiet), and a search reads the
  * unindexed newest rows by scanning and the rest through the index. Indexing each call as it is written
- * would cost the hub ~150 µs a call (bench/RESULTS.md, "A year of use"). Triggers (migration 7) keep the
+ * would cost the hub ~150 µs a call (bench/RESULTS.md, "A year of use"). Triggers (migration 8) keep the
  * index right for indexed rows that change (a long call finishing) or go (pruned).
  */
 const MARK = 'activity_indexed';

@@ -196,14 +196,14 @@ export class ActivityRepo {
 
   /** One tool's finished calls and errors. */
   totalsFor(tool: string): ToolTotals {
-    // Kept by triggers on tool_calls (migration 7): one row, however many calls there are.
+    // Kept by triggers on tool_calls (migration 8): one row, however many calls there are.
     const r = prepared(this.db, 'SELECT calls, errors FROM tool_totals WHERE tool = ?').get(tool) as { calls: number; errors: number } | undefined;
     return { tool, calls: r?.calls ?? 0, errors: r?.errors ?? 0 };
   }
 
   /** The latencies of one tool's newest finished calls, for its median and p95. */
   recentLatencies(tool: string, n = 500): number[] {
-    // Read from the (tool, started_at, ms) index alone (migration 7): the Tools page asks for every tool.
+    // Read from the (tool, started_at, ms) index alone (migration 8): the Tools page asks for every tool.
     return (prepared(this.db, 'SELECT ms FROM tool_calls WHERE tool = ? AND ms IS NOT NULL ORDER BY started_at DESC LIMIT ?').all(tool, n) as { ms: number }[]).map((r) => r.ms);
   }
 

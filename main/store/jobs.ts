@@ -17,7 +17,7 @@ export const JobRow = z.object({
   exit_path: z.string(),
   session: z.string().nullable(),
   note: z.string().nullable(),
-  /** The log's size when the job ended (migration 7), for retention by bytes; null while it runs. */
+  /** The log's size when the job ended (migration 8), for retention by bytes; null while it runs. */
   log_bytes: z.number().int().nullable(),
 });
 export type JobRow = z.infer<typeof JobRow>;

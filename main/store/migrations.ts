@@ -169,6 +169,14 @@ export const MIGRATIONS: Migration[] = [
   },
   {
     version: 7,
+    name: 'MCP tasks belong to the client that started them',
+    sql: `
+      ALTER TABLE mcp_tasks ADD COLUMN requestor TEXT;
+      CREATE INDEX mcp_tasks_requestor_live ON mcp_tasks(requestor, status);
+    `,
+  },
+  {
+    version: 8,
     name: 'A year of use: archived tasks, job log sizes, indexes for paging and retention',
     sql: `
       ALTER TABLE tasks ADD COLUMN archived_at INTEGER;

@@ -1,5 +1,5 @@
 /**
- * Text search over the trigram indexes of migration 7 (`tool_calls_search`, `task_search`). An index
+ * Text search over the trigram indexes of migration 8 (`tool_calls_search`, `task_search`). An index
  * names candidate rows; the caller still checks the exact, case-insensitive match on each row, so the
  * index only has to never miss one. A query is every third trigram of the text and its last one: each
  * character is covered, and fewer terms cost less than all of them (bench/RESULTS.md, "A year of use").

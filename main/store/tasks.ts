@@ -8,7 +8,7 @@ export const TaskRow = z.object({
   name: z.string(),
   created_at: z.number(),
   completed_at: z.number().nullable(),
-  /** Set when a finished task was put away (migration 7): out of the default lists, still kept until retention. */
+  /** Set when a finished task was put away (migration 8): out of the default lists, still kept until retention. */
   archived_at: z.number().nullable(),
 });
 export const StepRow = z.object({ id: z.number().int(), task_id: z.number().int(), text: z.string(), created_at: z.number(), done_at: z.number().nullable() });

@@ -173,7 +173,7 @@ function seedMcpTasks(db: Db, n: number, o: Required<Omit<SeedOptions, 'counts'>
   bulk(db, () => {
     for (let i = 0; i < n; i++) {
       const id = `seed-task-${i}`;
-      repo.create({ id, tool: pick(rnd, ['Bash', 'Bash', 'ReadDocs', 'AskUserQuestion']), client: pick(rnd, CLIENTS), owner: 'seed', ttlMs: o.mcpTtlMs });
+      repo.create({ id, tool: pick(rnd, ['Bash', 'Bash', 'ReadDocs', 'AskUserQuestion']), client: pick(rnd, CLIENTS), requestor: `session-${i % 2000}`, owner: 'seed', ttlMs: o.mcpTtlMs });
       const result = { content: [{ type: 'text', text: `${'build output line\n'.repeat(20 + (i % 80))}exit code 0` }] };
       repo.settle(id, rnd() < 0.9 ? 'completed' : 'failed', { result });
     }

@@ -5,7 +5,7 @@ import type { SessionTable } from '../../access/sessions.js';
 import type { DashboardSessions } from './sessions.js';
 import { toolKey, skillKey } from '../../core/settings/schema.js';
 import { generateToken } from '../../access/security.js';
-import { SettingsError } from '../../core/settings/errors.js';
+import { SettingsError, settingsErrorStatus } from '../../core/settings/errors.js';
 import { SECRET_KEYS } from '../../core/settings/secrets.js';
 import { diagnosticViews, unmaskSecrets } from './settings.js';
 import { connectRoutes } from './connect.js';
