@@ -1,5 +1,5 @@
 import type { CallToolResult, Tool, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/server';
-import { ASK_IN_CLIENT, type RoundTrip, type Services, type ToolContext, type ToolGroup } from '../tools/types.js';
+import { ASK_IN_CLIENT, NEED_INPUT, type RoundTrip, type Services, type ToolContext, type ToolGroup } from '../tools/types.js';
 import { UserError, errorMessage } from '../core/errors.js';
 import { timeOrderedId } from '../core/ids.js';
 import { secretPreview } from '../core/redact.js';
@@ -9,10 +9,11 @@ import { fireText } from '../tools/workflow/scheduler.js';
 import type { ToolRegistry } from './registry.js';
 import type { Settings } from '../core/settings/settings.js';
 import type { SettingsView } from '../core/settings/view.js';
-import { formatZodError, NOTICES_KEY } from './registry.js';
+import { formatZodError, NOTICES_KEY, NOTICES_META } from './registry.js';
 import { toolKey } from '../core/settings/schema.js';
 import type { Caller } from './caller.js';
 import { PAUSED_MESSAGE, type CallError, type CallErrorCode } from './call-errors.js';
+import { OutputChecks, UNCHECKED } from './output-check.js';
 
 const log = logger('calls');
 
@@ -70,6 +71,8 @@ export interface CallOutcome {
  * validation, activity events, callback fires and result shaping live here.
  */
 export class ToolCalls {
+  private outputs = new OutputChecks();
+
   /** `hubSettings` makes the per-client project views (it is the one that may read a project folder's file). */
   constructor(private services: Services, readonly registry: ToolRegistry, private hubSettings: Settings) {}
 
@@ -144,8 +147,17 @@ export class ToolCalls {
     if (name === 'SetCallback') caller.hasCallbacks = true;
     let result: CallToolResult;
     let error: CallError | undefined;
+    const output = this.registry.schemas(tool).output;
     try {
       result = await tool.handler(parsed.data, this.context(caller, req.channel, settings));
+      const problem = output && !result.isError && !asksFirst(result) ? this.outputs.problem(output, result.structuredContent) : undefined;
+      if (problem && problem !== UNCHECKED) {
+        // The client would throw such a result away ("data must NOT have additional properties"):
+        // it becomes an error the model can read and the plugin's author can act on.
+        const message = `${name} returned a result that does not match the outputSchema it publishes: ${problem}. ${this.registry.isBuiltin(name) ? 'This is a bug in Pincer.' : 'Fix the tool\'s handler or its outputSchema.'}`;
+        log.warn(message);
+        result = failure(message);
+      }
       if (result.isError) error = { code: 'TOOL_FAILED', message: firstText(result) };
     } catch (err) {
       if (!(err instanceof UserError)) log.error(`${name} failed`, { err });
@@ -156,27 +168,38 @@ export class ToolCalls {
       error = { code: unavailable ? 'STORE_UNAVAILABLE' : 'TOOL_FAILED', message, ...(err instanceof UserError ? { reason: err.code } : {}) };
     }
     events.publish({ type: 'tool_call_finished', id: callId, tool: name, session: caller.id, client, ms: Date.now() - started, isError: Boolean(result.isError), summary: secretPreview(firstText(result), known), at: Date.now() });
-    if (caller.hasCallbacks) result = this.prependFires(caller, result);
-    return { result, ...(error ? { error } : {}), ...(!result.isError ? { outputSchema: this.registry.schemas(tool).output } : {}) };
+    if (caller.hasCallbacks) result = this.prependFires(caller, result, result.isError ? undefined : output);
+    return { result, ...(error ? { error } : {}), ...(!result.isError ? { outputSchema: output } : {}) };
   }
 
   /**
    * Fires waiting for this caller go into the result the model reads next: in
-   * front of its text, and into its structured content when it has some (a
-   * client that reads only structuredContent sees them there). A result
-   * without structured content gets none: clients then read the content
-   * blocks, and ReadImage's image must not be hidden behind an object. A
-   * question to be asked in the client's form is not a result the model
+   * front of its text, in its `_meta`, and into its structured content when it
+   * has some (Claude Code, Codex and Mastra hand the model only that). A result
+   * without structured content gets none there: clients then read the content
+   * blocks, and ReadImage's image must not be hidden behind an object. A fire
+   * counts as delivered only in a result that still validates against the
+   * tool's published output schema: a closed one (`additionalProperties: false`,
+   * as zod's .strict(), TypeBox and pydantic's extra="forbid" emit) cannot take
+   * the notices, and text alone would never reach a client that reads only
+   * structured content, so they wait for the next result that can carry them.
+   * A question to be asked in the client's form is not a result the model
    * reads, so fires wait for the next one.
    */
-  private prependFires(caller: Caller, result: CallToolResult): CallToolResult {
-    if (result._meta?.[ASK_IN_CLIENT]) return result;
+  private prependFires(caller: Caller, result: CallToolResult, output: Tool['outputSchema']): CallToolResult {
+    if (asksFirst(result)) return result;
     const fires = this.services.callbacks.claimUndelivered(caller.id);
     if (fires.length === 0) return result;
     const notices = fires.map(fireText);
-    const shaped: CallToolResult = { ...result, content: [{ type: 'text', text: notices.join('\n') }, ...result.content] };
+    const shaped: CallToolResult = { ...result, content: [{ type: 'text', text: notices.join('\n') }, ...result.content], _meta: { ...result._meta, [NOTICES_META]: notices } };
     const structured = result.structuredContent;
-    if (structured && typeof structured === 'object' && !Array.isArray(structured)) shaped.structuredContent = { ...structured, [NOTICES_KEY]: notices };
+    if (structured && typeof structured === 'object' && !Array.isArray(structured)) {
+      shaped.structuredContent = { ...structured, [NOTICES_KEY]: notices };
+      if (output && this.outputs.problem(output, shaped.structuredContent) !== undefined) {
+        this.services.callbacks.release(fires.map((f) => f.id));
+        return result;
+      }
+    }
     return shaped;
   }
 
@@ -209,6 +232,11 @@ function refused(code: CallErrorCode, message: string): CallOutcome {
 
 function failure(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** A result that asks the client before the call can finish: no answer yet, nothing for the model. */
+function asksFirst(result: CallToolResult): boolean {
+  return Boolean(result._meta?.[ASK_IN_CLIENT] || result._meta?.[NEED_INPUT]);
 }
 
 function firstText(result: CallToolResult): string {

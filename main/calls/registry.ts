@@ -12,6 +12,8 @@ import { viewMeta } from '../tools/views/links.js';
  * Code, Codex, Mastra) would otherwise never show them. ARCHITECTURE §1.
  */
 export const NOTICES_KEY = 'pincer_notices';
+/** The same notices in a result's `_meta`, for programs that read neither text nor structured content. */
+export const NOTICES_META = 'dev.pincer/notices';
 const NOTICES_SCHEMA = z
   .array(z.string())
   .optional()

@@ -116,6 +116,12 @@ export class CallbacksRepo {
     return this.claim(session, 'delivered');
   }
 
+  /** Gives claimed fires back (the result they were to go out in could not carry them). */
+  release(ids: number[]): void {
+    if (ids.length === 0) return;
+    prepared(this.db, `UPDATE callback_fires SET delivered = 0 WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(ids));
+  }
+
   /**
    * Marks and returns a session's unclaimed fires in one atomic statement, so
    * each is claimed once across processes (this runs on every tool call and
