@@ -2,6 +2,7 @@ import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, createRequestS
 import { randomBytes } from 'node:crypto';
 import type { ClientAsk, RoundTrip, Rounds, Services } from '../tools/types.js';
 import type { CallChannel } from '../calls/calls.js';
+import { ROOTS_KEY } from './client-roots.js';
 
 // What one MCP request brings to a call: its envelope (version, capabilities), its round-trip
 // state and its stream back to the client. Shared by tools/call (tool-call.ts) and prompts/get.
@@ -21,11 +22,13 @@ export const askState = createRequestStateCodec<RoundState>({ key: randomBytes(3
 export interface RoundState {
   questionId?: number;
   replay?: unknown[];
+  /** The client's first root, once a 2026-07-28 call has asked for it (null: it has none). client-roots.ts */
+  root?: string | null;
   client: string;
 }
 
 /** This request's round-trip state when it was minted for `client`; another client's state counts as none. */
-function ownState(ctx: ServerContext, client: string): RoundState | undefined {
+export function ownState(ctx: ServerContext, client: string): RoundState | undefined {
   const state = ctx.mcpReq.requestState<RoundState>();
   return state && typeof state === 'object' && state.client === client ? state : undefined;
 }
@@ -62,7 +65,10 @@ export function roundsOf(ctx: ServerContext, server: McpServer['server'], client
   const state = ownState(ctx, client);
   const replay = Array.isArray(state?.replay) ? state.replay : [];
   const responses: unknown = ctx.mcpReq.inputResponses;
-  return { inputResponses: responses && typeof responses === 'object' ? { ...(responses as Record<string, unknown>) } : {}, replay };
+  const own: Record<string, unknown> = responses && typeof responses === 'object' ? { ...(responses as Record<string, unknown>) } : {};
+  // The roots Pincer asked for itself (client-roots.ts) are no answer to the tool's own asks.
+  delete own[ROOTS_KEY];
+  return { inputResponses: own, replay };
 }
 
 /** The per-call channel back to this client: its cancel signal, progress and (2025-era) elicitation. */

@@ -3,7 +3,6 @@ import type { Services, ToolGroup } from '../tools/types.js';
 import type { ToolCalls } from '../calls/calls.js';
 import type { Notifier } from '../calls/notifier.js';
 import { Caller } from '../calls/caller.js';
-import { fileURLToPath } from 'node:url';
 import { SERVER_CAPABILITIES, SERVER_INFO, SERVER_INSTRUCTIONS } from './server-info.js';
 import { DisposableStore } from '../core/disposables.js';
 import { registerResources, registerPrompts, registerCompletion, rejectCursor } from './surfaces.js';
@@ -14,6 +13,7 @@ import { statelessIdentity, type ClientHandle } from './client-identity.js';
 import { askState, channelOf, roundsOf } from './request-context.js';
 import { registerToolCall } from './tool-call.js';
 import { appsOf } from './views.js';
+import { firstRootPath, type RootMemory } from './client-roots.js';
 
 export { SERVER_INSTRUCTIONS, SERVER_CAPABILITIES } from './server-info.js';
 
@@ -89,17 +89,21 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
     return { tools: await calls.listFor(opts.group, workdir, appsOf(ctx, server)) };
   });
   registerTaskMethods(mcp, deps.mcpTasks, () => callerForCall().id);
-  registerToolCall(mcp, { services, calls, mcpTasks: deps.mcpTasks, group: opts.group, callerForCall, workdir: () => workdir() });
+  // A connection (the bridge's pipe, stdio standalone) remembers a 2026-07-28 client's roots between
+  // calls; a stateless HTTP request is one call, and asks again (client-roots.ts).
+  const rootMemory: RootMemory | undefined = opts.era === 'modern' ? undefined : { root: undefined };
+  registerToolCall(mcp, { services, calls, mcpTasks: deps.mcpTasks, group: opts.group, callerForCall, workdir: () => workdir(), rootMemory });
 
   // The client's working folder: its first root when it declares roots (asked once, again after
-  // roots/list_changed), else the folder its bridge or this stdio process started in.
-  // Once known, the first root is returned synchronously (see CallChannel.workdir).
+  // roots/list_changed; on 2026-07-28 in the call's own round trips), else the folder its bridge or
+  // this stdio process started in. Once known, the first root is returned synchronously (see CallChannel.workdir).
   let roots: { pending: Promise<string | undefined> } | { known: string | undefined } | undefined;
   server.setNotificationHandler('notifications/roots/list_changed', () => {
     roots = undefined;
+    if (rootMemory) rootMemory.root = undefined;
   });
   const workdir = (): string | undefined | Promise<string | undefined> => {
-    // 2026-07-28 has no server-to-client requests outside multi round-trip results.
+    // 2026-07-28 has no server-to-client requests: tools/call asks in its own round trips (tool-call.ts).
     if (!server.getClientCapabilities()?.roots || (server.getNegotiatedProtocolVersion() ?? '') >= '2026-07-28') return opts.client?.cwd;
     if (roots && 'known' in roots) return roots.known ?? opts.client?.cwd;
     if (!roots) {
@@ -140,17 +144,3 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
   server.onclose = () => lifetime.dispose();
   return mcp;
 }
-
-/** The first file:// root as a local path; other URI schemes are not folders Bash can run in. */
-function firstRootPath(roots: { uri: string }[]): string | undefined {
-  for (const r of roots) {
-    if (!r.uri.startsWith('file:')) continue;
-    try {
-      return fileURLToPath(r.uri);
-    } catch {
-      // Not a local path (a remote host): try the next root.
-    }
-  }
-  return undefined;
-}
-

@@ -8,6 +8,7 @@ import type { McpTaskRow } from '../store/mcp-tasks.js';
 import { createTaskResult, missingTasksCapability, tasksNegotiated } from './tasks.js';
 import { askState, capabilitiesOf, channelOf, isModern, roundTripOf, roundsOf } from './request-context.js';
 import { appsOf } from './views.js';
+import { modernRoot, ROOTS_KEY, type RootMemory } from './client-roots.js';
 
 /** What the tools/call handler of one server instance works with. */
 export interface ToolCallScope {
@@ -20,6 +21,8 @@ export interface ToolCallScope {
   callerForCall(): Caller;
   /** The client's working folder (see CallChannel.workdir). */
   workdir: NonNullable<CallChannel['workdir']>;
+  /** A connection's memory of a 2026-07-28 client's first root (none for a stateless request). */
+  rootMemory?: RootMemory;
 }
 
 /**
@@ -29,7 +32,7 @@ export interface ToolCallScope {
  */
 export function registerToolCall(mcp: McpServer, scope: ToolCallScope): void {
   const server = mcp.server;
-  const { services, calls, group, workdir } = scope;
+  const { services, calls, group } = scope;
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const tool = calls.registry.byName.get(request.params.name);
     const apps = appsOf(ctx, server);
@@ -39,6 +42,16 @@ export function registerToolCall(mcp: McpServer, scope: ToolCallScope): void {
     // A client at its limit of running tasks is told so instead of getting one more (it may cancel some).
     const refused = canTask ? scope.mcpTasks.refusal(scope.callerForCall().id) : undefined;
     if (refused) return { content: [{ type: 'text', text: `${request.params.name}: ${refused}` }], isError: true };
+    const roots = modernRoot(ctx, server, scope.callerForCall().id, scope.rootMemory);
+    // A call that becomes a task at once answers with the task: it is not held up for a round trip.
+    if (roots === 'ask' && !(canTask && !tool?.deferTask)) {
+      return inputRequired({ inputRequests: { [ROOTS_KEY]: inputRequired.listRoots() }, requestState: await askState.mint({ client: scope.callerForCall().id }) });
+    }
+    const known = roots === 'ask' ? undefined : roots;
+    const root = known?.root;
+    const workdir: NonNullable<CallChannel['workdir']> = root ? () => root : scope.workdir;
+    // Later rounds of this call (a question, a plugin's asks) keep the root the client gave.
+    const carry = known ? { root: known.root } : {};
     if (canTask && !tool?.deferTask) {
       // The call runs on after this answer: nothing of this request's stream (progress, forms) outlives it.
       const caller = scope.callerForCall();
@@ -60,7 +73,7 @@ export function registerToolCall(mcp: McpServer, scope: ToolCallScope): void {
     const outcome = first.done;
     const ask = askInClientOf(outcome.result);
     if (ask) {
-      return inputRequired({ inputRequests: { ask: inputRequired.elicit(ask.params) }, requestState: await askState.mint({ questionId: ask.questionId, client: caller.id }) });
+      return inputRequired({ inputRequests: { ask: inputRequired.elicit(ask.params) }, requestState: await askState.mint({ questionId: ask.questionId, client: caller.id, ...carry }) });
     }
     const failure = outcome.result._meta?.[PROTOCOL_FAILURE];
     if (failure && typeof failure === 'object' && 'code' in failure && typeof failure.code === 'number') throw new ProtocolError(failure.code, firstTextOf(outcome.result));
@@ -69,7 +82,7 @@ export function registerToolCall(mcp: McpServer, scope: ToolCallScope): void {
       throw new MissingRequiredClientCapabilityError({ requiredCapabilities: Object.fromEntries(lacking.map((c) => [String(c), {}])) }, firstTextOf(outcome.result));
     }
     const need = needInputOf(outcome.result);
-    if (need) return inputRequired({ inputRequests: need.inputRequests as InputRequests, requestState: await askState.mint({ replay: need.replay, client: caller.id }) });
+    if (need) return inputRequired({ inputRequests: need.inputRequests as InputRequests, requestState: await askState.mint({ replay: need.replay, client: caller.id, ...carry }) });
     const protocolCode = outcome.error ? JSONRPC_ERROR[outcome.error.code] : undefined;
     if (protocolCode !== undefined) throw new ProtocolError(protocolCode as ProtocolErrorCode, outcome.error!.message);
     return server.projectCallToolResult(outcome.result, outcome.outputSchema);

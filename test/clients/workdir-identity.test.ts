@@ -2,11 +2,12 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startHubProcess, type HubProcess } from '../helpers/hub.js';
 import { sleep, tempHome, waitFor } from '../helpers/env.js';
-import { connectV2, textOf, bgRead } from '../helpers/clients.js';
+import { connectV2, closeStdioClient, textOf, bgRead } from '../helpers/clients.js';
 
 /**
  * Where Bash runs and who "this client" is: the client's first root, else the
@@ -14,7 +15,21 @@ import { connectV2, textOf, bgRead } from '../helpers/clients.js';
  * folder standalone), else BASH_CWD; `cd` carries over between calls of one
  * client; X-Pincer-Client names a client across sessions and stateless requests.
  */
-type Structured = { cwd: string; cwd_after?: string };
+type Structured = { cwd: string; cwd_after?: string; cwd_from?: string };
+
+/** Asks the client a question in a round trip, then says where the call runs. */
+const WHERE_PLUGIN = `export default {
+  tools: [{
+    name: 'where_am_i',
+    description: 'Asks, then tells its working folder',
+    inputSchema: { type: 'object' },
+    async handler(_args, ctx) {
+      const { ok } = await ctx.askClient({ ok: { method: 'elicitation/create', params: { message: 'Go on?', requestedSchema: { type: 'object', properties: { ok: { type: 'string' } } } } } });
+      return ok.content.ok + ' in ' + (await ctx.workdir());
+    },
+  }],
+};
+`;
 
 describe('working folder and client identity', () => {
   const h = tempHome();
@@ -24,6 +39,8 @@ describe('working folder and client identity', () => {
   before(async () => {
     fs.mkdirSync(path.join(project, 'sub'), { recursive: true });
     fs.mkdirSync(other, { recursive: true });
+    fs.mkdirSync(path.join(h.home, 'plugins'), { mode: 0o700 });
+    fs.writeFileSync(path.join(h.home, 'plugins', 'where.mjs'), WHERE_PLUGIN, { mode: 0o600 });
     hub = await startHubProcess(h.home);
   });
   after(async () => {
@@ -79,6 +96,54 @@ describe('working folder and client identity', () => {
     await client.close();
   });
 
+  test('2026-07-28: a client that declares roots runs in its first root over HTTP, through the bridge and standalone', async () => {
+    const rootsOf = (dirs: string[]) => () => ({ roots: dirs.map((r) => ({ uri: pathToFileURL(r).href, name: path.basename(r) })) });
+    const http = await httpClient({ modern: true, roots: [other, project] });
+    try {
+      assert.equal(http.getNegotiatedProtocolVersion(), '2026-07-28');
+      const r = await bash(http, 'pwd');
+      assert.equal(r.text, other);
+      assert.equal(r.sc.cwd_from, 'client');
+    } finally {
+      await http.close();
+    }
+    // The bridge started elsewhere (its cwd is the test home): the root wins over where it started.
+    for (const args of [['stdio'], ['stdio', '--standalone']]) {
+      const c = await connectV2({ home: h.home, args, modern: true, capabilities: { roots: { listChanged: true } } });
+      try {
+        let asked = 0;
+        c.client.setRequestHandler('roots/list', () => {
+          asked++;
+          return rootsOf([project])();
+        });
+        assert.equal(c.client.getNegotiatedProtocolVersion(), '2026-07-28');
+        assert.equal((await bash(c.client, 'pwd')).text, project, args.join(' '));
+        assert.equal((await bash(c.client, 'echo again')).text, 'again');
+        assert.equal(asked, 1, `${args.join(' ')}: one connection asks once`);
+      } finally {
+        await closeStdioClient(c);
+      }
+    }
+  });
+
+  test('2026-07-28: the root stays with a call through its later rounds (a plugin asking the client first)', async () => {
+    let asked = 0;
+    const client = new Client({ name: 'workdir-ask', version: '1' }, { capabilities: { roots: {}, elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    client.setRequestHandler('roots/list', () => {
+      asked++;
+      return { roots: [{ uri: pathToFileURL(project).href }] };
+    });
+    client.setRequestHandler('elicitation/create', () => ({ action: 'accept' as const, content: { ok: 'yes' } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
+    try {
+      const r = await client.callTool({ name: 'where_am_i', arguments: {} });
+      assert.equal(textOf(r), `yes in ${project}`);
+      assert.equal(asked, 1, 'asked once for the call, not again in its later round');
+    } finally {
+      await client.close();
+    }
+  });
+
   test("the bridge's X-Pincer-Cwd is the folder; bad values are ignored with the hub unharmed", async () => {
     const good = await httpClient({ headers: { 'X-Pincer-Client': 'bridge-cwd-1', 'X-Pincer-Cwd': encodeURIComponent(project) } });
     assert.equal((await bash(good, 'pwd')).text, project);
@@ -126,4 +191,28 @@ describe('working folder and client identity', () => {
       await client.close();
     }
   });
+});
+
+test("without roots, a folder of the client's or BASH_CWD, Bash runs in the account's home, not the HOME of whoever started the hub, and says so", async () => {
+  const h = tempHome();
+  const startersHome = path.join(h.home, 'starter-home');
+  fs.mkdirSync(startersHome);
+  const hub = await startHubProcess(h.home, { BASH_CWD: '', HOME: startersHome });
+  try {
+    for (const modern of [false, true]) {
+      const client = new Client({ name: 'no-roots', version: '1' }, modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
+      try {
+        const r = await client.callTool({ name: 'Bash', arguments: { command: 'pwd' } });
+        const home = os.userInfo().homedir;
+        assert.equal(textOf(r), `${home}\n[Ran in ${home}, your home folder: the client gave no root or folder of its own, and BASH_CWD is not set]`);
+        assert.deepEqual([(r.structuredContent as Structured).cwd, (r.structuredContent as Structured).cwd_from], [home, 'home']);
+      } finally {
+        await client.close();
+      }
+    }
+  } finally {
+    await hub.stop();
+    h.cleanup();
+  }
 });

@@ -4,7 +4,7 @@ import { defineTool, textResult, type ToolContext, type ToolResult } from '../ty
 import { resolveShell, spawnShell, killTree, shellSentence, commandEnv, commandEnvReady } from './process.js';
 import { shellPhrase, withDelayedExpansion } from './shells.js';
 import { trackCwd } from './cwd-track.js';
-import { startingFolder, rememberFolder } from './workdir.js';
+import { startingFolder, startingPlace, fallbackNote, rememberFolder } from './workdir.js';
 import { cutMiddle, formatDuration } from '../../core/format.js';
 import { UserError } from '../../core/errors.js';
 import { HeadTail } from './head-tail.js';
@@ -34,6 +34,10 @@ const output = z.object({
   dropped_chars: z.number().int().describe('Characters cut from the middle of long output'),
   duration_ms: z.number(),
   cwd: z.string().describe('The folder the command ran in'),
+  cwd_from: z
+    .enum(['cd', 'client', 'BASH_CWD', 'home'])
+    .optional()
+    .describe("Why there: the client's last cd, its own folder (first root, or where it started Pincer), BASH_CWD, or home"),
   cwd_after: z.string().optional().describe('The folder the next command runs in, when the command changed it (cd)'),
   shell: z.string().describe('The shell that ran the command, e.g. "bash on Linux", "PowerShell 7 on Windows"'),
 });
@@ -88,7 +92,8 @@ export async function runBash(command: string, timeoutArg: number | undefined, c
   const limit = settings.get('BASH_OUTPUT_LIMIT');
   // A command tool's arguments (env) must be expanded after the command line is parsed: cmd.exe /v:on.
   const shell = env ? withDelayedExpansion(resolveShell(settings)) : resolveShell(settings);
-  const cwd = await startingFolder(ctx);
+  const place = await startingPlace(ctx);
+  const cwd = place.dir;
   const stream = settings.get('STREAMING') && ctx.wantsProgress;
   const started = Date.now();
 
@@ -185,6 +190,8 @@ export async function runBash(command: string, timeoutArg: number | undefined, c
   else if (reason === 'cancel') lines.push('[Command cancelled by the client; it was killed with its child processes.]');
   else if (exit.code !== 0) lines.push(exit.code === null ? `[Killed by signal ${exit.signal}]` : `[Exit code ${exit.code}]`);
   if (moved) lines.push(`[Now in ${after}]`);
+  const note = fallbackNote(place);
+  if (note) lines.push(note);
   // The description names the shell too; where it is not bash the result says so again, beside the output it explains.
   if (shell.kind !== 'bash') lines.push(`[Ran in ${shellPhrase(shell)}]`);
   return {
@@ -197,6 +204,7 @@ export async function runBash(command: string, timeoutArg: number | undefined, c
       dropped_chars: dropped,
       duration_ms: duration,
       cwd,
+      cwd_from: place.from,
       ...(moved ? { cwd_after: after } : {}),
       shell: shellPhrase(shell),
     },

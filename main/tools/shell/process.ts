@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { pidAlive } from '../../core/pid.js';
 import { spawn, execFileSync, type ChildProcess, type StdioOptions } from 'node:child_process';
 import fs from 'node:fs';
@@ -41,11 +42,24 @@ export function shellSentence(settings: SettingsView): string {
 
 export function resolveCwd(settings: SettingsView): string {
   const configured = settings.get('BASH_CWD').trim();
-  const dir = configured === '' ? (process.env.HOME ?? process.env.USERPROFILE ?? process.cwd()) : configured;
+  const dir = configured === '' ? userHome() : configured;
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
     throw new UserError(`Bash: working directory ${dir} does not exist; fix BASH_CWD in pincer-env.txt.`, 'UNAVAILABLE');
   }
   return dir;
+}
+
+/**
+ * The user's home folder from the account (passwd, the Windows profile), not the HOME of whichever
+ * process started the hub: a hub started by a client's bridge inherits that client's environment.
+ */
+export function userHome(): string {
+  try {
+    return os.userInfo().homedir;
+  } catch {
+    // No account entry for this uid (a container's arbitrary user): the environment is all there is.
+    return process.env.HOME ?? process.env.USERPROFILE ?? process.cwd();
+  }
 }
 
 let inherited: NodeJS.ProcessEnv | undefined;

@@ -21,13 +21,28 @@ function isDir(dir: string): boolean {
   }
 }
 
-export async function startingFolder(ctx: ToolContext): Promise<string> {
+/** Where a command runs, and why there: the client's last cd, its own folder, BASH_CWD or home. */
+export interface StartingPlace {
+  dir: string;
+  from: 'cd' | 'client' | 'BASH_CWD' | 'home';
+}
+
+export async function startingPlace(ctx: ToolContext): Promise<StartingPlace> {
   const remembered = ctx.sessionId ? current.get(ctx.sessionId) : undefined;
-  if (remembered && isDir(remembered)) return remembered;
+  if (remembered && isDir(remembered)) return { dir: remembered, from: 'cd' };
   // The client's roots could not be asked (it left, or has none): the next rule below decides the folder.
   const own = await Promise.resolve(ctx.workdir?.()).catch(() => undefined);
-  if (own && isDir(own)) return own;
-  return resolveCwd(ctx.services.settings);
+  if (own && isDir(own)) return { dir: own, from: 'client' };
+  return { dir: resolveCwd(ctx.services.settings), from: ctx.services.settings.get('BASH_CWD').trim() === '' ? 'home' : 'BASH_CWD' };
+}
+
+export async function startingFolder(ctx: ToolContext): Promise<string> {
+  return (await startingPlace(ctx)).dir;
+}
+
+/** Said beside a command's output when it ran in home because the client gave no folder of its own. */
+export function fallbackNote(place: StartingPlace): string | undefined {
+  return place.from === 'home' ? `[Ran in ${place.dir}, your home folder: the client gave no root or folder of its own, and BASH_CWD is not set]` : undefined;
 }
 
 /** Remembers where a client's command ended, for its next one. */
