@@ -13,7 +13,7 @@ import { connectV2, textOf } from './helpers/clients.js';
 import { startHubProcess, stopHubOf, readHubJson, tokenOf } from './helpers/hub.js';
 import { tempHome, pincerEnv, PINCER_BIN, ROOT, waitFor, pidAlive, sleep } from './helpers/env.js';
 import { RawStdio } from './helpers/raw-stdio.js';
-import { skipUnless } from './helpers/prerequisites.js';
+import { notHere, onlyOn, skipUnless } from './helpers/prerequisites.js';
 import { boundProof } from '../main/core/hub-proof.js';
 
 const BRIDGE = { args: ['stdio'], env: { HTTP_PORT: 'auto' } };
@@ -107,9 +107,10 @@ test('pincer with no arguments and stdin not a terminal serves stdio', async () 
   }
 });
 
-const noScript = spawnSync('script', ['--version']).error ? 'util-linux "script" (to give pincer a terminal as stdin) is not installed' : undefined;
+// util-linux's `script` gives pincer a terminal as stdin; macOS's BSD script takes other flags, Windows has none.
+const noScript = notHere(onlyOn(['linux'], "util-linux's script")) || skipUnless(spawnSync('script', ['--version']).error ? 'util-linux "script" (to give pincer a terminal as stdin) is not installed' : undefined);
 
-test('pincer with no arguments at a terminal prints help on stderr only, and starts nothing', { skip: skipUnless(noScript) }, () => {
+test('pincer with no arguments at a terminal prints help on stderr only, and starts nothing', { skip: noScript }, () => {
   const h = tempHome();
   try {
     const out = path.join(h.home, 'out.txt');

@@ -11,10 +11,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ROOT, tempHome } from './helpers/env.js';
-import { onPath, skipUnless } from './helpers/prerequisites.js';
+import { notHere, onlyOn, onPath, skipUnless } from './helpers/prerequisites.js';
 
 const strace = process.platform === 'linux' ? onPath(['strace']) : undefined;
-const missing = process.platform !== 'linux' ? 'Linux (strace)' : strace ? undefined : 'strace (apt-get install strace)';
+const skip = notHere(onlyOn(['linux'], 'fsync is traced with strace')) || skipUnless(strace ? undefined : 'strace (apt-get install strace)');
 
 // Each record written through the store's own repositories, between markers on stdout.
 const WRITER = `
@@ -41,7 +41,7 @@ for (const [name, write] of Object.entries(writes)) {
 db.close();
 `;
 
-test('every acknowledged write of a job, task, plan, callback or question is flushed to disk before it is acknowledged', { skip: skipUnless(missing) }, () => {
+test('every acknowledged write of a job, task, plan, callback or question is flushed to disk before it is acknowledged', { skip }, () => {
   const h = tempHome();
   try {
     const script = path.join(h.home, 'writer.mjs');

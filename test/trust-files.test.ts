@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { startHubProcess, tokenOf } from './helpers/hub.js';
 import { tempHome, pincerEnv, PINCER_BIN, waitFor } from './helpers/env.js';
 import { launchChromium, signIn } from './helpers/browser.js';
-import { skipUnless } from './helpers/prerequisites.js';
+import { notHere, onlyOn, IS_ROOT } from './helpers/prerequisites.js';
 import { FakeElectron, isolateHome } from './helpers/fake-electron.js';
 import { startDesktop } from '../main/desktop/app.js';
 
@@ -203,21 +203,21 @@ test('the dashboard shows an API key only when Show is pressed for it, and an un
 });
 
 const STRANGER = 12345;
-const notRoot = process.platform === 'win32' ? 'POSIX owners and modes (Windows relies on the profile ACL)' : process.getuid?.() !== 0 ? 'root, to make files owned by another user (chown)' : undefined;
+const notRoot = notHere(onlyOn(['linux', 'darwin', 'freebsd'], 'POSIX owners and modes (Windows relies on the profile ACL)') ?? (IS_ROOT ? undefined : 'making files owned by another user (chown) takes root; this account is not'));
 
 /** Every pincer command that opens the data folder refuses it, naming the path, the owner and what to do, and reads nothing from it. */
-function assertRefused(home: string, culprit: string, token?: string): void {
+function assertRefused(home: string, culprit: string, token?: string, owner = STRANGER): void {
   for (const args of [['token'], ['status'], ['serve', '--quiet'], ['stdio', '--standalone']]) {
     const r = spawnSync(process.execPath, [PINCER_BIN, ...args], { env: pincerEnv(home, { HTTP_PORT: 'auto' }), cwd: path.dirname(home), encoding: 'utf8', timeout: 30_000, input: '' });
     assert.equal(r.status, 1, `pincer ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-    assert.ok(r.stderr.includes(`${culprit} belongs to uid ${STRANGER}, not to you (uid ${process.getuid!()})`), `pincer ${args.join(' ')} (${culprit}): ${r.stderr} ${r.stdout}`);
+    assert.ok(r.stderr.includes(`${culprit} belongs to ${owner === 0 ? 'root (uid 0)' : `uid ${owner}`}, not to you (uid ${process.getuid!()})`), `pincer ${args.join(' ')} (${culprit}): ${r.stderr} ${r.stdout}`);
     assert.match(r.stderr, /run commands as you, so Pincer will not use it\. (Use a folder of your own|Remove it)/);
     if (token) assert.ok(!r.stdout.includes(token), 'the planted token was not used');
   }
   assert.ok(!fs.existsSync(path.join(home, 'hub.json')), 'no hub started');
 }
 
-test('a data folder another user owns, or a file in it another user owns or planted as a link, is refused with a message naming it', { skip: skipUnless(notRoot) }, () => {
+test('a data folder another user owns, or a file in it another user owns or planted as a link, is refused with a message naming it', { skip: notRoot }, () => {
   const h = tempHome();
   try {
     // 1. The whole folder made by someone else (who waits for the victim to use it).
@@ -269,7 +269,15 @@ test('a data folder another user owns, or a file in it another user owns or plan
   }
 });
 
-test('a data folder the user owns but left group- or world-writable is tightened, not refused, and used', { skip: skipUnless(process.platform === 'win32' ? 'POSIX modes' : undefined) }, async () => {
+// The same refusal where the suite runs as an ordinary account (GitHub's runners, most developers):
+// a folder root owns is someone else's, and nothing needs chown to show it.
+test('as an ordinary account, a data folder root owns is refused with a message naming it', { skip: notHere(onlyOn(['linux', 'darwin', 'freebsd'], 'POSIX owners') ?? (IS_ROOT ? 'this account is root, which owns every such folder; the chown test above covers it' : undefined)) }, () => {
+  const rootOwned = '/usr/share';
+  assert.equal(fs.statSync(rootOwned).uid, 0);
+  assertRefused(rootOwned, rootOwned, undefined, 0);
+});
+
+test('a data folder the user owns but left group- or world-writable is tightened, not refused, and used', { skip: notHere(process.platform === 'win32' && 'POSIX modes') }, async () => {
   const h = tempHome();
   try {
     const home = path.join(h.home, 'open');
@@ -304,7 +312,7 @@ test('Windows: a data folder outside the user profile (which gives it a private 
   assert.equal(outsideProfileWarning('/srv/pincer', '/home/ann', 'linux'), undefined, 'POSIX checks owners and modes instead');
 });
 
-test('the tray app neither serves from nor shows the hub of a data folder another user owns', { skip: skipUnless(notRoot) }, async () => {
+test('the tray app neither serves from nor shows the hub of a data folder another user owns', { skip: notRoot }, async () => {
   const h = tempHome();
   const home = path.join(h.home, 'data');
   fs.mkdirSync(home, { mode: 0o700 });

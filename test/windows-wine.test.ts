@@ -5,7 +5,7 @@ import path from 'node:path';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { ROOT, PINCER_BIN, tempHome, waitFor } from './helpers/env.js';
 import { osFreePort } from './helpers/ports.js';
-import { onPath, skipUnless } from './helpers/prerequisites.js';
+import { notHere, onlyOn, onPath, skipUnless } from './helpers/prerequisites.js';
 import crypto from 'node:crypto';
 import { MIN_NODE } from '../main/core/node-version.js';
 import { cachedPackage } from './helpers/min-node.js';
@@ -30,7 +30,8 @@ function findWine(): string | undefined {
 }
 
 function prerequisites(): string | false {
-  if (process.platform !== 'linux') return 'the Wine smoke test runs on Linux (Windows itself runs the suite natively)';
+  const elsewhere = notHere(onlyOn(['linux'], 'the Wine smoke test (Windows itself runs the suite natively)'));
+  if (elsewhere) return elsewhere;
   const wine = findWine();
   if (!wine) return skipUnless('wine (Debian: apt-get install wine64) is not installed, so Pincer for Windows is not tested');
   // npm refuses a package for another OS: --os/--cpu say which, --force lets the check pass (it is not run here, Wine runs it).

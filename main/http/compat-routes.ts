@@ -22,12 +22,27 @@ function namedCaller(transport: string, id: string): Caller {
   return c;
 }
 
-function groupParam(req: Request, res: Response): ToolGroup | undefined | false {
+function groupParam(req: Request, res: Response, answer: (message: string) => void = (message) => res.status(404).json({ success: false, error: { code: 'GROUP_NOT_FOUND', message } })): ToolGroup | undefined | false {
   const g = (req.params.group ?? req.query.group ?? req.query.stream) as string | undefined;
   if (g === undefined || g === '') return undefined;
   if ((TOOL_GROUPS as readonly string[]).includes(g)) return g as ToolGroup;
-  res.status(404).json({ success: false, error: { code: 'GROUP_NOT_FOUND', message: `No tool group "${g}". Groups: ${TOOL_GROUPS.join(', ')}.` } });
+  answer(`No tool group "${g}". Groups: ${TOOL_GROUPS.join(', ')}.`);
   return false;
+}
+
+/**
+ * A JSON-RPC route's answer for an unknown group: still JSON-RPC (a script reads `error.code`), one
+ * error per request of a batch with each request's id, with the 404 that says the route is not there.
+ */
+function groupNotFound(req: Request, res: Response, message: string): void {
+  const parsed = bodyOf(req);
+  const idOf = (m: unknown): string | number | null => {
+    const id = m && typeof m === 'object' && 'id' in m ? m.id : null;
+    return typeof id === 'string' || typeof id === 'number' ? id : null;
+  };
+  const error = (id: string | number | null) => ({ jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${message} POST to /api/mcp/jsonrpc, or /api/mcp/jsonrpc/<group> with one of those.`, data: { groups: [...TOOL_GROUPS] } } });
+  const body = parsed.ok && Array.isArray(parsed.value) && parsed.value.length > 0 ? parsed.value.map((m) => error(idOf(m))) : error(parsed.ok ? idOf(parsed.value) : null);
+  res.status(404).json(body);
 }
 
 /** Aborts the in-flight call when the HTTP client goes away. */
@@ -48,7 +63,7 @@ export function compatRouter(deps: CompatDeps): express.Router {
   const restCaller = new Caller('rest');
 
   const jsonrpc = async (req: Request, res: Response) => {
-    const group = groupParam(req, res);
+    const group = groupParam(req, res, (message) => groupNotFound(req, res, message));
     if (group === false) return;
     const parsed = bodyOf(req);
     if (!parsed.ok) {

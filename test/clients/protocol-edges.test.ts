@@ -66,6 +66,24 @@ describe('protocol edges', () => {
     assert.match(((await none.json()) as { error: { message: string } }).error.message, /No tool group "nope"\. Groups: shell/);
   });
 
+  test('/api/mcp/jsonrpc/:group with an unknown group answers JSON-RPC errors (with the request ids), not a REST body', async () => {
+    const one = await fetch(`${hub.url}/api/mcp/jsonrpc/nope`, { method: 'POST', headers: { ...hub.headers(), 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 41, method: 'tools/list' }) });
+    assert.equal(one.status, 404);
+    const body = (await one.json()) as { jsonrpc: string; id: number; error: { code: number; message: string; data: { groups: string[] } }; success?: unknown };
+    assert.equal(body.jsonrpc, '2.0');
+    assert.equal(body.id, 41);
+    assert.equal(body.error.code, -32601);
+    assert.match(body.error.message, /No tool group "nope"\. Groups: shell.*POST to \/api\/mcp\/jsonrpc/);
+    assert.ok(body.error.data.groups.includes('shell'));
+    assert.equal(body.success, undefined, 'no REST shape');
+    const batch = await fetch(`${hub.url}/api/mcp/jsonrpc/nope`, { method: 'POST', headers: { ...hub.headers(), 'Content-Type': 'application/json' }, body: JSON.stringify([{ jsonrpc: '2.0', id: 'a', method: 'tools/list' }, { jsonrpc: '2.0', id: 2, method: 'ping' }]) });
+    const answers = (await batch.json()) as { id: unknown; error: { code: number } }[];
+    assert.deepEqual(answers.map((a) => [a.id, a.error.code]), [['a', -32601], [2, -32601]]);
+    // A known group still serves.
+    const shell = await fetch(`${hub.url}/api/mcp/jsonrpc/shell`, { method: 'POST', headers: { ...hub.headers(), 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }) });
+    assert.equal(((await shell.json()) as { result: { tools: unknown[] } }).result.tools.length, 5);
+  });
+
   const badInitialize = { jsonrpc: '2.0', id: 7, method: 'initialize', params: {} };
   const arrayParams = { jsonrpc: '2.0', id: 8, method: 'tools/list', params: [] };
   const unknownArray = { jsonrpc: '2.0', id: 9, method: 'no/such', params: [1] };

@@ -3,9 +3,11 @@ import path from 'node:path';
 
 /**
  * What a test needs from the machine (a real-web corpus, a browser, a program) and what happens
- * when it is absent. Under CI (`CI=true`, which `.ci/run` sets) an absent prerequisite is a
- * failure that names it: a green run must have run everything. Elsewhere the test is skipped and
- * node:test prints why (`# SKIP <reason>`), so a developer sees what they did not run.
+ * when it is absent. Under CI (`CI=true`, which `.ci/run` and GitHub set) an absent prerequisite of
+ * *this* OS is a failure that names it: a green run must have run everything that applies here.
+ * Elsewhere the test is skipped and node:test prints why (`# SKIP <reason>`), so a developer sees
+ * what they did not run. A test that cannot apply here at all (another OS's behaviour, root's
+ * chown on a non-root account) is `notHere`: skipped with its reason, under CI too.
  */
 export const IN_CI = /^(1|true|yes)$/i.test(process.env.CI ?? '');
 
@@ -26,6 +28,23 @@ export function skipUnless(...problems: (string | undefined)[]): string | false 
   if (IN_CI) throw new MissingPrerequisite(problem);
   return problem;
 }
+
+/**
+ * The `skip` option of a test that does not apply on this OS or account: the reason, which
+ * node:test prints (`# SKIP does not apply here: …`), whether or not CI is set; `false` when it
+ * applies. Never for something that could be installed: that is `skipUnless`.
+ */
+export function notHere(reason: string | false | undefined): string | false {
+  return reason ? `does not apply here: ${reason}` : false;
+}
+
+/** The reason a test runs only on `platforms`, for `notHere`; undefined on those. */
+export function onlyOn(platforms: NodeJS.Platform[], what: string): string | undefined {
+  return platforms.includes(process.platform) ? undefined : `${what} (${platforms.join(' or ')} only; this is ${process.platform})`;
+}
+
+/** Whether this process runs as root (POSIX), which some tests need (chown to another user) and others avoid. */
+export const IS_ROOT = process.getuid?.() === 0;
 
 const noted = new Set<string>();
 
