@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { findShell, shellPhrase, withDelayedExpansion, type ShellProbe, type ShellSpec } from '../main/tools/shell/shells.js';
+import { findShell, probeShell, shellPhrase, withDelayedExpansion, type ShellProbe, type ShellSpec } from '../main/tools/shell/shells.js';
+import { notHere } from './helpers/prerequisites.js';
 import { hardenCommandEnv } from '../main/tools/shell/process.js';
 import { connectV2, textOf } from './helpers/clients.js';
 import { tempHome } from './helpers/env.js';
@@ -91,6 +92,49 @@ test('with no bash on PATH, Bash and BackgroundBash run in sh, say so, and cd ca
     assert.match((job.structuredContent as { shell: string }).shell, /^sh on /);
   } finally {
     await client.close();
+    h.cleanup();
+  }
+});
+
+test('the ladder trusts a shell only once it answers the probe: one that does not is skipped and named; a configured one is an error', () => {
+  const silent = new Set([PS51.toLowerCase()]);
+  const probed: string[] = [];
+  const p: ShellProbe = {
+    ...windows(['C:\\Program Files\\PowerShell\\7\\pwsh.exe', PS51, CMD], { ProgramFiles: 'C:\\Program Files', ComSpec: CMD }),
+    answers: (s) => {
+      probed.push(s.name);
+      if (s.name === 'PowerShell 7') return { ok: false, why: 'it could not be started (EACCES)' };
+      return silent.has(s.file.toLowerCase()) ? { ok: false, why: 'it printed nothing for a test command (exit 0)' } : { ok: true, codePage: 850 };
+    },
+  };
+  const chosen = shell(findShell('auto', p));
+  assert.deepEqual([chosen.kind, chosen.codePage], ['cmd', 850]);
+  assert.deepEqual(probed, ['PowerShell 7', 'Windows PowerShell 5.1', 'cmd.exe']);
+  assert.deepEqual(chosen.skipped, [
+    { name: 'PowerShell 7', file: 'C:\\Program Files\\PowerShell\\7\\pwsh.exe', why: 'it could not be started (EACCES)' },
+    { name: 'Windows PowerShell 5.1', file: PS51, why: 'it printed nothing for a test command (exit 0)' },
+  ]);
+  assert.match(String(findShell('powershell', p)), /^BASH_SHELL=powershell, but no shell answered a test command: PowerShell 7 .*EACCES.*Windows PowerShell 5\.1 .*printed nothing.* Fix it, or set BASH_SHELL=auto\.$/);
+  const none: ShellProbe = { ...p, answers: () => ({ ok: false, why: 'it did not answer a test command within 10 s' }) };
+  assert.match(String(findShell('auto', none)), /^no shell answered a test command: .*cmd\.exe \(C:\\Windows\\System32\\cmd\.exe\): it did not answer.* Set BASH_SHELL to a shell that works\.$/);
+  assert.match(String(findShell('cmd', none)), /^BASH_SHELL=cmd, but cmd\.exe .* does not work: it did not answer/);
+});
+
+test('the probe runs the shell for real: bash answers; a "shell" that prints nothing, fails or is missing does not', { skip: notHere(process.platform === 'win32' && 'POSIX scripts stand in for broken shells') }, () => {
+  const h = tempHome();
+  try {
+    const bash = shell(findShell('bash', { platform: process.platform, env: process.env, exists: (f) => fs.existsSync(f), gitInstallPath: () => undefined }));
+    assert.deepEqual(probeShell(bash), { ok: true });
+    const fake = (name: string, body: string): ShellSpec => {
+      const file = path.join(h.home, name);
+      fs.writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+      return { ...bash, file, name };
+    };
+    assert.deepEqual(probeShell(fake('quiet', 'exit 0')), { ok: false, why: 'it printed nothing for a test command (exit 0)' });
+    assert.deepEqual(probeShell(fake('blocked', 'echo "This program is blocked by group policy." >&2; exit 1')), { ok: false, why: 'it printed nothing for a test command (exit 1): This program is blocked by group policy.' });
+    assert.deepEqual(probeShell(fake('other', 'echo something else')), { ok: false, why: 'it printed "something else" for a test command (exit 0)' });
+    assert.deepEqual(probeShell({ ...bash, file: path.join(h.home, 'missing') }), { ok: false, why: 'it could not be started (ENOENT)' });
+  } finally {
     h.cleanup();
   }
 });

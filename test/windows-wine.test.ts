@@ -67,11 +67,12 @@ function winNode(args: string[], env: Record<string, string>, out: string): Chil
 
 type Call = { isError?: boolean; content: { text: string }[]; structuredContent: Record<string, unknown> };
 
-test('Pincer for Windows under Wine: hub, Bash in cmd.exe, jobs with exit codes, KillBgTask, the stop request, a job across a restart', { skip, timeout: 300_000 }, async () => {
+test('Pincer for Windows under Wine, with the shell ladder as a user gets it: PowerShell that prints nothing is skipped and named, Bash in cmd.exe decoded from its code page, jobs with exit codes, KillBgTask, the stop request, a job across a restart', { skip, timeout: 300_000 }, async () => {
   prepareWine();
   const h = tempHome();
   const port = await osFreePort();
-  fs.writeFileSync(path.join(h.home, 'pincer-env.txt'), `HTTP_PORT=${port}\nBASH_SHELL=cmd\n`, { mode: 0o600 });
+  // No BASH_SHELL: the ladder picks the shell, as it does for a user.
+  fs.writeFileSync(path.join(h.home, 'pincer-env.txt'), `HTTP_PORT=${port}\n`, { mode: 0o600 });
   const env = { PINCER_HOME: win(h.home), PINCER_LOG_LEVEL: 'info' };
   const out = path.join(h.home, 'hub-output.txt');
   const hubs: ChildProcess[] = [];
@@ -101,7 +102,17 @@ test('Pincer for Windows under Wine: hub, Bash in cmd.exe, jobs with exit codes,
     await startHub();
     const tools = (await (await fetch(`http://127.0.0.1:${port}/api/mcp/tools`, { headers: { Authorization: `Bearer ${token()}` } })).json()) as { tools?: { name: string; description: string }[] };
     const bashTool = tools.tools?.find((t) => t.name === 'Bash');
-    if (bashTool) assert.match(bashTool.description, /it runs in cmd\.exe on Windows/);
+    assert.ok(bashTool, 'Bash is listed');
+    assert.match(bashTool.description, /it runs in cmd\.exe on Windows, so write cmd\.exe batch syntax/);
+    // Wine's powershell.exe prints nothing: found, probed, skipped, and named for the model and the dashboard.
+    assert.match(bashTool.description, /Windows PowerShell 5\.1 \([^)]*powershell\.exe\) was skipped: it printed nothing for a test command/i);
+    const overview = (await (await fetch(`http://127.0.0.1:${port}/api/overview`, { headers: { Authorization: `Bearer ${token()}` } })).json()) as { shell?: { runs: string; skipped: { name: string }[] } };
+    assert.equal(overview.shell?.runs, 'cmd.exe on Windows');
+    assert.deepEqual(overview.shell?.skipped.map((x) => x.name), ['Windows PowerShell 5.1']);
+
+    // cmd.exe writes the console's code page, not UTF-8: the output is decoded from it.
+    const accents = await call('Bash', { command: 'echo caf\u00e9 na\u00efve' });
+    assert.match(String(accents.structuredContent.output), /caf\u00e9 na\u00efve/);
 
     // Bash runs in cmd.exe, says so, keeps the exit code, and a cd carries over.
     const hello = await call('Bash', { command: 'echo hello-from-cmd & ver' });
@@ -117,11 +128,11 @@ test('Pincer for Windows under Wine: hub, Bash in cmd.exe, jobs with exit codes,
     assert.equal(String(where.structuredContent.output).trim(), parent, 'the cd carried over');
 
     // A job keeps its output and exit code.
-    const job = await call('BackgroundBash', { command: 'echo job-output & exit /b 3' });
+    const job = await call('BackgroundBash', { command: 'echo job-output-caf\u00e9 & exit /b 3' });
     assert.ok(!job.isError, job.content[0]?.text);
     const ended = await readAll(Number(job.structuredContent.task_id));
     assert.equal(ended.status, 'exited 3');
-    assert.match(ended.output, /job-output/);
+    assert.match(ended.output, /job-output-caf\u00e9/, 'the job log is kept as UTF-8');
 
     // KillBgTask stops one.
     const long = await call('BackgroundBash', { command: 'ping -n 300 127.0.0.1 > nul' });

@@ -1,3 +1,4 @@
+import { shellStatus } from '../../tools/shell/process.js';
 import type { Runtime } from '../../calls/runtime.js';
 import type { SessionTable } from '../../access/sessions.js';
 import { PATTERN_SETTINGS, toolKey, skillKey } from '../../core/settings/schema.js';
@@ -26,6 +27,7 @@ export function overviewView(runtime: Runtime, sessions: SessionTable, url: stri
     sessions: sessions.list(),
     recent: runtime.activity.recent(15),
     askTimeoutS: runtime.settings.get('ASK_TIMEOUT_S'),
+    shell: shellStatus(runtime.settings),
     counts: { tools: runtime.registry.visible().length, jobsRunning: s.jobs.repo.countRunning(), questionsPending: s.questions.pending().length, callbacks: s.callbacks.active().length },
   };
 }

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { StringDecoder } from 'node:string_decoder';
 import { defineTool, textResult, type ToolContext, type ToolResult } from '../types.js';
 import { resolveShell, spawnShell, killTree, shellSentence, commandEnv, commandEnvReady } from './process.js';
 import { shellPhrase, withDelayedExpansion } from './shells.js';
 import { trackCwd } from './cwd-track.js';
+import { outputDecoder } from './output-decoder.js';
 import { startingFolder, startingPlace, fallbackNote, rememberFolder } from './workdir.js';
 import { cutMiddle, formatDuration } from '../../core/format.js';
 import { UserError } from '../../core/errors.js';
@@ -105,7 +105,7 @@ export async function runBash(command: string, timeoutArg: number | undefined, c
   child.stdio[3]?.on('data', (d: Buffer) => (endedIn += d.toString('utf8')));
   child.stdio[3]?.on('error', () => undefined);
   const collector = new HeadTail(limit);
-  const decoder = new StringDecoder('utf8');
+  const decoder = outputDecoder(shell.codePage);
   let pending = '';
   let sent = 0;
   let flushTimer: NodeJS.Timeout | undefined;

@@ -23,6 +23,8 @@ export interface JobSpec {
   /** Bytes of output kept; the rest is read and counted, never left to block the command. */
   cap: number;
   graceMs: number;
+  /** The Windows code page the shell writes in (cmd.exe's console page): the log is kept as UTF-8. */
+  codePage?: number;
   /** Stop the job (as a stop request would) once it has run this long: a Bash call's timeout, kept by the supervisor so it holds whichever hub is running. */
   timeoutMs?: number;
 }

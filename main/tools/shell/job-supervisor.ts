@@ -15,13 +15,16 @@ import { type JobSpec, type ExitRecord, writeJsonAtomic } from './job-files.js';
 
 const POLL_MS = 200;
 
-function main(specFile: string): void {
+async function main(specFile: string): Promise<void> {
   const spec = JSON.parse(fs.readFileSync(specFile, 'utf8')) as JobSpec;
   fs.rmSync(specFile, { force: true });
   const log = fs.openSync(spec.log, 'a', 0o600);
   let kept = fs.fstatSync(log).size;
   let dropped = 0;
-  const write = (chunk: Buffer) => {
+  // cmd.exe writes the console's code page: the log is UTF-8 for its readers. Loaded only then, so
+  // that every other job's supervisor stays built-ins only.
+  const transcode = spec.codePage ? await utf8From(spec.codePage) : undefined;
+  const keep = (chunk: Buffer) => {
     const room = Math.max(0, spec.cap - kept);
     const n = Math.min(room, chunk.length);
     if (n > 0) {
@@ -30,6 +33,7 @@ function main(specFile: string): void {
     }
     dropped += chunk.length - n;
   };
+  const write = transcode ? (chunk: Buffer) => keep(transcode(chunk)) : keep;
 
   let recorded = false;
   const record = (rec: Omit<ExitRecord, 'endedAt' | 'dropped'>) => {
@@ -124,9 +128,14 @@ function main(specFile: string): void {
   });
 }
 
-try {
-  main(process.argv[2] ?? '');
-} catch (err) {
+/** A chunk of output in `codePage`, as UTF-8 bytes (a character cut between chunks waits for the next). */
+async function utf8From(codePage: number): Promise<(chunk: Buffer) => Buffer> {
+  const { outputDecoder } = await import('./output-decoder.js');
+  const decoder = outputDecoder(codePage);
+  return (chunk) => Buffer.from(decoder.write(chunk), 'utf8');
+}
+
+main(process.argv[2] ?? '').catch((err: unknown) => {
   process.stderr.write(`pincer job supervisor: ${(err as Error).message}\n`);
   process.exit(1);
-}
+});

@@ -117,6 +117,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
       stop: jobFile(job.exit_path, 'stop'),
       cap: this.settings.get('JOB_LOG_MAX_BYTES'),
       graceMs: opts.graceMs ?? KILL_GRACE_MS,
+      ...(shell.codePage ? { codePage: shell.codePage } : {}),
       ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
     };
     const specFile = jobFile(job.exit_path, 'spec');

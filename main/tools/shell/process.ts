@@ -7,7 +7,7 @@ import { UserError } from '../../core/errors.js';
 import type { SettingsView } from '../../core/settings/view.js';
 import { withoutPincerSecrets } from '../../core/settings/secrets.js';
 import { resolveLoginEnv, bareSystemPath } from './login-env.js';
-import { findShell, systemProbe, shellPhrase, type ShellSpec, type ShellProbe } from './shells.js';
+import { findShell, systemProbe, shellPhrase, type ShellSpec, type ShellProbe, type SkippedShell } from './shells.js';
 
 export type { ShellSpec } from './shells.js';
 
@@ -28,6 +28,16 @@ export function resolveShell(settings: SettingsView, probe?: ShellProbe): ShellS
   return hit.shell;
 }
 
+/** For the dashboard: which shell runs commands, which were skipped for not answering, or why none does. */
+export function shellStatus(settings: SettingsView): { runs: string | null; skipped: SkippedShell[]; problem?: string } {
+  try {
+    const shell = resolveShell(settings);
+    return { runs: shellPhrase(shell), skipped: shell.skipped ?? [] };
+  } catch (err) {
+    return { runs: null, skipped: [], problem: (err as Error).message };
+  }
+}
+
 /** For tool descriptions: "it runs in PowerShell 7 on Windows; write PowerShell syntax". */
 export function shellSentence(settings: SettingsView): string {
   let shell: ShellSpec;
@@ -37,7 +47,9 @@ export function shellSentence(settings: SettingsView): string {
     return `no shell is available: ${(err as Error).message}`;
   }
   const syntax = shell.kind === 'bash' ? 'bash' : shell.kind === 'sh' ? 'POSIX sh' : shell.kind === 'powershell' ? 'PowerShell' : 'cmd.exe batch';
-  return `it runs in ${shellPhrase(shell)}, so write ${syntax} syntax`;
+  // A shell that did not answer its probe is named, so the model (and the dashboard) knows why not that one.
+  const skipped = (shell.skipped ?? []).map((s) => `${s.name} (${s.file}) was skipped: ${s.why}`).join('; ');
+  return `it runs in ${shellPhrase(shell)}, so write ${syntax} syntax${skipped ? ` (${skipped})` : ''}`;
 }
 
 export function resolveCwd(settings: SettingsView): string {

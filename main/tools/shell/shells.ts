@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 
 /**
  * Which shell runs Bash and BackgroundBash commands (README "Tools"): the configured BASH_SHELL,
  * else the first found of bash (on Windows: Git Bash — from PATH, the Git for Windows registry
  * key or its usual folders; never WSL's System32\bash.exe), PowerShell 7, Windows PowerShell
- * 5.1, cmd.exe (on POSIX: sh). The model is told which, so it writes that shell's syntax.
+ * 5.1, cmd.exe (on POSIX: sh) that answers a probe command. The model is told which, so it writes
+ * that shell's syntax, and which were skipped for not answering.
  */
 
 export type ShellKind = 'bash' | 'powershell' | 'cmd' | 'sh';
@@ -22,7 +23,20 @@ export interface ShellSpec {
   /** The arguments are passed as written (cmd.exe parses its own command line). */
   verbatim?: boolean;
   platform: NodeJS.Platform;
+  /** The code page its output is written in, when not UTF-8 (cmd.exe writes the console's, e.g. 850). */
+  codePage?: number;
+  /** Shells before this one on the ladder that were found but did not answer the probe. */
+  skipped?: SkippedShell[];
 }
+
+export interface SkippedShell {
+  name: string;
+  file: string;
+  why: string;
+}
+
+/** What a shell did with the probe command: answered (with its output code page, cmd.exe), or why not. */
+export type ProbeAnswer = { ok: true; codePage?: number } | { ok: false; why: string };
 
 /** What the search may look at; tests give a fake Windows. */
 export interface ShellProbe {
@@ -31,6 +45,8 @@ export interface ShellProbe {
   exists(file: string): boolean;
   /** Git for Windows' InstallPath from the registry (HKLM, then HKCU). */
   gitInstallPath(): string | undefined;
+  /** Runs the probe command in `shell` (see probeShell); absent: every shell found is trusted. */
+  answers?(shell: ShellSpec): ProbeAnswer;
 }
 
 export function systemProbe(): ShellProbe {
@@ -56,7 +72,51 @@ export function systemProbe(): ShellProbe {
       }
       return undefined;
     },
+    answers: (shell) => cachedProbe(shell),
   };
+}
+
+const PROBE_MARK = 'pincer-shell-probe';
+const PROBE_TIMEOUT_MS = 10_000;
+/** How long a verdict stands: a shell that did not answer (a policy since lifted) is tried again after it. */
+const VERDICT_FOR_MS = 5 * 60_000;
+const verdicts = new Map<string, { answer: ProbeAnswer; at: number }>();
+
+function cachedProbe(shell: ShellSpec): ProbeAnswer {
+  const key = `${shell.kind}\0${shell.file}`;
+  const hit = verdicts.get(key);
+  if (hit && Date.now() - hit.at < VERDICT_FOR_MS) return hit.answer;
+  const answer = probeShell(shell);
+  verdicts.set(key, { answer, at: Date.now() });
+  return answer;
+}
+
+/**
+ * Runs a command whose output is known in `shell`, the way Bash runs commands: a shell that cannot
+ * start, fails, hangs or prints something else (Wine's powershell.exe prints nothing; PowerShell
+ * blocked by AppLocker does not start; in constrained language mode it cannot set UTF-8 output,
+ * so the probe's "é" comes back wrong) is not trusted with the user's commands. cmd.exe also says
+ * its code page (chcp), which its output is written in.
+ */
+export function probeShell(shell: ShellSpec): ProbeAnswer {
+  const command = shell.kind === 'cmd' ? `chcp & echo ${PROBE_MARK}` : shell.kind === 'powershell' ? `Write-Output ('${PROBE_MARK}-' + [char]0xe9)` : `echo ${PROBE_MARK}`;
+  const r = spawnSync(shell.file, shell.args(command), { encoding: 'buffer', timeout: PROBE_TIMEOUT_MS, windowsHide: true, windowsVerbatimArguments: shell.verbatim, stdio: ['ignore', 'pipe', 'pipe'] });
+  const errText = r.stderr?.toString('utf8').trim().split(/\r?\n/)[0]?.slice(0, 200) ?? '';
+  if (r.error) {
+    const code = (r.error as NodeJS.ErrnoException).code;
+    return { ok: false, why: code === 'ETIMEDOUT' ? `it did not answer a test command within ${PROBE_TIMEOUT_MS / 1000} s` : `it could not be started (${code ?? r.error.message})` };
+  }
+  const out = r.stdout.toString(shell.kind === 'cmd' ? 'latin1' : 'utf8');
+  const expected = shell.kind === 'powershell' ? `${PROBE_MARK}-\u00e9` : PROBE_MARK;
+  if (!out.split(/\r?\n/).some((line) => line.trim() === expected)) {
+    const printed = out.trim() === '' ? 'printed nothing' : `printed ${JSON.stringify(out.trim().slice(0, 80))}`;
+    return { ok: false, why: `it ${printed} for a test command (exit ${r.status ?? r.signal})${errText ? `: ${errText}` : ''}` };
+  }
+  if (shell.kind !== 'cmd') return { ok: true };
+  // "Active code page: 850" (the words are the system's language; the number is what counts).
+  const page = /(\d{3,5})\D*$/.exec(out.split(/\r?\n/).find((l) => /\d{3,5}/.test(l)) ?? '');
+  const codePage = page ? Number(page[1]) : undefined;
+  return { ok: true, ...(codePage && codePage !== 65001 ? { codePage } : {}) };
 }
 
 const PLATFORM_NAMES: Partial<Record<NodeJS.Platform, string>> = { win32: 'Windows', darwin: 'macOS', linux: 'Linux' };
@@ -129,14 +189,17 @@ function findBash(p: ShellProbe): ShellSpec | undefined {
   return file ? bashSpec(file, 'bash', p.platform) : undefined;
 }
 
-function findPowerShell(p: ShellProbe): ShellSpec | undefined {
+/** PowerShell 7, then Windows PowerShell 5.1: each found one, in that order (the ladder tries both). */
+function powerShells(p: ShellProbe): ShellSpec[] {
   const win = p.platform === 'win32';
+  const found: ShellSpec[] = [];
   const pwsh = onPath('pwsh', p) ?? (win ? [envGet(p.env, 'ProgramFiles', 'win32')].filter(Boolean).map((d) => path.win32.join(d!, 'PowerShell', '7', 'pwsh.exe')).find((f) => p.exists(f)) : undefined);
-  if (pwsh) return powershellSpec(pwsh, 'PowerShell 7', p.platform);
-  if (!win) return undefined;
+  if (pwsh) found.push(powershellSpec(pwsh, 'PowerShell 7', p.platform));
+  if (!win) return found;
   const root = envGet(p.env, 'SystemRoot', 'win32') ?? 'C:\\Windows';
   const classic = [path.win32.join(root, 'System32', 'WindowsPowerShell', 'v1.0', 'powershell.exe')].find((f) => p.exists(f)) ?? onPath('powershell', p);
-  return classic ? powershellSpec(classic, 'Windows PowerShell 5.1', p.platform) : undefined;
+  if (classic) found.push(powershellSpec(classic, 'Windows PowerShell 5.1', p.platform));
+  return found;
 }
 
 function findCmd(p: ShellProbe): ShellSpec | undefined {
@@ -162,19 +225,42 @@ function findSh(p: ShellProbe): ShellSpec {
 }
 
 /**
- * The shell for `choice`, or why there is none. `auto` always finds one: cmd.exe on Windows, sh elsewhere.
+ * The shell for `choice`, or why there is none. `auto` takes the first shell on the ladder that
+ * answers the probe, naming those skipped; when none does it names them all. A configured shell
+ * that does not answer is an error saying so.
  */
 export function findShell(choice: ShellChoice, p: ShellProbe): ShellSpec | string {
+  const checked = (shell: ShellSpec | undefined, missing: string): ShellSpec | string => {
+    if (!shell) return missing;
+    const answer = p.answers?.(shell) ?? { ok: true };
+    if (!answer.ok) return `BASH_SHELL=${choice}, but ${shell.name} (${shell.file}) does not work: ${answer.why}. Fix it, or set BASH_SHELL=auto.`;
+    return answer.codePage ? { ...shell, codePage: answer.codePage } : shell;
+  };
   switch (choice) {
     case 'bash':
-      return findBash(p) ?? (p.platform === 'win32'
+      return checked(findBash(p), p.platform === 'win32'
         ? 'BASH_SHELL=bash, but no Git Bash was found (PATH, the Git for Windows registry key, Program Files). Install Git for Windows, or set BASH_SHELL=auto to use PowerShell or cmd.exe.'
         : 'BASH_SHELL=bash, but no bash was found on PATH. Install bash, or set BASH_SHELL=auto.');
-    case 'powershell':
-      return findPowerShell(p) ?? 'BASH_SHELL=powershell, but neither PowerShell 7 (pwsh) nor Windows PowerShell was found. Install PowerShell, or set BASH_SHELL=auto.';
+    case 'powershell': {
+      const found = powerShells(p);
+      if (found.length === 0) return 'BASH_SHELL=powershell, but neither PowerShell 7 (pwsh) nor Windows PowerShell was found. Install PowerShell, or set BASH_SHELL=auto.';
+      const shell = firstAnswering(found, p);
+      return typeof shell === 'string' ? `BASH_SHELL=powershell, but ${shell.replace(/ Set BASH_SHELL to a shell that works\.$/, ' Fix it, or set BASH_SHELL=auto.')}` : shell;
+    }
     case 'cmd':
-      return findCmd(p) ?? 'BASH_SHELL=cmd works on Windows only; set BASH_SHELL=auto.';
+      return checked(findCmd(p), 'BASH_SHELL=cmd works on Windows only; set BASH_SHELL=auto.');
     default:
-      return findBash(p) ?? findPowerShell(p) ?? findCmd(p) ?? findSh(p);
+      return firstAnswering([findBash(p), ...powerShells(p), findCmd(p), p.platform === 'win32' ? undefined : findSh(p)], p);
   }
+}
+
+function firstAnswering(ladder: (ShellSpec | undefined)[], p: ShellProbe): ShellSpec | string {
+  const skipped: SkippedShell[] = [];
+  for (const shell of ladder) {
+    if (!shell) continue;
+    const answer = p.answers?.(shell) ?? { ok: true };
+    if (answer.ok) return { ...shell, ...(answer.codePage ? { codePage: answer.codePage } : {}), ...(skipped.length ? { skipped } : {}) };
+    skipped.push({ name: shell.name, file: shell.file, why: answer.why });
+  }
+  return `no shell answered a test command: ${skipped.map((s) => `${s.name} (${s.file}): ${s.why}`).join('; ')}. Set BASH_SHELL to a shell that works.`;
 }

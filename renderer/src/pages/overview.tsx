@@ -165,8 +165,18 @@ export function OverviewPage(props: PageProps) {
         )}
       </Panel>
       <p class="muted wrap">
-        Data: <Breakable text={o.home} /> · Settings: <Breakable text={o.settingsFile} />
+        Data: <Breakable text={o.home} /> · Settings: <Breakable text={o.settingsFile} /> · Commands run in {o.shell.runs ?? 'no shell'}
       </p>
+      {o.shell.problem || o.shell.skipped.length > 0 ? (
+        <ul class="warn wrap">
+          {o.shell.problem ? <li>{o.shell.problem}</li> : null}
+          {o.shell.skipped.map((s) => (
+            <li key={s.file}>
+              {s.name} (<Breakable text={s.file} />) was skipped: {s.why}
+            </li>
+          ))}
+        </ul>
+      ) : null}
     </>
   );
 }
