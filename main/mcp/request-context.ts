@@ -71,10 +71,17 @@ export function roundsOf(ctx: ServerContext, server: McpServer['server'], client
   return { inputResponses: own, replay };
 }
 
-/** The per-call channel back to this client: its cancel signal, progress and (2025-era) elicitation. */
-export function channelOf(ctx: ServerContext, server: McpServer['server'], services: Services): CallChannel {
+/**
+ * The per-call channel back to this client: its cancel signal, progress and (2025-era) elicitation.
+ * `settle` is called before the call's answer is sent: progress notifications go out one after
+ * another, the answer waits for those already asked for, and any asked for later are dropped — a
+ * progress notification after its response names a token the client has forgotten.
+ */
+export function channelOf(ctx: ServerContext, server: McpServer['server'], services: Services): CallChannel & { settle(): Promise<void> } {
   const token = ctx.mcpReq._meta?.progressToken;
   let step = 0;
+  let sending: Promise<void> = Promise.resolve();
+  let answered = false;
   const modern = (server.getNegotiatedProtocolVersion() ?? '') >= '2026-07-28';
   const canElicit = !modern && Boolean(server.getClientCapabilities()?.elicitation);
   return {
@@ -82,10 +89,15 @@ export function channelOf(ctx: ServerContext, server: McpServer['server'], servi
     progress:
       token === undefined
         ? undefined
-        : async (message, progress, total) => {
+        : (message, progress, total) => {
+            if (answered) return Promise.resolve();
             // Progress must increase with every notification.
             step = Math.max(step + 1, progress ?? 0);
-            await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: step, ...(total ? { total } : {}), message } });
+            const params = { progressToken: token, progress: step, ...(total ? { total } : {}), message };
+            const sent = sending.then(() => ctx.mcpReq.notify({ method: 'notifications/progress', params }));
+            // The answer waits for this send, not for its outcome (a client that left fails it).
+            sending = sent.catch(() => undefined);
+            return sent;
           },
     // No timeout of our own: the person may take minutes; the client's cancel or ASK_TIMEOUT_S ends it.
     // Sent on this request's own stream (related to the tools/call), which every transport delivers.
@@ -93,6 +105,10 @@ export function channelOf(ctx: ServerContext, server: McpServer['server'], servi
     log: (level, data) => ctx.mcpReq.log(level, data),
     request: modern ? undefined : (method: ClientAsk, params, signal) => sendToClient(ctx, method, params, services.settings.get('ASK_TIMEOUT_S') * 1000, signal),
     clientCapabilities: capabilitiesOf(ctx, server),
+    settle: () => {
+      answered = true;
+      return sending;
+    },
   };
 }
 

@@ -63,29 +63,35 @@ export function registerToolCall(mcp: McpServer, scope: ToolCallScope): void {
       return createTaskResult(row) as CallToolResult;
     }
     const caller = scope.callerForCall();
-    const channel: CallChannel = { ...channelOf(ctx, server, services), workdir, roundTrip: roundTripOf(ctx, server, caller.id), rounds: roundsOf(ctx, server, caller.id) };
-    // A tool that gathers input first (deferTask) runs on this request until its handler starts the task.
-    const deferred = canTask ? deferral(scope, server, request.params.name, caller, channel) : undefined;
-    const running = calls.call({ name: request.params.name, arguments: request.params.arguments, caller, group, channel: deferred?.channel ?? channel, apps });
-    deferred?.running(running);
-    const first = deferred ? await Promise.race([running.then((done) => ({ done })), deferred.started.then((task) => ({ task }))]) : { done: await running };
-    if ('task' in first) return createTaskResult(first.task) as CallToolResult;
-    const outcome = first.done;
-    const ask = askInClientOf(outcome.result);
-    if (ask) {
-      return inputRequired({ inputRequests: { ask: inputRequired.elicit(ask.params) }, requestState: await askState.mint({ questionId: ask.questionId, client: caller.id, ...carry }) });
+    const { settle, ...onRequest } = channelOf(ctx, server, services);
+    // Progress for this call goes out before its answer, never after it.
+    try {
+      const channel: CallChannel = { ...onRequest, workdir, roundTrip: roundTripOf(ctx, server, caller.id), rounds: roundsOf(ctx, server, caller.id) };
+      // A tool that gathers input first (deferTask) runs on this request until its handler starts the task.
+      const deferred = canTask ? deferral(scope, server, request.params.name, caller, channel) : undefined;
+      const running = calls.call({ name: request.params.name, arguments: request.params.arguments, caller, group, channel: deferred?.channel ?? channel, apps });
+      deferred?.running(running);
+      const first = deferred ? await Promise.race([running.then((done) => ({ done })), deferred.started.then((task) => ({ task }))]) : { done: await running };
+      if ('task' in first) return createTaskResult(first.task) as CallToolResult;
+      const outcome = first.done;
+      const ask = askInClientOf(outcome.result);
+      if (ask) {
+        return inputRequired({ inputRequests: { ask: inputRequired.elicit(ask.params) }, requestState: await askState.mint({ questionId: ask.questionId, client: caller.id, ...carry }) });
+      }
+      const failure = outcome.result._meta?.[PROTOCOL_FAILURE];
+      if (failure && typeof failure === 'object' && 'code' in failure && typeof failure.code === 'number') throw new ProtocolError(failure.code, firstTextOf(outcome.result));
+      const lacking = outcome.result._meta?.[MISSING_CAPABILITY];
+      if (Array.isArray(lacking) && isModern(ctx, server)) {
+        throw new MissingRequiredClientCapabilityError({ requiredCapabilities: Object.fromEntries(lacking.map((c) => [String(c), {}])) }, firstTextOf(outcome.result));
+      }
+      const need = needInputOf(outcome.result);
+      if (need) return inputRequired({ inputRequests: need.inputRequests as InputRequests, requestState: await askState.mint({ replay: need.replay, client: caller.id, ...carry }) });
+      const protocolCode = outcome.error ? JSONRPC_ERROR[outcome.error.code] : undefined;
+      if (protocolCode !== undefined) throw new ProtocolError(protocolCode as ProtocolErrorCode, outcome.error!.message);
+      return server.projectCallToolResult(outcome.result, outcome.outputSchema);
+    } finally {
+      await settle();
     }
-    const failure = outcome.result._meta?.[PROTOCOL_FAILURE];
-    if (failure && typeof failure === 'object' && 'code' in failure && typeof failure.code === 'number') throw new ProtocolError(failure.code, firstTextOf(outcome.result));
-    const lacking = outcome.result._meta?.[MISSING_CAPABILITY];
-    if (Array.isArray(lacking) && isModern(ctx, server)) {
-      throw new MissingRequiredClientCapabilityError({ requiredCapabilities: Object.fromEntries(lacking.map((c) => [String(c), {}])) }, firstTextOf(outcome.result));
-    }
-    const need = needInputOf(outcome.result);
-    if (need) return inputRequired({ inputRequests: need.inputRequests as InputRequests, requestState: await askState.mint({ replay: need.replay, client: caller.id, ...carry }) });
-    const protocolCode = outcome.error ? JSONRPC_ERROR[outcome.error.code] : undefined;
-    if (protocolCode !== undefined) throw new ProtocolError(protocolCode as ProtocolErrorCode, outcome.error!.message);
-    return server.projectCallToolResult(outcome.result, outcome.outputSchema);
   });
 }
 
