@@ -9,14 +9,16 @@ import { benchDurability } from './durability.js';
 import { benchBashTask } from './bash-task.js';
 import { benchCliStart } from './cli-start.js';
 import { benchYearOfUse } from './year-of-use.js';
+import { benchFirstTools } from './first-tools.js';
 import { machine } from './lib.js';
 
 // `npm run bench`: every benchmark, each against a peer measured in the same run.
-// BENCH_ONLY=cli,cold,stdio,latency,throughput,output,idle,readdocs,durability picks some; bashtask and year are only run when named.
-const only = new Set((process.env.BENCH_ONLY ?? 'cli,cold,stdio,latency,throughput,output,idle,readdocs,durability').split(','));
+// BENCH_ONLY=cli,cold,firsttools,stdio,latency,throughput,output,idle,readdocs,durability picks some; bashtask and year are only run when named.
+const only = new Set((process.env.BENCH_ONLY ?? 'cli,cold,firsttools,stdio,latency,throughput,output,idle,readdocs,durability').split(','));
 process.stdout.write(`Machine: ${machine()}\n`);
 if (only.has('cli')) await benchCliStart();
 if (only.has('cold')) await benchColdStart();
+if (only.has('firsttools')) await benchFirstTools();
 if (only.has('stdio')) await benchStdioCalls();
 if (only.has('latency')) await benchLatency();
 if (only.has('throughput')) await benchThroughput();

@@ -1,4 +1,5 @@
-import { parseHTML } from 'linkedom';
+import type { parseHTML } from 'linkedom';
+import { lazyModule } from '../../core/lazy-module.js';
 import { EngineFailure, type EngineResponse } from './types.js';
 
 /*
@@ -10,15 +11,17 @@ import { EngineFailure, type EngineResponse } from './types.js';
 
 export type Dom = ReturnType<typeof parseHTML>['document'];
 
+const linkedom = lazyModule<typeof import('linkedom')>('linkedom');
+
 export function dom(body: string): Dom {
-  return parseHTML(body).document;
+  return linkedom().parseHTML(body).document;
 }
 
 /** Text of an HTML fragment (titles and snippets come with <b>, entities and stray whitespace). */
 export function htmlText(fragment: string | null | undefined): string {
   if (!fragment) return '';
   if (!/[<&]/.test(fragment)) return fragment.replace(/\s+/g, ' ').trim();
-  return (parseHTML(`<!doctype html><html><body>${fragment}</body></html>`).document.body.textContent ?? '').replace(/\s+/g, ' ').trim();
+  return (linkedom().parseHTML(`<!doctype html><html><body>${fragment}</body></html>`).document.body.textContent ?? '').replace(/\s+/g, ' ').trim();
 }
 
 function hasScriptFrom(d: Dom, prefixes: string[]): boolean {

@@ -1,10 +1,15 @@
-import { parseHTML } from 'linkedom';
-import { Readability } from '@mozilla/readability';
-import TurndownService from 'turndown';
-import { gfm } from '@joplin/turndown-plugin-gfm';
+import type TurndownService from 'turndown';
+import { lazyModule } from '../../core/lazy-module.js';
 import { blockText } from './block-text.js';
 import { cleanArticle, rulesOff } from './boilerplate.js';
 import type { LinkStyle } from './link-styles.js';
+
+// Loaded on the first page read: a process that reads none never parses them.
+const linkedom = lazyModule<typeof import('linkedom')>('linkedom');
+const readability = lazyModule<typeof import('@mozilla/readability')>('@mozilla/readability');
+const turndownModule = lazyModule<typeof import('turndown')>('turndown');
+const gfmPlugin = lazyModule<typeof import('@joplin/turndown-plugin-gfm')>('@joplin/turndown-plugin-gfm');
+const parseHTML = (html: string) => linkedom().parseHTML(html);
 
 export interface Extracted {
   title: string;
@@ -58,8 +63,8 @@ function removeComments(node: TreeNode): void {
 }
 
 function turndown(links: LinkStyle, page: string): { td: TurndownService; references: string[] } {
-  const td = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_' });
-  td.use(gfm);
+  const td = new (turndownModule())({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_' });
+  td.use(gfmPlugin().gfm);
   /** Link targets by placeholder id (see numberReferences). */
   const references: string[] = [];
   // Code blocks keep their language from the usual class names (language-x, lang-x, highlight-source-x).
@@ -145,7 +150,7 @@ export function extract(html: string, baseUrl: string, links: LinkStyle = 'refer
   absolutize(document as unknown as Document, base);
   let article: { title?: string | null; content?: string | null } | null = null;
   try {
-    article = new Readability(clone as unknown as Document, { keepClasses: true }).parse();
+    article = new (readability().Readability)(clone as unknown as Document, { keepClasses: true }).parse();
   } catch {
     // Readability throws on some malformed documents: the whole body is used below instead.
     article = null;

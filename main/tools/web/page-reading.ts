@@ -1,8 +1,11 @@
 import type { PageRenderer } from './browser.js';
 import type { Extracted } from './extract.js';
 import type { LinkStyle } from './link-styles.js';
-import { parseHTML } from 'linkedom';
+import { lazyModule } from '../../core/lazy-module.js';
 import { blockText } from './block-text.js';
+
+/** Where the text of an HTML page came from: the browser's DOM after scripts ran, or the bytes as fetched. */
+const linkedom = lazyModule<typeof import('linkedom')>('linkedom');
 
 /** Where the text of an HTML page came from: the browser's DOM after scripts ran, or the bytes as fetched. */
 export type PageSource = 'rendered' | 'fetched';
@@ -48,7 +51,7 @@ function shingles(text: string): Map<string, number> {
 
 /** The text a page shows anywhere (not only its article), as shingles: what the fetched HTML already had. */
 export function pageShingles(html: string): Map<string, number> {
-  const { document } = parseHTML(html);
+  const { document } = linkedom().parseHTML(html);
   return shingles(blockText(document.body ?? document.documentElement));
 }
 
