@@ -1,14 +1,15 @@
 import { fileURLToPath } from 'node:url';
 import { inputResponse, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
-import { capabilitiesOf, isModern, ownState } from './request-context.js';
+import { capabilitiesOf, isModern, ownState, ROOTS_KEY } from './request-context.js';
 
-/**
+export { ROOTS_KEY };
+
+/*
  * The client's roots on 2026-07-28, where a server sends no requests of its own: a tools/call of a
  * client that declares `roots` is first answered `input_required` with a `roots/list` input request
- * under this key; the retry carries the roots, and the first file root is sealed into the request
+ * under ROOTS_KEY; the retry carries the roots, and the first file root is sealed into the request
  * state so that later rounds of the same call (a question, a plugin's own asks) keep it.
  */
-export const ROOTS_KEY = 'pincer_roots';
 
 /** One connection's last answer (the bridge's pipe, stdio standalone), until roots/list_changed. */
 export interface RootMemory {

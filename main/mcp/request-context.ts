@@ -2,7 +2,6 @@ import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, createRequestS
 import { randomBytes } from 'node:crypto';
 import type { ClientAsk, RoundTrip, Rounds, Services } from '../tools/types.js';
 import type { CallChannel } from '../calls/calls.js';
-import { ROOTS_KEY } from './client-roots.js';
 
 // What one MCP request brings to a call: its envelope (version, capabilities), its round-trip
 // state and its stream back to the client. Shared by tools/call (tool-call.ts) and prompts/get.
@@ -14,6 +13,9 @@ import { ROOTS_KEY } from './client-roots.js';
  * does; a hub restart between rounds makes the client's retry fail verification.
  */
 export const askState = createRequestStateCodec<RoundState>({ key: randomBytes(32), ttlSeconds: 24 * 3600 });
+
+/** The input request under which a 2026-07-28 call asks the client for its roots (client-roots.ts). */
+export const ROOTS_KEY = 'pincer_roots';
 
 /**
  * What a round trip carries to its retry: the question AskUserQuestion put, or a tool's earlier answers,

@@ -95,21 +95,25 @@ describe('closed output schemas and pending notices', { concurrency: 2 }, () => 
       },
     });
   }
-  clients.push({
-    label: 'SDK v1 (Claude Code) /mcp',
-    connect: async () => {
-      const client = new V1Client({ name: 'closed-schema-v1', version: '1' });
-      await client.connect(new V1HttpTransport(new URL(`${hub.url}/mcp`), { requestInit: auth() }));
-      return { label: 'v1', listTools: () => client.listTools(), callTool: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as Result, close: () => client.close() };
-    },
+  // The SDK v1 client Claude Code runs, and the SDK 1.23.0 Gemini CLI pins: the same API, each validating itself.
+  type SdkV1Like = { listTools(): Promise<unknown>; callTool(p: { name: string; arguments: Record<string, unknown> }): Promise<unknown>; close(): Promise<void> };
+  const v1Style = (label: string, open: (url: URL, requestInit: RequestInit) => Promise<SdkV1Like>) =>
+    clients.push({
+      label,
+      connect: async () => {
+        const client = await open(new URL(`${hub.url}/mcp`), auth());
+        return { label, listTools: () => client.listTools(), callTool: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as Result, close: () => client.close() };
+      },
+    });
+  v1Style('SDK v1 (Claude Code) /mcp', async (url, requestInit) => {
+    const client = new V1Client({ name: 'closed-schema-v1', version: '1' });
+    await client.connect(new V1HttpTransport(url, { requestInit }));
+    return client;
   });
-  clients.push({
-    label: 'SDK 1.23.0 (Gemini CLI) /mcp',
-    connect: async () => {
-      const client = new GeminiSdkClient({ name: 'gemini-cli-mcp-client', version: '0.0.1' });
-      await client.connect(new GeminiSdkHttp(new URL(`${hub.url}/mcp`), { requestInit: auth() }));
-      return { label: 'gemini', listTools: () => client.listTools(), callTool: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as Result, close: () => client.close() };
-    },
+  v1Style('SDK 1.23.0 (Gemini CLI) /mcp', async (url, requestInit) => {
+    const client = new GeminiSdkClient({ name: 'gemini-cli-mcp-client', version: '0.0.1' });
+    await client.connect(new GeminiSdkHttp(url, { requestInit }));
+    return client;
   });
 
   test('the published closed schemas really refuse an added key (what the clients threw on before)', async () => {
