@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { findShell, probeShell, shellPhrase, withDelayedExpansion, type ShellProbe, type ShellSpec } from '../main/tools/shell/shells.js';
+import { findShell, probeShell, probeShellAsync, shellPhrase, withDelayedExpansion, type ShellProbe, type ShellSpec } from '../main/tools/shell/shells.js';
 import { notHere } from './helpers/prerequisites.js';
 import { hardenCommandEnv } from '../main/tools/shell/process.js';
 import { connectV2, textOf } from './helpers/clients.js';
@@ -120,20 +120,26 @@ test('the ladder trusts a shell only once it answers the probe: one that does no
   assert.match(String(findShell('cmd', none)), /^BASH_SHELL=cmd, but cmd\.exe .* does not work: it did not answer/);
 });
 
-test('the probe runs the shell for real: bash answers; a "shell" that prints nothing, fails or is missing does not', { skip: notHere(process.platform === 'win32' && 'POSIX scripts stand in for broken shells') }, () => {
+test('the probe runs the shell for real, blocking or not: bash answers; a "shell" that prints nothing, fails or is missing does not', { skip: notHere(process.platform === 'win32' && 'POSIX scripts stand in for broken shells') }, async () => {
   const h = tempHome();
   try {
     const bash = shell(findShell('bash', { platform: process.platform, env: process.env, exists: (f) => fs.existsSync(f), gitInstallPath: () => undefined }));
-    assert.deepEqual(probeShell(bash), { ok: true });
     const fake = (name: string, body: string): ShellSpec => {
       const file = path.join(h.home, name);
       fs.writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
       return { ...bash, file, name };
     };
-    assert.deepEqual(probeShell(fake('quiet', 'exit 0')), { ok: false, why: 'it printed nothing for a test command (exit 0)' });
-    assert.deepEqual(probeShell(fake('blocked', 'echo "This program is blocked by group policy." >&2; exit 1')), { ok: false, why: 'it printed nothing for a test command (exit 1): This program is blocked by group policy.' });
-    assert.deepEqual(probeShell(fake('other', 'echo something else')), { ok: false, why: 'it printed "something else" for a test command (exit 0)' });
-    assert.deepEqual(probeShell({ ...bash, file: path.join(h.home, 'missing') }), { ok: false, why: 'it could not be started (ENOENT)' });
+    const cases: [ShellSpec, unknown][] = [
+      [bash, { ok: true }],
+      [fake('quiet', 'exit 0'), { ok: false, why: 'it printed nothing for a test command (exit 0)' }],
+      [fake('blocked', 'echo "This program is blocked by group policy." >&2; exit 1'), { ok: false, why: 'it printed nothing for a test command (exit 1): This program is blocked by group policy.' }],
+      [fake('other', 'echo something else'), { ok: false, why: 'it printed "something else" for a test command (exit 0)' }],
+      [{ ...bash, file: path.join(h.home, 'missing') }, { ok: false, why: 'it could not be started (ENOENT)' }],
+    ];
+    for (const [spec, verdict] of cases) {
+      assert.deepEqual(probeShell(spec), verdict, `${spec.name}, blocking`);
+      assert.deepEqual(await probeShellAsync(spec), verdict, `${spec.name}, in the background`);
+    }
   } finally {
     h.cleanup();
   }

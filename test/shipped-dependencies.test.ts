@@ -26,7 +26,7 @@ function files(dir: string, ext: RegExp): string[] {
     .map((e) => path.join(e.parentPath, e.name));
 }
 
-/** Every module specifier one built file loads: static and dynamic imports, require() and createRequire(...)(). */
+/** Every module specifier one built file loads: static and dynamic imports, require(), createRequire(...)() and core/lazy-module.ts's lazyModule(). */
 function specifiers(file: string): string[] {
   const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
   const out: string[] = [];
@@ -37,7 +37,8 @@ function specifiers(file: string): string[] {
       const isImport = callee.kind === ts.SyntaxKind.ImportKeyword;
       const isRequire = ts.isIdentifier(callee) && callee.text === 'require';
       const isCreatedRequire = ts.isCallExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === 'createRequire';
-      if (isImport || isRequire || isCreatedRequire) out.push(node.arguments[0].text);
+      const isLazy = ts.isIdentifier(callee) && callee.text === 'lazyModule';
+      if (isImport || isRequire || isCreatedRequire || isLazy) out.push(node.arguments[0].text);
     }
     ts.forEachChild(node, visit);
   };

@@ -28,7 +28,7 @@ describe('pincer stdio --standalone with the v2 client', () => {
     assert.equal(textOf(r), 'one\ntwo\nthree\n[Exit code 7]');
     assert.equal(r.isError, false);
     // It ran where the client started pincer (connectV2 starts it in the test's home).
-    assert.deepEqual({ ...(r.structuredContent as object), duration_ms: 0 }, { exit_code: 7, output: 'one\ntwo\nthree\n', timed_out: false, cancelled: false, dropped_chars: 0, duration_ms: 0, cwd: h.home, shell: `bash on ${process.platform === 'darwin' ? 'macOS' : 'Linux'}` });
+    assert.deepEqual({ ...(r.structuredContent as object), duration_ms: 0 }, { exit_code: 7, output: 'one\ntwo\nthree\n', timed_out: false, cancelled: false, dropped_chars: 0, duration_ms: 0, cwd: h.home, cwd_from: 'client', shell: `bash on ${process.platform === 'darwin' ? 'macOS' : 'Linux'}` });
     const ok = await client.callTool({ name: 'Bash', arguments: { command: 'true' } });
     assert.equal(textOf(ok), '(no output)');
     assert.equal((ok.structuredContent as { exit_code: number }).exit_code, 0);

@@ -10,7 +10,8 @@ import { allTools } from '../tools/catalogue.js';
 import { ToolRegistry } from './registry.js';
 import { EventBus } from './event-bus.js';
 import type { Services } from '../tools/types.js';
-import { logger } from '../core/log.js';
+import { ignoreFailure, logger } from '../core/log.js';
+import { warmShells } from '../tools/shell/shells.js';
 import { TasksRepo } from '../store/tasks.js';
 import { PlansRepo } from '../store/plans.js';
 import { CallbacksRepo } from '../store/callbacks.js';
@@ -215,6 +216,8 @@ function build(opts: RuntimeOptions, paths: PincerPaths, lifetime: DisposableSto
   retention.start(lifetime);
   mcpTasks.reconcile();
   services.scheduler.start();
+  // Which shells answer, found out beside the start rather than in the first tool list's path.
+  void warmShells(view.get('BASH_SHELL')).catch(ignoreFailure(log, 'probing the shells'));
   lifetime.add(() => services.scheduler.stop());
   return {
     activity,

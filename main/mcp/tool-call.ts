@@ -43,8 +43,8 @@ export function registerToolCall(mcp: McpServer, scope: ToolCallScope): void {
     const refused = canTask ? scope.mcpTasks.refusal(scope.callerForCall().id) : undefined;
     if (refused) return { content: [{ type: 'text', text: `${request.params.name}: ${refused}` }], isError: true };
     const roots = modernRoot(ctx, server, scope.callerForCall().id, scope.rootMemory);
-    // A call that becomes a task at once answers with the task: it is not held up for a round trip.
-    if (roots === 'ask' && !(canTask && !tool?.deferTask)) {
+    // Asked only by a tool that runs in the folder; a call that becomes a task at once answers with the task.
+    if (roots === 'ask' && tool?.usesFolder && !(canTask && !tool.deferTask)) {
       return inputRequired({ inputRequests: { [ROOTS_KEY]: inputRequired.listRoots() }, requestState: await askState.mint({ client: scope.callerForCall().id }) });
     }
     const known = roots === 'ask' ? undefined : roots;

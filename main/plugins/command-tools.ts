@@ -109,5 +109,6 @@ export function parseCommandTool(text: string, file: string, onFailure: (message
     // The JSON Schema validator compiles params now and refuses one it cannot use.
     return { problem: { file, line: lineAt(doc, lines, ['params']), message: `params is not a JSON Schema Pincer can check arguments with: ${errorMessage(err)}` } };
   }
-  return { tool };
+  // A command runs in the client's folder: on 2026-07-28 its roots are asked for first (mcp/client-roots.ts).
+  return { tool: { ...tool, usesFolder: true } };
 }

@@ -196,6 +196,12 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
    * ["app"]): listed to, and callable by, a client of the extension alone.
    */
   view?: { uri: ViewUri; appOnly?: boolean };
+  /**
+   * The tool runs in the client's working folder (Bash, BackgroundBash, command tools): on 2026-07-28
+   * a client that declares roots is asked for them before such a call runs (mcp/client-roots.ts);
+   * other tools are not held up by a round trip they do not need.
+   */
+  usesFolder?: boolean;
 }
 
 /** The views Pincer serves as `ui://` resources (tools/views/links.ts). */

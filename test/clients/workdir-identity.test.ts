@@ -17,20 +17,6 @@ import { connectV2, closeStdioClient, textOf, bgRead } from '../helpers/clients.
  */
 type Structured = { cwd: string; cwd_after?: string; cwd_from?: string };
 
-/** Asks the client a question in a round trip, then says where the call runs. */
-const WHERE_PLUGIN = `export default {
-  tools: [{
-    name: 'where_am_i',
-    description: 'Asks, then tells its working folder',
-    inputSchema: { type: 'object' },
-    async handler(_args, ctx) {
-      const { ok } = await ctx.askClient({ ok: { method: 'elicitation/create', params: { message: 'Go on?', requestedSchema: { type: 'object', properties: { ok: { type: 'string' } } } } } });
-      return ok.content.ok + ' in ' + (await ctx.workdir());
-    },
-  }],
-};
-`;
-
 describe('working folder and client identity', () => {
   const h = tempHome();
   const project = path.join(h.home, 'project');
@@ -39,8 +25,6 @@ describe('working folder and client identity', () => {
   before(async () => {
     fs.mkdirSync(path.join(project, 'sub'), { recursive: true });
     fs.mkdirSync(other, { recursive: true });
-    fs.mkdirSync(path.join(h.home, 'plugins'), { mode: 0o700 });
-    fs.writeFileSync(path.join(h.home, 'plugins', 'where.mjs'), WHERE_PLUGIN, { mode: 0o600 });
     hub = await startHubProcess(h.home);
   });
   after(async () => {
@@ -126,24 +110,6 @@ describe('working folder and client identity', () => {
     }
   });
 
-  test('2026-07-28: the root stays with a call through its later rounds (a plugin asking the client first)', async () => {
-    let asked = 0;
-    const client = new Client({ name: 'workdir-ask', version: '1' }, { capabilities: { roots: {}, elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
-    client.setRequestHandler('roots/list', () => {
-      asked++;
-      return { roots: [{ uri: pathToFileURL(project).href }] };
-    });
-    client.setRequestHandler('elicitation/create', () => ({ action: 'accept' as const, content: { ok: 'yes' } }));
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
-    try {
-      const r = await client.callTool({ name: 'where_am_i', arguments: {} });
-      assert.equal(textOf(r), `yes in ${project}`);
-      assert.equal(asked, 1, 'asked once for the call, not again in its later round');
-    } finally {
-      await client.close();
-    }
-  });
-
   test("the bridge's X-Pincer-Cwd is the folder; bad values are ignored with the hub unharmed", async () => {
     const good = await httpClient({ headers: { 'X-Pincer-Client': 'bridge-cwd-1', 'X-Pincer-Cwd': encodeURIComponent(project) } });
     assert.equal((await bash(good, 'pwd')).text, project);
@@ -215,4 +181,28 @@ test("without roots, a folder of the client's or BASH_CWD, Bash runs in the acco
     await hub.stop();
     h.cleanup();
   }
+});
+
+test('2026-07-28 roots in one call: asked once, then read from the retry, from the sealed state of later rounds, or from the connection', async () => {
+  const { modernRoot } = await import('../../main/mcp/client-roots.js');
+  const { ROOTS_KEY } = await import('../../main/mcp/request-context.js');
+  type Ctx = Parameters<typeof modernRoot>[0];
+  type Server = Parameters<typeof modernRoot>[1];
+  const server = { getNegotiatedProtocolVersion: () => undefined, getClientCapabilities: () => undefined } as unknown as Server;
+  const envelope = (caps: Record<string, unknown>) => ({ 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': caps });
+  const ctx = (o: { caps?: Record<string, unknown>; responses?: Record<string, unknown>; state?: unknown; version?: string }): Ctx =>
+    ({ mcpReq: { envelope: o.version ? { 'io.modelcontextprotocol/protocolVersion': o.version } : envelope(o.caps ?? { roots: {} }), inputResponses: o.responses, requestState: () => o.state } }) as unknown as Ctx;
+  const project = path.join(os.tmpdir(), 'the project');
+  const me = 'client:the-test';
+  assert.equal(modernRoot(ctx({ caps: {} }), server, me), undefined, 'a client without roots is not asked');
+  assert.equal(modernRoot(ctx({ version: '2025-11-25' }), server, me), undefined, 'a 2025-era request: the session asks');
+  assert.equal(modernRoot(ctx({}), server, me), 'ask');
+  const memory = { root: undefined as string | null | undefined };
+  assert.deepEqual(modernRoot(ctx({ responses: { [ROOTS_KEY]: { roots: [{ uri: 'https://example.invalid/x' }, { uri: pathToFileURL(project).href }] } } }), server, me, memory), { root: project }, 'the first file root of the retry');
+  assert.equal(memory.root, project, 'a connection remembers it');
+  assert.deepEqual(modernRoot(ctx({}), server, me, memory), { root: project }, 'the next call on the connection is not asked again');
+  assert.deepEqual(modernRoot(ctx({ state: { questionId: 3, root: project, client: me } }), server, me), { root: project }, "a later round's sealed state keeps it");
+  assert.equal(modernRoot(ctx({ state: { root: project, client: 'client:another' } }), server, me), 'ask', "another client's sealed state counts as none");
+  assert.deepEqual(modernRoot(ctx({ state: { root: null, client: me } }), server, me), { root: null }, 'a client with no file root is asked once');
+  assert.deepEqual(modernRoot(ctx({ responses: { [ROOTS_KEY]: { roots: [] } } }), server, me), { root: null });
 });

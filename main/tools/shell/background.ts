@@ -41,6 +41,7 @@ export function jobData(job: JobRow): z.infer<typeof jobShape> {
 
 export const backgroundBashTool = defineTool({
   name: 'BackgroundBash',
+  usesFolder: true,
   title: 'Start a background command',
   group: 'shell',
   description: (services) =>

@@ -63,6 +63,7 @@ export const bashTool = defineTool({
   deferTask: true,
   // A client of MCP Apps shows the call in the job view, live (tools/views/).
   view: { uri: VIEWS.job },
+  usesFolder: true,
   async handler(args, ctx) {
     // Run as a job: for a client of the tasks extension (the call may become a task), and for one of MCP
     // Apps (its job view follows the output live and kills it; the dashboard lists a command that ran long).

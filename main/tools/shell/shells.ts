@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 
 /**
  * Which shell runs Bash and BackgroundBash commands (README "Tools"): the configured BASH_SHELL,
@@ -80,16 +80,44 @@ const PROBE_MARK = 'pincer-shell-probe';
 const PROBE_TIMEOUT_MS = 10_000;
 /** How long a verdict stands: a shell that did not answer (a policy since lifted) is tried again after it. */
 const VERDICT_FOR_MS = 5 * 60_000;
-const verdicts = new Map<string, { answer: ProbeAnswer; at: number }>();
+const verdicts = new Map<string, { answer: ProbeAnswer; at: number; refreshing?: boolean }>();
+const keyOf = (shell: ShellSpec) => `${shell.kind}\0${shell.file}`;
 
+/**
+ * The verdict on `shell`: a shell never seen is probed at once (the only time a caller waits for
+ * it; `warmShells` usually got there first); an old verdict stands while a new probe runs in the
+ * background, so a hub's event loop never waits on a shell again.
+ */
 function cachedProbe(shell: ShellSpec): ProbeAnswer {
-  const key = `${shell.kind}\0${shell.file}`;
+  const key = keyOf(shell);
   const hit = verdicts.get(key);
-  if (hit && Date.now() - hit.at < VERDICT_FOR_MS) return hit.answer;
-  const answer = probeShell(shell);
-  verdicts.set(key, { answer, at: Date.now() });
-  return answer;
+  if (!hit) {
+    const answer = probeShell(shell);
+    verdicts.set(key, { answer, at: Date.now() });
+    return answer;
+  }
+  if (Date.now() - hit.at >= VERDICT_FOR_MS && !hit.refreshing) {
+    hit.refreshing = true;
+    void probeShellAsync(shell).then((answer) => verdicts.set(key, { answer, at: Date.now() }));
+  }
+  return hit.answer;
 }
+
+/**
+ * Probes the shells the ladder for `choice` may take, in the background, until one answers: a
+ * process calls it as it starts, so that its first tool list and command find the verdicts made.
+ */
+export async function warmShells(choice: ShellChoice, p: ShellProbe = systemProbe()): Promise<void> {
+  const ladder = choice === 'auto' ? [findBash(p), ...powerShells(p), findCmd(p), p.platform === 'win32' ? undefined : findSh(p)] : choice === 'bash' ? [findBash(p)] : choice === 'cmd' ? [findCmd(p)] : powerShells(p);
+  for (const shell of ladder) {
+    if (!shell || verdicts.has(keyOf(shell))) continue;
+    const answer = await probeShellAsync(shell);
+    verdicts.set(keyOf(shell), { answer, at: Date.now() });
+    if (answer.ok) return;
+  }
+}
+
+const probeCommand = (shell: ShellSpec) => (shell.kind === 'cmd' ? `chcp & echo ${PROBE_MARK}` : shell.kind === 'powershell' ? `Write-Output ('${PROBE_MARK}-' + [char]0xe9)` : `echo ${PROBE_MARK}`);
 
 /**
  * Runs a command whose output is known in `shell`, the way Bash runs commands: a shell that cannot
@@ -99,9 +127,33 @@ function cachedProbe(shell: ShellSpec): ProbeAnswer {
  * its code page (chcp), which its output is written in.
  */
 export function probeShell(shell: ShellSpec): ProbeAnswer {
-  const command = shell.kind === 'cmd' ? `chcp & echo ${PROBE_MARK}` : shell.kind === 'powershell' ? `Write-Output ('${PROBE_MARK}-' + [char]0xe9)` : `echo ${PROBE_MARK}`;
-  const r = spawnSync(shell.file, shell.args(command), { encoding: 'buffer', timeout: PROBE_TIMEOUT_MS, windowsHide: true, windowsVerbatimArguments: shell.verbatim, stdio: ['ignore', 'pipe', 'pipe'] });
-  const errText = r.stderr?.toString('utf8').trim().split(/\r?\n/)[0]?.slice(0, 200) ?? '';
+  const r = spawnSync(shell.file, shell.args(probeCommand(shell)), { encoding: 'buffer', timeout: PROBE_TIMEOUT_MS, windowsHide: true, windowsVerbatimArguments: shell.verbatim, stdio: ['ignore', 'pipe', 'pipe'] });
+  return verdictOf(shell, { error: r.error, status: r.status, signal: r.signal, stdout: r.stdout ?? Buffer.alloc(0), stderr: r.stderr ?? Buffer.alloc(0) });
+}
+
+/** probeShell without blocking: the same command, read as it comes. */
+export function probeShellAsync(shell: ShellSpec): Promise<ProbeAnswer> {
+  return new Promise((resolve) => {
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let failure: Error | undefined;
+    const child = spawn(shell.file, shell.args(probeCommand(shell)), { windowsHide: true, windowsVerbatimArguments: shell.verbatim, stdio: ['ignore', 'pipe', 'pipe'] });
+    const timer = setTimeout(() => {
+      failure = Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' });
+      child.kill('SIGKILL');
+    }, PROBE_TIMEOUT_MS);
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.once('error', (e) => (failure = e));
+    child.once('close', (status, signal) => {
+      clearTimeout(timer);
+      resolve(verdictOf(shell, { error: failure, status, signal, stdout: Buffer.concat(out), stderr: Buffer.concat(err) }));
+    });
+  });
+}
+
+function verdictOf(shell: ShellSpec, r: { error?: Error; status: number | null; signal: NodeJS.Signals | null; stdout: Buffer; stderr: Buffer }): ProbeAnswer {
+  const errText = r.stderr.toString('utf8').trim().split(/\r?\n/)[0]?.slice(0, 200) ?? '';
   if (r.error) {
     const code = (r.error as NodeJS.ErrnoException).code;
     return { ok: false, why: code === 'ETIMEDOUT' ? `it did not answer a test command within ${PROBE_TIMEOUT_MS / 1000} s` : `it could not be started (${code ?? r.error.message})` };
