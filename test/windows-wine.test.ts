@@ -100,9 +100,12 @@ test('Pincer for Windows under Wine, with the shell ladder as a user gets it: Po
   };
   try {
     await startHub();
-    const tools = (await (await fetch(`http://127.0.0.1:${port}/api/mcp/tools`, { headers: { Authorization: `Bearer ${token()}` } })).json()) as { tools?: { name: string; description: string }[] };
-    const bashTool = tools.tools?.find((t) => t.name === 'Bash');
-    assert.ok(bashTool, 'Bash is listed');
+    // The shells are probed in the background as the hub starts; until PowerShell's verdict is in, the description may name it.
+    const bashTool = await waitFor(async () => {
+      const tools = (await (await fetch(`http://127.0.0.1:${port}/api/mcp/tools`, { headers: { Authorization: `Bearer ${token()}` } })).json()) as { tools?: { name: string; description: string }[] };
+      const bash = tools.tools?.find((t) => t.name === 'Bash');
+      return bash && /cmd\.exe on Windows/.test(bash.description) ? bash : undefined;
+    }, 'the Bash tool to be described with the shell that answered', 60_000);
     assert.match(bashTool.description, /it runs in cmd\.exe on Windows, so write cmd\.exe batch syntax/);
     // Wine's powershell.exe prints nothing: found, probed, skipped, and named for the model and the dashboard.
     assert.match(bashTool.description, /Windows PowerShell 5\.1 \([^)]*powershell\.exe\) was skipped: it printed nothing for a test command/i);

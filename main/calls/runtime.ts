@@ -11,7 +11,8 @@ import { ToolRegistry } from './registry.js';
 import { EventBus } from './event-bus.js';
 import type { Services } from '../tools/types.js';
 import { ignoreFailure, logger } from '../core/log.js';
-import { warmShells } from '../tools/shell/shells.js';
+import { shellsReady } from '../tools/shell/shells.js';
+import { shownProvisionally } from '../tools/shell/process.js';
 import { TasksRepo } from '../store/tasks.js';
 import { PlansRepo } from '../store/plans.js';
 import { CallbacksRepo } from '../store/callbacks.js';
@@ -217,7 +218,12 @@ function build(opts: RuntimeOptions, paths: PincerPaths, lifetime: DisposableSto
   mcpTasks.reconcile();
   services.scheduler.start();
   // Which shells answer, found out beside the start rather than in the first tool list's path.
-  void warmShells(view.get('BASH_SHELL')).catch(ignoreFailure(log, 'probing the shells'));
+  // A description that named a shell before the probes answered may have named the wrong one: tell clients to list again.
+  void shellsReady(view.get('BASH_SHELL'))
+    .then(() => {
+      if (shownProvisionally()) events.publish({ type: 'tools_changed', at: Date.now() });
+    })
+    .catch(ignoreFailure(log, 'probing the shells'));
   lifetime.add(() => services.scheduler.stop());
   return {
     activity,

@@ -5,6 +5,7 @@ import { formatBytes, formatDuration } from '../../core/format.js';
 import { JOB_FILTERS, type JobRow } from '../../store/jobs.js';
 import { isActive } from './jobs.js';
 import { startingFolder } from './workdir.js';
+import { shellsReady } from './shells.js';
 import { shellSentence, commandEnvReady } from './process.js';
 import { VIEWS } from '../views/links.js';
 
@@ -55,6 +56,7 @@ export const backgroundBashTool = defineTool({
   view: { uri: VIEWS.job },
   async handler(args, ctx) {
     await commandEnvReady();
+    await shellsReady(ctx.services.settings.get('BASH_SHELL'));
     const { job, shell } = ctx.services.jobs.start(args.command, ctx.sessionId, await startingFolder(ctx));
     return textResult(
       `Started background task ${job.id} (pid ${job.pid}) in ${job.cwd}, in ${shell}. Read its output with ReadBgOutput {"task_id": ${job.id}}; stop it with KillBgTask.`,

@@ -4,6 +4,7 @@ import { resolveShell, spawnShell, killTree, shellSentence, commandEnv, commandE
 import { shellPhrase, withDelayedExpansion } from './shells.js';
 import { trackCwd } from './cwd-track.js';
 import { outputDecoder } from './output-decoder.js';
+import { shellsReady } from './shells.js';
 import { startingFolder, startingPlace, fallbackNote, rememberFolder } from './workdir.js';
 import { cutMiddle, formatDuration } from '../../core/format.js';
 import { UserError } from '../../core/errors.js';
@@ -91,6 +92,8 @@ export async function runBash(command: string, timeoutArg: number | undefined, c
   if (command.trim() === '') throw new UserError('Bash: command is empty; pass the shell command to run.', 'INVALID_INPUT');
   const timeout = timeoutOf(timeoutArg, ctx);
   const limit = settings.get('BASH_OUTPUT_LIMIT');
+  // The shells' probes ran as the process started; choosing one never waits on a probe here.
+  await shellsReady(settings.get('BASH_SHELL'));
   // A command tool's arguments (env) must be expanded after the command line is parsed: cmd.exe /v:on.
   const shell = env ? withDelayedExpansion(resolveShell(settings)) : resolveShell(settings);
   const place = await startingPlace(ctx);
@@ -230,6 +233,7 @@ async function runBashAsJob(command: string, timeoutArg: number | undefined, ctx
   if ((startTask && timeout <= after) || ctx.services.readOnly || jobs.repo.countRunning() >= settings.get('JOB_MAX_CONCURRENT')) return undefined;
   const cwd = await startingFolder(ctx);
   await commandEnvReady();
+  await shellsReady(settings.get('BASH_SHELL'));
   let started;
   try {
     // Bash stops a command 1 s after asking it to; the supervisor keeps the timeout, whichever hub runs.

@@ -11,19 +11,33 @@ import { findShell, systemProbe, shellPhrase, type ShellSpec, type ShellProbe, t
 
 export type { ShellSpec } from './shells.js';
 
+let provisionalShown = false;
+
+/** Whether a description named a shell before its probe answered (since the last ask): its tool list is to be sent again. */
+export function shownProvisionally(): boolean {
+  const was = provisionalShown;
+  provisionalShown = false;
+  return was;
+}
+
 /** Found shells, by BASH_SHELL, for a while: a search may stat a dozen files and ask the registry. */
 const found = new Map<string, { shell: ShellSpec | string; at: number }>();
 const FOUND_FOR_MS = 60_000;
 
-/** The shell Bash and BackgroundBash run commands in (shells.ts), or a clear error naming what to set. */
-export function resolveShell(settings: SettingsView, probe?: ShellProbe): ShellSpec {
+/**
+ * The shell Bash and BackgroundBash run commands in (shells.ts), or a clear error naming what to set.
+ * `peek` (descriptions, the dashboard): never waits on a shell's probe; a command awaits shellsReady first.
+ */
+export function resolveShell(settings: SettingsView, probe?: ShellProbe, mode: 'wait' | 'peek' = 'wait'): ShellSpec {
   const choice = settings.get('BASH_SHELL');
   const now = Date.now();
   let hit = probe ? undefined : found.get(choice);
   if (!hit || now - hit.at > FOUND_FOR_MS) {
-    hit = { shell: findShell(choice, probe ?? systemProbe()), at: now };
-    if (!probe) found.set(choice, hit);
+    hit = { shell: findShell(choice, probe ?? systemProbe(mode)), at: now };
+    // A choice made before the probes answered is made again next time.
+    if (!probe && !(typeof hit.shell === 'object' && hit.shell.provisional)) found.set(choice, hit);
   }
+  if (typeof hit.shell === 'object' && hit.shell.provisional) provisionalShown = true;
   if (typeof hit.shell === 'string') throw new UserError(`Bash: ${hit.shell}`, 'UNAVAILABLE');
   return hit.shell;
 }
@@ -31,7 +45,7 @@ export function resolveShell(settings: SettingsView, probe?: ShellProbe): ShellS
 /** For the dashboard: which shell runs commands, which were skipped for not answering, or why none does. */
 export function shellStatus(settings: SettingsView): { runs: string | null; skipped: SkippedShell[]; problem?: string } {
   try {
-    const shell = resolveShell(settings);
+    const shell = resolveShell(settings, undefined, 'peek');
     return { runs: shellPhrase(shell), skipped: shell.skipped ?? [] };
   } catch (err) {
     return { runs: null, skipped: [], problem: (err as Error).message };
@@ -42,7 +56,7 @@ export function shellStatus(settings: SettingsView): { runs: string | null; skip
 export function shellSentence(settings: SettingsView): string {
   let shell: ShellSpec;
   try {
-    shell = resolveShell(settings);
+    shell = resolveShell(settings, undefined, 'peek');
   } catch (err) {
     return `no shell is available: ${(err as Error).message}`;
   }

@@ -27,6 +27,8 @@ export interface ShellSpec {
   codePage?: number;
   /** Shells before this one on the ladder that were found but did not answer the probe. */
   skipped?: SkippedShell[];
+  /** Chosen before its probe answered (a tool description as the process starts): not to be kept. */
+  provisional?: true;
 }
 
 export interface SkippedShell {
@@ -36,7 +38,7 @@ export interface SkippedShell {
 }
 
 /** What a shell did with the probe command: answered (with its output code page, cmd.exe), or why not. */
-export type ProbeAnswer = { ok: true; codePage?: number } | { ok: false; why: string };
+export type ProbeAnswer = { ok: true; codePage?: number; provisional?: true } | { ok: false; why: string };
 
 /** What the search may look at; tests give a fake Windows. */
 export interface ShellProbe {
@@ -49,7 +51,11 @@ export interface ShellProbe {
   answers?(shell: ShellSpec): ProbeAnswer;
 }
 
-export function systemProbe(): ShellProbe {
+/**
+ * The machine as it is. `peek`: a shell not probed yet is taken as answering for now and probed in
+ * the background (for tool descriptions and the dashboard, which must not wait on a shell).
+ */
+export function systemProbe(mode: 'wait' | 'peek' = 'wait'): ShellProbe {
   return {
     platform: process.platform,
     env: process.env,
@@ -72,7 +78,7 @@ export function systemProbe(): ShellProbe {
       }
       return undefined;
     },
-    answers: (shell) => cachedProbe(shell),
+    answers: (shell) => (mode === 'peek' && !verdicts.has(keyOf(shell)) ? peekProbe(shell) : cachedProbe(shell)),
   };
 }
 
@@ -101,6 +107,28 @@ function cachedProbe(shell: ShellSpec): ProbeAnswer {
     void probeShellAsync(shell).then((answer) => verdicts.set(key, { answer, at: Date.now() }));
   }
   return hit.answer;
+}
+
+function peekProbe(shell: ShellSpec): ProbeAnswer {
+  void probeShellAsync(shell).then((answer) => {
+    if (!verdicts.has(keyOf(shell))) verdicts.set(keyOf(shell), { answer, at: Date.now() });
+  });
+  return { ok: true, provisional: true };
+}
+
+const warming = new Map<ShellChoice, Promise<void>>();
+
+/**
+ * Resolves once the shells the ladder for `choice` may take have verdicts (probed once per process,
+ * in the background): a command awaits it, so that choosing its shell never waits on a probe.
+ */
+export function shellsReady(choice: ShellChoice): Promise<void> {
+  let w = warming.get(choice);
+  if (!w) {
+    w = warmShells(choice);
+    warming.set(choice, w);
+  }
+  return w;
 }
 
 /**
@@ -311,7 +339,7 @@ function firstAnswering(ladder: (ShellSpec | undefined)[], p: ShellProbe): Shell
   for (const shell of ladder) {
     if (!shell) continue;
     const answer = p.answers?.(shell) ?? { ok: true };
-    if (answer.ok) return { ...shell, ...(answer.codePage ? { codePage: answer.codePage } : {}), ...(skipped.length ? { skipped } : {}) };
+    if (answer.ok) return { ...shell, ...(answer.codePage ? { codePage: answer.codePage } : {}), ...(skipped.length ? { skipped } : {}), ...(answer.provisional ? { provisional: true } : {}) };
     skipped.push({ name: shell.name, file: shell.file, why: answer.why });
   }
   return `no shell answered a test command: ${skipped.map((s) => `${s.name} (${s.file}): ${s.why}`).join('; ')}. Set BASH_SHELL to a shell that works.`;
