@@ -20,6 +20,8 @@ export interface BashJobView {
   foreign: boolean;
   timeoutMs: number;
   outputLimit: number;
+  /** Why the command runs where it does, when this process chose the folder (not a task finished after a restart). */
+  cwdFrom?: 'cd' | 'client' | 'BASH_CWD' | 'home';
 }
 
 /** The command the job's shell runs: the client's, reporting the folder it ends in to the job's `cwd` file. */
@@ -59,6 +61,7 @@ export function bashResultOfJob(job: JobRow, rec: ExitRecord, view: BashJobView,
       dropped_chars: dropped + rec.dropped,
       duration_ms: Math.max(0, rec.endedAt - job.started_at),
       cwd: job.cwd,
+      ...(view.cwdFrom ? { cwd_from: view.cwdFrom } : {}),
       ...(moved ? { cwd_after: after } : {}),
       shell: view.shell,
     },

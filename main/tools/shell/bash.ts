@@ -5,7 +5,7 @@ import { shellPhrase, withDelayedExpansion } from './shells.js';
 import { trackCwd } from './cwd-track.js';
 import { outputDecoder } from './output-decoder.js';
 import { shellsReady } from './shells.js';
-import { startingFolder, startingPlace, fallbackNote, rememberFolder } from './workdir.js';
+import { startingPlace, fallbackNote, rememberFolder } from './workdir.js';
 import { cutMiddle, formatDuration } from '../../core/format.js';
 import { UserError } from '../../core/errors.js';
 import { HeadTail } from './head-tail.js';
@@ -231,7 +231,8 @@ async function runBashAsJob(command: string, timeoutArg: number | undefined, ctx
   const timeout = timeoutOf(timeoutArg, ctx);
   const after = settings.get('BASH_TASK_AFTER_MS');
   if ((startTask && timeout <= after) || ctx.services.readOnly || jobs.repo.countRunning() >= settings.get('JOB_MAX_CONCURRENT')) return undefined;
-  const cwd = await startingFolder(ctx);
+  const place = await startingPlace(ctx);
+  const cwd = place.dir;
   await commandEnvReady();
   await shellsReady(settings.get('BASH_SHELL'));
   let started;
@@ -244,7 +245,7 @@ async function runBashAsJob(command: string, timeoutArg: number | undefined, ctx
     throw err;
   }
   const { job, shell, spec } = started;
-  const view: BashJobView = { shell, foreign: spec.kind !== 'bash', timeoutMs: timeout, outputLimit: settings.get('BASH_OUTPUT_LIMIT') };
+  const view: BashJobView = { shell, foreign: spec.kind !== 'bash', timeoutMs: timeout, outputLimit: settings.get('BASH_OUTPUT_LIMIT'), cwdFrom: place.from };
   const stream = settings.get('STREAMING') && ctx.wantsProgress;
   // A task escalates after the threshold; an MCP Apps call waits for the end (the supervisor keeps the
   // timeout; the bound here only guards against a supervisor that never writes its record).
