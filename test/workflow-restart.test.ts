@@ -22,7 +22,10 @@ test('tasks, plan, callbacks and pending questions survive SIGKILL of the hub; a
     const headers = { Authorization: `Bearer ${tokenOf(h.home)}` };
     await waitFor(async () => (await (await fetch(`${hub.url}/api/questions`, { headers })).json()).pending.length === 1, 'the question to be pending');
 
-    // Kill the bridge first so that it cannot start a new hub, then the hub, both without warning.
+    // Kill the bridge first so that it cannot start a new hub, then the hub, both without warning. The hub
+    // is frozen first: on a loaded machine it could otherwise see the bridge's pipe close, and cancel the
+    // call, before its own SIGKILL lands.
+    process.kill(hub.pid, 'SIGSTOP');
     process.kill(transport.pid!, 'SIGKILL');
     process.kill(hub.pid, 'SIGKILL');
     await waitFor(() => !pidAlive(hub.pid), 'the hub to die');

@@ -90,7 +90,10 @@ export interface BgRead {
 export function bgRead(result: unknown): BgRead {
   const meta = ((result as { _meta?: Record<string, unknown> })._meta ?? {})['dev.pincer/job'] as Omit<BgRead, 'output'> | undefined;
   if (!meta) throw new Error(`not a ReadBgOutput answer: ${JSON.stringify(result).slice(0, 300)}`);
-  const text = textOf(result);
+  // A pending callback's reminder rides on any result as its own first text item (named in _meta): not output.
+  const notices = ((result as { _meta?: Record<string, unknown> })._meta ?? {})['dev.pincer/notices'] as string[] | undefined;
+  const content = ((result as { content?: { type: string; text?: string }[] }).content ?? []).filter((c) => !(notices && c.type === 'text' && c.text === notices.join('\n')));
+  const text = textOf({ content });
   const body = Buffer.from(text.slice(text.indexOf('\n') + 1 || text.length));
   const output = meta.bytes === 0 ? '' : body.length >= meta.bytes ? body.subarray(0, meta.bytes).toString() : `${body.toString()}\n`;
   return { ...meta, output };
