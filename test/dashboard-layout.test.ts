@@ -55,7 +55,7 @@ describe('dashboard layout and accessibility at 390/768/1280 px, light and dark'
         // The sign-in page too, at the narrowest width.
         await page.setViewportSize({ width: 390, height: 800 });
         await page.goto(hub.url);
-        await page.locator('#token').waitFor();
+        await page.locator('#signin-help').waitFor();
         for (const v of await axeViolations(page)) failures.push(`${scheme} sign-in: axe ${v}`);
         if ((await sidewaysOverflow(page)) > 0) failures.push(`${scheme} sign-in scrolls sideways`);
         await shot(page, `layout-${scheme}-390-signin`);

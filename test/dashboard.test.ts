@@ -7,7 +7,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { startHubProcess, type HubProcess } from './helpers/hub.js';
 import { tempHome, waitFor } from './helpers/env.js';
 import { textOf } from './helpers/clients.js';
-import { launchChromium, watchProblems, signIn, shot } from './helpers/browser.js';
+import { launchChromium, watchProblems, signInLink, shot } from './helpers/browser.js';
 import { rpc, tasksClient, TASKS } from './helpers/tasks-client.js';
 
 const SETTINGS = `# Pincer settings for the dashboard test
@@ -49,16 +49,16 @@ describe('the dashboard in Chromium against a real hub', () => {
     h.cleanup();
   });
 
-  test('signing in with the token; a wrong token is refused', async () => {
+  test('signing in with a one-time link (never the token); a made-up or used link is refused, saying how to sign in', async () => {
     await page.goto(hub.url);
-    await page.locator('#token').fill('not-the-token');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('alert').filter({ hasText: 'not the token' }).waitFor();
+    await page.locator('#signin-help', { hasText: 'pincer dashboard' }).waitFor();
     await shot(page, 'dashboard-login');
-    // The refused sign-in is the one console line Chromium writes for a 401 the test provoked on purpose.
+    const link = await signInLink(hub.url, hub.token);
+    await page.goto(`${new URL(link).origin}/#signin=AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`);
+    await page.locator('#session-ended', { hasText: /used already, is older than 2 minutes.*pincer dashboard/ }).waitFor();
+    // The refused code is the one console line Chromium writes for a 401 the test provoked on purpose.
     assert.deepEqual(problems.splice(0), ['console: Failed to load resource: the server responded with a status of 401 (Unauthorized)']);
-    await page.locator('#token').fill(hub.token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.goto(link);
     await page.locator('main h1', { hasText: 'Overview' }).waitFor();
     await page.getByRole('cell', { name: 'dashboard-test-client' }).waitFor();
     // The counters link to their pages.

@@ -10,6 +10,7 @@ import { connectV2, textOf, closeStdioClient } from './helpers/clients.js';
 import { readHubJson, tokenOf, stopHubOf } from './helpers/hub.js';
 import { osFreePort } from './helpers/ports.js';
 import { IPC } from '../main/desktop/channels.js';
+import { signInWithCode } from './helpers/dashboard-client.js';
 
 /** `pincer serve …` without blocking this process, whose event loop runs the tray's hub. */
 function serveOnce(home: string, args: string[]): Promise<{ status: number | null; stderr: string }> {
@@ -63,12 +64,11 @@ describe('the tray app started after a client: it takes over the headless hub th
     assert.match(tray().tooltip, /serving MCP tools/);
   });
 
-  test('the window signs in to the adopted hub: its session cookie and key open the dashboard API', async () => {
-    const { key } = (await fake.ipc.get(IPC.signIn)!({ senderFrame: { url: `${desk.hub!.url}/#/overview` } })) as { key: string };
-    const cookie = fake.cookies.at(-1)! as { url: string; name: string; value: string; httpOnly: boolean; sameSite: string };
-    assert.equal(cookie.url, desk.hub!.url);
-    assert.equal(cookie.httpOnly, true);
-    const res = await fetch(`${desk.hub!.url}/api/overview`, { headers: { Cookie: `${cookie.name}=${cookie.value}`, 'X-Pincer-Session-Key': key } });
+  test('the window signs in to the adopted hub: its one-time code opens the dashboard API', async () => {
+    const { code } = (await fake.ipc.get(IPC.signIn)!({ senderFrame: { url: `${desk.hub!.dashboardUrl}/#/overview` } })) as { code: string };
+    const session = await signInWithCode(desk.hub!.url, code);
+    assert.ok(session, 'the code signs in');
+    const res = await session.fetch('/api/overview');
     assert.equal(res.status, 200, await res.text());
   });
 

@@ -10,6 +10,9 @@ import { tempHome, waitFor, pidAlive } from './helpers/env.js';
 import { startHub } from '../main/hub/hub.js';
 import { VERSION } from '../main/core/version.js';
 import { HUB_NODE_FLAGS } from '../main/core/node-flags.js';
+import { signInWithCode } from './helpers/dashboard-client.js';
+import { osFreePort } from './helpers/ports.js';
+import http from 'node:http';
 
 describe('the desktop app against a fake electron module', () => {
   const h = tempHome();
@@ -30,31 +33,31 @@ describe('the desktop app against a fake electron module', () => {
     h.cleanup();
   });
 
-  test('starts to the tray: no dock icon, a serving icon, the hub in-process, no cookie until the window signs in; the first launch opens the Welcome page once', () => {
+  test('starts to the tray: no dock icon, a serving icon, the hub in-process with its dashboard at an origin of its own; the first launch opens the Welcome page once', () => {
     assert.ok(fake.calls.includes('dock.hide'));
     assert.equal(fake.windows.length, 1, 'one window at the first launch');
-    assert.match(fake.windows[0]!.urls.at(-1)!, /^http:\/\/127\.0\.0\.1:\d+\/#\/welcome$/);
+    assert.match(fake.windows[0]!.urls.at(-1)!, /^http:\/\/[0-9a-f]{32}\.pincer\.localhost:\d+\/#\/welcome$/);
     assert.ok(fs.existsSync(path.join(h.home, 'desktop-welcomed')), 'remembered, so later launches start to the tray only');
     assert.deepEqual(tray().menu[0], { label: 'Serving · 0 clients connected', enabled: false }, 'the menu starts with one status line');
     assert.equal(iconState(), 'serving');
     assert.match(tray().tooltip, /serving MCP tools/);
     assert.ok(desk.hub);
-    assert.deepEqual(fake.cookies, []);
+    assert.match(desk.hub!.dashboardUrl, new RegExp(`^http://[0-9a-f]{32}\\.pincer\\.localhost:${desk.hub!.port}$`));
   });
 
-  test('the window signs in over IPC with a dashboard session, never the token; other senders are refused', async () => {
+  test('the window signs in over IPC with a one-time code for a desktop session, never the token; other senders are refused', async () => {
     const signIn = fake.ipc.get(IPC.signIn)!;
     assert.throws(() => signIn({ senderFrame: { url: 'http://127.0.0.1:1/' } }), /refused IPC "pincer:sign-in"/);
-    const { key } = (await signIn({ senderFrame: { url: `${desk.hub!.url}/#/overview` } })) as { key: string };
-    const cookie = fake.cookies.at(-1)!;
-    assert.deepEqual([cookie.name, cookie.httpOnly, cookie.sameSite, cookie.url], [`pincer_session_${desk.hub!.port}_${key.slice(0, 8)}`, true, 'strict', desk.hub!.url]);
+    assert.throws(() => signIn({ senderFrame: { url: `${desk.hub!.url}/#/overview` } }), /refused IPC/, "the hub's IP address is not the dashboard's origin");
+    const { code } = (await signIn({ senderFrame: { url: `${desk.hub!.dashboardUrl}/#/overview` } })) as { code: string };
     const token = desk.hub!.runtime.services.settings.get('AUTH_TOKEN');
-    assert.notEqual(cookie.value, token);
-    assert.notEqual(key, token);
-    // The cookie and the key together open the dashboard API of the real hub; the cookie alone does not.
-    const overview = (headers: Record<string, string>) => fetch(`${desk.hub!.url}/api/overview`, { headers }).then((r) => r.status);
-    assert.equal(await overview({ Cookie: `${cookie.name}=${String(cookie.value)}`, 'X-Pincer-Session-Key': key }), 200);
-    assert.equal(await overview({ Cookie: `${cookie.name}=${String(cookie.value)}` }), 401);
+    assert.ok(!code.includes(token));
+    // The page redeems it the dashboard's way: a desktop session, which may read the token (a browser's may not).
+    const session = (await signInWithCode(desk.hub!.url, code))!;
+    assert.ok(session, 'the code signs in');
+    assert.equal((await session.fetch('/api/overview')).status, 200);
+    assert.equal(((await (await session.fetch('/api/token')).json()) as { token: string }).token, token);
+    assert.equal(await signInWithCode(desk.hub!.url, code), undefined, 'a code signs in once');
   });
 
   test('Pause / Resume serving from the menu sets TOOLS and the icon follows', async () => {
@@ -95,7 +98,8 @@ describe('the desktop app against a fake electron module', () => {
     assert.deepEqual(win.openHandler!({ url: 'https://example.com/docs' }), { action: 'deny' });
     assert.deepEqual(fake.opened, ['https://example.com/docs'], 'web links open in the browser instead');
     assert.equal(win.navigate('https://evil.example/'), true, 'navigation away is stopped');
-    assert.equal(win.navigate(`${desk.hub!.url}/#/jobs`), false, "the hub's own pages are fine");
+    assert.equal(win.navigate(`${desk.hub!.dashboardUrl}/#/jobs`), false, "the hub's own pages are fine");
+    assert.equal(win.urls.at(-1), `${desk.hub!.dashboardUrl}/#/overview`, 'the window shows the dashboard at its own origin');
     assert.ok(fake.calls.includes('permissions:function'));
     // ReadDocs' session loads what builds a page's text, not images, media or fonts; stylesheets come back empty (issue 28).
     const decide = (resourceType: string) => {
@@ -108,12 +112,12 @@ describe('the desktop app against a fake electron module', () => {
 
   test('IPC answers only the dashboard: the sender frame is checked', async () => {
     const info = fake.ipc.get('pincer:info')!;
-    const ok = (await info({ senderFrame: { url: `${desk.hub!.url}/#/overview` } })) as { version: string };
+    const ok = (await info({ senderFrame: { url: `${desk.hub!.dashboardUrl}/#/overview` } })) as { version: string };
     assert.match(ok.version, /^\d+\.\d+\.\d+/);
     assert.throws(() => info({ senderFrame: { url: 'https://evil.example/' } }), /refused IPC "pincer:info" from https:\/\/evil\.example\//);
     assert.throws(() => info({ senderFrame: null }), /refused IPC/);
     const ext = fake.ipc.get('pincer:open-external')!;
-    assert.throws(() => ext({ senderFrame: { url: desk.hub!.url } }, 'file:///etc/passwd'), /only http\(s\) links/);
+    assert.throws(() => ext({ senderFrame: { url: desk.hub!.dashboardUrl } }, 'file:///etc/passwd'), /only http\(s\) links/);
   });
 
   test('a second launch opens the dashboard of the first', () => {
@@ -187,6 +191,58 @@ test("the tray shows an error when the hub cannot start (another tray app's hub 
     fake.trays[0]!.item(/Start at login/).click!();
     assert.equal(fs.existsSync(path.join(h.home, '.config', 'autostart', 'pincer.desktop')), false);
   } finally {
+    await other.close();
+    restore();
+    h.cleanup();
+  }
+});
+
+test("without a hub of its own, the window shows another hub of the folder only while it proves itself: its sign-in link, then nothing from a program that took its port", async () => {
+  const h = tempHome();
+  const restore = isolateHome(h.home);
+  const port = await osFreePort();
+  fs.writeFileSync(path.join(h.home, 'pincer-env.txt'), `HTTP_PORT=${port}\n`);
+  // Another tray app (another Electron profile) runs the hub of this data folder and does not hand over.
+  const other = await startHub({ home: h.home, role: 'desktop' });
+  const fake = new FakeElectron();
+  const squatters: http.Server[] = [];
+  const seen: string[] = [];
+  const decide = (url: string) => new Promise<unknown>((resolve) => fake.windowBeforeRequest!({ resourceType: 'mainFrame', url }, resolve));
+  try {
+    const desk = (await startDesktop(fake.api(), { home: h.home, platform: 'linux' }))!;
+    assert.equal(desk.hub, undefined);
+    desk.dashboard.open('questions');
+    const win = fake.windows.at(-1)!;
+    const loaded = await waitFor(() => win.urls.at(-1), 'the window to load', 15_000);
+    assert.match(loaded, new RegExp(`^${other.dashboardUrl.replace(/\./g, '\\.')}/#signin=[\\w-]+\\.[\\w-]+&to=questions$`), 'a sign-in link of the proven hub');
+    // The page signs in again over IPC (after a reload): a fresh proof, a fresh code, a desktop session.
+    const { code } = (await fake.ipc.get(IPC.signIn)!({ senderFrame: { url: `${other.dashboardUrl}/#/overview` } })) as { code: string };
+    const session = (await signInWithCode(other.url, code))!;
+    assert.equal((await session.fetch('/api/token')).status, 200);
+    assert.deepEqual(await decide(`${other.dashboardUrl}/`), {}, 'a reload while the hub proves itself loads');
+
+    // That hub stops, and another program takes its port (both loopback addresses) and answers whatever it is asked.
+    await other.close();
+    for (const host of ['127.0.0.1', '::1']) {
+      const squatter = http.createServer((req, res) => {
+        seen.push(`${req.method} ${req.url} ${JSON.stringify(req.headers)}`);
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ success: true, status: 'healthy', name: 'pincer', hub: { pid: process.pid, role: 'desktop', proof: 'forged', bound: 'forged' } }));
+      });
+      await new Promise<void>((resolve, reject) => squatter.once('error', reject).listen(port, host, () => resolve()));
+      squatters.push(squatter);
+    }
+    assert.deepEqual(await decide(`${other.dashboardUrl}/`), { cancel: true }, 'a reload shows nothing of the program on the port');
+    await waitFor(() => win.urls.at(-1)?.startsWith('data:text/html'), 'the window to say there is no hub');
+    // Nor does a page left at that origin get a sign-in: the window no longer shows it.
+    assert.throws(() => fake.ipc.get(IPC.signIn)!({ senderFrame: { url: `${other.dashboardUrl}/` } }), /refused IPC "pincer:sign-in"/);
+    // Opened again, the window says why instead of asking the program for anything.
+    desk.dashboard.open();
+    await waitFor(() => /no%20Pincer%20hub%20of/.test(win.urls.at(-1) ?? ''), 'the window to say no hub proves itself');
+    assert.ok(seen.length > 0, 'the program was asked to prove itself');
+    for (const r of seen) assert.match(r, /^GET \/api\/mcp\/health\?challenge=[\w-]+ /, `the program on the port was sent "${r.slice(0, 160)}"`);
+  } finally {
+    for (const s of squatters) await new Promise((r) => s.close(r));
     await other.close();
     restore();
     h.cleanup();

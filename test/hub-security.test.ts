@@ -127,7 +127,7 @@ test('paused serving: tool calls answer "serving is paused", tools/list is empty
     const rest = await fetch(`${hub.url}/api/mcp/tools/call`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ name: 'Bash', arguments: { command: 'true' } }) });
     assert.equal(rest.status, 503);
     assert.equal((await rest.json()).error.code, 'SERVING_PAUSED');
-    const health = await (await fetch(`${hub.url}/api/mcp/health`)).json();
+    const health = await (await fetch(`${hub.url}/api/mcp/health`, { headers: hub.headers() })).json();
     assert.equal(health.paused, true);
     assert.equal(health.toolsCount, 0);
   } finally {

@@ -160,7 +160,7 @@ describe('the hub over every transport', () => {
     assert.deepEqual({ code: noJob.error.code, reason: noJob.error.reason }, { code: 'TOOL_FAILED', reason: 'NOT_FOUND' });
     assert.equal((await get('/api/mcp/resources')).success, true);
     assert.equal((await get('/api/mcp/prompts')).success, true);
-    const health = await (await fetch(`${hub.url}/api/mcp/health`)).json();
+    const health = await (await fetch(`${hub.url}/api/mcp/health`, { headers: hub.headers() })).json();
     assert.equal(health.status, 'healthy');
     assert.equal(health.toolsCount, TOOL_COUNT);
     assert.equal(typeof health.uptime, 'number');

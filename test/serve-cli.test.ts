@@ -19,7 +19,7 @@ test('pincer serve --port/--host: a one-off listen address; the banner names the
     await waitFor(() => out.includes('Press Ctrl+C'), 'the banner');
     const lines = out.split('\n');
     assert.equal(lines[0], `Pincer hub listening on ${url}`);
-    assert.ok(lines.includes(`Dashboard: ${url}/ (open it in a browser and sign in with the token)`), out);
+    assert.ok(lines.some((l) => new RegExp(`^Dashboard: run "pincer dashboard" \\("npx pincer dashboard" in a checkout\\): it opens http://[0-9a-f]{32}\\.pincer\\.localhost:${new URL(url).port}/ in your browser, signed in\\.$`).test(l)), out);
     const settingsFile = path.join(h.home, 'pincer-env.txt');
     assert.ok(lines.some((l) => l.startsWith(`Token: kept as AUTH_TOKEN in ${settingsFile}; "pincer token" prints it`)), out);
     assert.ok(out.includes(`Bearer ${tokenOf(h.home)}`), 'the token itself is in the client config it prints');

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { startHubProcess, readHubJson, stopHubOf } from './helpers/hub.js';
 import { connectV2, textOf } from './helpers/clients.js';
-import { launchChromium } from './helpers/browser.js';
+import { launchChromium, signIn } from './helpers/browser.js';
 import { tempHome, waitFor, pidAlive, pincerEnv, PINCER_BIN } from './helpers/env.js';
 import { startHub } from '../main/hub/hub.js';
 
@@ -154,10 +154,7 @@ test('a project view\'s refused lines reach the dashboard, naming file and line'
     assert.match(warning!.message, /a project cannot set AUTH_TOKEN/);
 
     const page = await chromium.browser.newPage();
-    await page.goto(hub.url);
-    await page.locator('#token').fill(TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.locator('main h1', { hasText: 'Overview' }).waitFor();
+    await signIn(page, hub.url, TOKEN);
     await page.goto(`${hub.url}/#/settings`);
     await page.locator('ul.diag li', { hasText: `${projectFile} line 2: AUTH_TOKEN=(hidden): a project cannot set AUTH_TOKEN` }).waitFor();
 

@@ -73,7 +73,7 @@ test('no settings edit through the dashboard API can lock the user out: too larg
     assert.deepEqual(fs.readdirSync(h.home).filter((f) => f.endsWith('.tmp')), []);
 
     // The hub still works: sign-in with the token, the API, and after a restart, `token rotate` and `serve`.
-    const login = await fetch(`${hub.url}/api/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ token }) });
+    const login = await fetch(`${hub.url}/api/dashboard/link`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: '{}' });
     assert.equal(login.status, 200, 'sign-in still works');
     assert.equal((await fetch(`${hub.url}/api/settings`, { headers: hub.headers() })).status, 200);
     await hub.stop();

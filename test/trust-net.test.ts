@@ -6,6 +6,8 @@ import WebSocket from 'ws';
 import { startHubProcess, type HubProcess } from './helpers/hub.js';
 import { tempHome } from './helpers/env.js';
 import { openRawPipe } from './helpers/raw-pipe.js';
+import { signInWithCode } from './helpers/dashboard-client.js';
+import { signInLink } from './helpers/browser.js';
 
 // Issue 23 (items 6–10), written as the attacks: what one local client or web page can do to
 // another client's session or to the hub's sockets, and what must hold against it.
@@ -141,30 +143,23 @@ test('oversized uploads all read their 413, 8 at once on each of /mcp, /api/mcp/
   }
 });
 
-test('sign-out with the cookie alone (what another local web server receives) ends nothing and clears nothing; with the key it signs out', { timeout: 60_000 }, async () => {
+test('sign-out needs the session\'s credential: a guessed or stale one ends nothing; the dashboard\'s own signs it out', { timeout: 60_000 }, async () => {
   const h = tempHome();
   const hub = await startHubProcess(h.home);
   try {
-    const login = await fetch(`${hub.url}/api/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ token: hub.token }) });
-    assert.equal(login.status, 200);
-    const { key } = (await login.json()) as { key: string };
-    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
-    const signedIn = async () => (await fetch(`${hub.url}/api/session`, { headers: { Cookie: cookie, 'X-Pincer-Session-Key': key } }).then((r) => r.json()) as { signedIn: boolean }).signedIn;
+    const url = await signInLink(hub.url, hub.token);
+    const session = (await signInWithCode(hub.url, /#signin=(.+)$/.exec(url)![1]!))!;
+    const signedIn = async () => (await session.fetch('/api/overview')).status === 200;
     assert.equal(await signedIn(), true);
-
-    // The attacker has the cookie (and may guess a key).
-    for (const headers of [{ Cookie: cookie }, { Cookie: cookie, 'X-Pincer-Session-Key': 'guessed' }] as Record<string, string>[]) {
-      const out = await fetch(`${hub.url}/api/logout`, { method: 'POST', headers });
+    const [sid] = (await session.headers())['X-Pincer-Session']!.split('.');
+    for (const headers of [{}, { 'X-Pincer-Session': sid! }, { 'X-Pincer-Session': `${sid}.guessed` }] as Record<string, string>[]) {
+      const out = await fetch(`${hub.url}/api/dashboard/logout`, { method: 'POST', headers });
       assert.equal(out.status, 401);
-      assert.match(await out.text(), /X-Pincer-Session-Key/);
-      assert.equal(out.headers.get('set-cookie'), null, 'no cookie-clearing answer either');
+      assert.match(await out.text(), /X-Pincer-Session/i);
       assert.equal(await signedIn(), true, 'the session survived');
     }
-
-    // The dashboard itself, with its key: signed out.
-    const out = await fetch(`${hub.url}/api/logout`, { method: 'POST', headers: { Cookie: cookie, 'X-Pincer-Session-Key': key } });
+    const out = await fetch(`${hub.url}/api/dashboard/logout`, { method: 'POST', headers: await session.headers() });
     assert.equal(out.status, 200);
-    assert.match(out.headers.get('set-cookie') ?? '', /Max-Age=0/i);
     assert.equal(await signedIn(), false);
   } finally {
     await hub.stop();

@@ -53,7 +53,12 @@ export interface GuardOptions {
   port: () => number;
   /** Extra origins allowed besides the hub's own (the desktop app's window). */
   extraOrigins?: string[];
+  /** The dashboard's host of this hub process (`<label>.pincer.localhost`, http/dashboard/origin.ts), once it listens. */
+  dashboardHost?: () => string | undefined;
 }
+
+/** `<label>.pincer.localhost`: browsers resolve it to loopback themselves, so no DNS answer can rebind it. */
+export const DASHBOARD_HOST = /^[0-9a-f]{32}\.pincer\.localhost$/;
 
 export interface Refusal {
   status: number;
@@ -80,13 +85,15 @@ export function hostOriginProblem(headers: Headers, opts: GuardOptions): Refusal
   const port = opts.port();
   const allowed = allowedFor(bind, remote && !remoteAny, port);
   const host = header(headers, 'host');
-  if (!host || (!remoteAny && !allowed.hosts.has(hostnameOf(host)))) {
+  if (!host || (!remoteAny && !allowed.hosts.has(hostnameOf(host)) && !DASHBOARD_HOST.test(hostnameOf(host)))) {
     return { status: 421, code: -32000, message: `Misdirected request: Host "${host ?? ''}" is not this Pincer hub. Connect to http://127.0.0.1:${port}.` };
   }
   const origin = header(headers, 'origin');
   if (origin !== undefined) {
     const o = origin.toLowerCase();
-    const own = allowed.origins.has(o) || (opts.extraOrigins ?? []).includes(o) || (remoteAny && o === `http://${hostnameOf(host)}:${port}`);
+    // Of the dashboard hosts only this hub's own: a page left on an earlier hub's (or served there by another program) is not it.
+    const dashboard = opts.dashboardHost?.();
+    const own = allowed.origins.has(o) || (opts.extraOrigins ?? []).includes(o) || (remoteAny && o === `http://${hostnameOf(host)}:${port}`) || (dashboard !== undefined && o === `http://${dashboard}:${port}`);
     if (!own) {
       return { status: 403, code: -32000, message: `Forbidden: requests from the web origin ${origin} are not allowed. Only the Pincer dashboard may call the hub from a browser.` };
     }
@@ -117,11 +124,6 @@ export function hostAndOriginGuard(opts: GuardOptions) {
   };
 }
 
-/** Who a request speaks for: a holder of the token, or a signed-in dashboard (cookie plus key header). */
-export interface SessionCheck {
-  authenticated(headers: Headers): string | undefined;
-}
-
 /** The token from `Authorization: Bearer …`; the token never travels in a cookie. */
 export function presentedToken(headers: Headers): string | undefined {
   const auth = header(headers, 'authorization');
@@ -129,10 +131,10 @@ export function presentedToken(headers: Headers): string | undefined {
   return undefined;
 }
 
-export function tokenProblem(headers: Headers, settings: Settings, dashboard?: SessionCheck): Refusal | undefined {
+/** Whether a request carries the hub's token; a dashboard session never stands in for it here (http/dashboard/auth.ts). */
+export function tokenProblem(headers: Headers, settings: Settings): Refusal | undefined {
   const token = presentedToken(headers);
   if (token !== undefined && tokensEqual(token, settings.get('AUTH_TOKEN'))) return undefined;
-  if (token === undefined && dashboard?.authenticated(headers)) return undefined;
   return {
     status: 401,
     code: -32001,
@@ -148,9 +150,9 @@ export function unauthorizedHeaders(headers: Headers): Record<string, string> {
   return { 'WWW-Authenticate': 'Bearer realm="pincer"', ...(upload ? { Connection: 'close' } : {}) };
 }
 
-export function requireToken(settings: Settings, dashboard?: SessionCheck) {
+export function requireToken(settings: Settings) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const problem = tokenProblem(req.headers, settings, dashboard);
+    const problem = tokenProblem(req.headers, settings);
     if (!problem) {
       next();
       return;

@@ -48,6 +48,7 @@ export async function runConnect(command: 'connect' | 'disconnect', values: { cl
     const r = connectClient({ client, stdio, http, project });
     process.stdout.write(`${r.changed ? 'Added' : 'Already had'} Pincer in ${r.client}: ${r.file}${r.backup ? ` (backup ${r.backup})` : ''}\n${launcher ? `${describeLauncher(launcher)}\n` : ''}${r.restartHint}\n`);
     if (r.note) process.stdout.write(`${r.note}\n`);
+    if (http) process.stdout.write(`Note: ${r.client} will send the token to whatever listens at ${http.url} — Pincer's hub now, but any program that takes the port while the hub is stopped or restarting too; the client cannot check. "pincer connect ${client}" without --http writes a pincer stdio entry instead, which checks the hub before it sends anything.\n`);
     if (r.command) process.stdout.write(`Or, with the claude CLI:\n  ${r.command}\n`);
     return 0;
   } catch (err) {

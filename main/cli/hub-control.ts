@@ -4,6 +4,7 @@ import { hubLockHeld, readHubFile, type HubInfo } from '../hub/lock.js';
 import crypto from 'node:crypto';
 import { verifyHub, homeSecret, signHandover, type Verification } from '../hub/identity.js';
 import { HANDOVER_PATH } from '../hub/handover.js';
+import { detailsAsker, newChallenge } from '../core/hub-proof.js';
 
 const REASONS: Record<Exclude<Verification, { ok: true }>['reason'], string> = {
   'no-secret': 'this data folder has no hub-secret yet, so nothing can prove to be its hub',
@@ -48,7 +49,8 @@ export async function runStatus(paths: PincerPaths): Promise<number> {
   const found = await findHub(paths);
   if (found.state === 'running') {
     const { info } = found;
-    const h = (await (await fetch(`${info.url}/api/mcp/health`)).json().catch(() => ({}))) as { sessions?: number; toolsCount?: number; paused?: boolean };
+    // Only a hub whose proof covered this very address is asked with what proves hub-secret.
+    const h = found.bound ? await healthDetails(paths, info) : {};
     process.stdout.write(
       `Pincer hub ${info.version} at ${info.url} (pid ${info.pid}, ${roleName(found.role)}, since ${info.started}), ${h.sessions ?? '?'} session(s), ${h.toolsCount ?? '?'} tool(s)${h.paused ? ', serving PAUSED' : ''}\n`,
     );
@@ -65,6 +67,20 @@ export async function runStatus(paths: PincerPaths): Promise<number> {
   const taken = squatter ? undefined : await portTakenNote(paths);
   process.stdout.write(`No Pincer hub runs for ${paths.home}${leftover}. ${taken ?? 'Start one with "pincer serve".'}\n`);
   return 1;
+}
+
+/** What health tells a probe that proves it reads hub-secret (health.ts): sessions, tools, paused. Nothing on any failure. */
+async function healthDetails(paths: PincerPaths, info: HubInfo): Promise<{ sessions?: number; toolsCount?: number; paused?: boolean }> {
+  const secret = homeSecret(paths);
+  if (!secret) return {};
+  const challenge = newChallenge();
+  try {
+    const res = await fetch(`${info.url}/api/mcp/health?challenge=${challenge}&asker=${detailsAsker(secret, challenge)}`, { signal: AbortSignal.timeout(5000) });
+    return (await res.json()) as { sessions?: number; toolsCount?: number; paused?: boolean };
+  } catch {
+    // The counts are a courtesy: the hub proved itself above; "?" stands for what it did not say now.
+    return {};
+  }
 }
 
 /**

@@ -16,19 +16,23 @@ Usage:
                               --if-none: only if no hub runs (what pincer stdio starts)
   pincer status               is a hub running, where, with how many sessions
   pincer stop                 stop the running hub (background jobs keep running)
+  pincer dashboard [--print]  open the dashboard in your browser, signed in (a one-time link);
+                              --print prints the link instead
   pincer token                print the hub's bearer token
   pincer token rotate         replace the token (clients must use the new one)
   pincer connect <client> [--http] [--project DIR]
                               add Pincer to a client's config (claude-desktop, claude-code,
                               cursor, vscode, windsurf, gemini, codex); other entries are
-                              left as they are
+                              left as they are. --http writes the hub's URL and token instead
+                              of pincer stdio: the client then sends the token to whatever
+                              holds the port (see the README's security model)
   pincer disconnect <client> [--project DIR]
                               remove Pincer's entry again
   pincer --version            print the version
 
 Data directory: $PINCER_HOME (default ~/.pincer)`;
 
-const COMMANDS = ['stdio', 'serve', 'status', 'stop', 'token', 'connect', 'disconnect', 'help', 'version'] as const;
+const COMMANDS = ['stdio', 'serve', 'status', 'stop', 'dashboard', 'token', 'connect', 'disconnect', 'help', 'version'] as const;
 
 /** The bridge (`pincer stdio`) is a relay: it loads nothing native, and starts the hub with a supported Node (hub-node.ts). */
 function isBridge(argv: string[]): boolean {
@@ -164,6 +168,11 @@ async function main(argv: string[]): Promise<number> {
       ready();
       const control = await import('./hub-control.js');
       return command === 'status' ? control.runStatus(paths) : control.runStop(paths);
+    }
+    case 'dashboard': {
+      const { values } = await parseCommand('dashboard', rest, { print: { type: 'boolean', default: false } });
+      ready();
+      return (await import('./dashboard.js')).runDashboard(paths, { print: values.print });
     }
     case 'token': {
       const sub = (await parseCommand('token', rest, {}, 1)).positionals[0];

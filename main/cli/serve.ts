@@ -79,10 +79,11 @@ export async function runServe(home: string, opts: ServeOptions): Promise<number
     process.stdout.write(
       [
         `Pincer hub listening on ${hub.url}${hub.tookOverFrom ? ` (took over from ${hub.tookOverFrom.role === 'desktop' ? "the tray app's hub" : 'the headless hub'}, pid ${hub.tookOverFrom.pid}; its jobs keep running here)` : ''}`,
-        `Dashboard: ${hub.url}/ (open it in a browser and sign in with the token)`,
+        `Dashboard: run "pincer dashboard" ("npx pincer dashboard" in a checkout): it opens ${hub.dashboardUrl}/ in your browser, signed in.`,
         `Token: kept as ${source}; "pincer token" prints it ("npx pincer token" in a checkout), "pincer token rotate" replaces it. It is also in the client config below.`,
         '',
-        'Streamable HTTP clients (Cursor ~/.cursor/mcp.json; VS Code uses "servers" instead of "mcpServers"):',
+        'Clients that can start a program: "pincer connect <client>" writes a pincer stdio entry, which checks that the hub is this one before it sends anything.',
+        'Streamable HTTP clients (Cursor ~/.cursor/mcp.json; VS Code uses "servers" instead of "mcpServers") send the token to whatever holds the port:',
         JSON.stringify({ mcpServers: { pincer: { url: `${hub.url}/mcp`, headers: { Authorization: `Bearer ${token}` } } } }, null, 2),
         '',
         `Legacy SSE clients: ${hub.url}/sse · plain JSON-RPC: POST ${hub.url}/api/mcp/jsonrpc · health: ${hub.url}/api/mcp/health`,

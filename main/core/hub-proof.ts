@@ -75,6 +75,42 @@ export function readHealthAnswer(res: IncomingMessage, done: (answer: HealthAnsw
   res.on('error', () => done(undefined));
 }
 
+/**
+ * HMAC(hub-secret, label + parts): a request only a process that reads this data folder's hub-secret
+ * can make — a handover, a stop, a dashboard sign-in link, health's details. Each kind has its own
+ * label, so that none can be replayed as another.
+ */
+export function secretMac(secret: Buffer, label: string, parts: (string | number | boolean)[]): string {
+  return crypto().createHmac('sha256', secret).update([label, ...parts].join('\n')).digest('base64url');
+}
+
+/** What a health probe adds to its challenge to be told the hub's details (sessions, tools): this proves it reads hub-secret. */
+export function detailsAsker(secret: Buffer, challenge: string): string {
+  return secretMac(secret, 'pincer-health-details', [challenge]);
+}
+
+/**
+ * A request for a dashboard sign-in link (`pincer dashboard`, the tray window for a hub it does not
+ * run): signed with hub-secret, for one hub process (`target`, the pid its proof named), fresh
+ * (`at`, `nonce`), so it carries nothing another program could use; the hub's answer is signed too.
+ */
+export interface LinkRequest {
+  pid: number;
+  target: number;
+  kind: 'browser' | 'desktop';
+  nonce: string;
+  at: number;
+  mac: string;
+}
+
+export function linkRequestMac(secret: Buffer, r: Omit<LinkRequest, 'mac'>): string {
+  return secretMac(secret, 'pincer-dashboard-link', [r.nonce, r.at, r.pid, r.target, r.kind]);
+}
+
+export function linkAnswerMac(secret: Buffer, nonce: string, url: string): string {
+  return secretMac(secret, 'pincer-dashboard-link-answer', [nonce, url]);
+}
+
 export function newChallenge(): string {
   return crypto().randomBytes(24).toString('base64url');
 }

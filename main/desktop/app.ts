@@ -1,11 +1,12 @@
 import path from 'node:path';
 import type { ElectronApi, Electron } from './electron-api.js';
 import { startHub, HubAlreadyRunning, type Hub } from '../hub/hub.js';
-import { readHubFile } from '../hub/lock.js';
+import { readHubFile, type HubInfo } from '../hub/lock.js';
+import { askSignInLink } from '../hub/dashboard-link.js';
 import { verifyHub } from '../hub/identity.js';
-import { pincerPaths } from '../core/paths.js';
+import { pincerPaths, type PincerPaths } from '../core/paths.js';
 import { HomeNotYoursError } from '../core/ownership.js';
-import { DashboardWindow } from './window.js';
+import { DashboardWindow, type DashboardPlace } from './window.js';
 import { registerIpc } from './ipc.js';
 import { AutoStart } from './autostart.js';
 import { trayMenu, trayState, trayTooltip, type TrayFacts, type TrayState } from './tray-menu.js';
@@ -46,13 +47,45 @@ export interface DesktopApp {
 }
 
 /**
+ * Another hub of this data folder, which the window shows when the tray app runs none of its own: each
+ * sign-in link is asked for after a fresh bound proof (identity.ts), and the hub that gave it is kept
+ * (`shown`), so that every later load of the window can be checked against it.
+ */
+interface OtherHub {
+  link(page: string): Promise<string>;
+  /** Whether the hub whose dashboard the window shows still proves itself (same pid, bound proof). */
+  stillThere(): Promise<boolean>;
+  shown?: HubInfo;
+}
+
+function otherHub(paths: PincerPaths): OtherHub {
+  const proven = async (): Promise<HubInfo> => {
+    const recorded = readHubFile(paths);
+    // Only a proof bound to the address the window would load: an older hub's unbound one could be relayed by a squatter.
+    const v = recorded && (await verifyHub(paths, recorded));
+    if (!recorded || !v?.ok || !v.bound) throw new Error(`no Pincer hub of ${paths.home} proves itself${recorded ? ` at ${recorded.url}` : ''}; start Pincer again`);
+    return recorded;
+  };
+  const self: OtherHub = {
+    link: async (page) => {
+      const info = await proven();
+      const { url } = await askSignInLink(paths, info, 'desktop');
+      self.shown = info;
+      return `${url}&to=${encodeURIComponent(page)}`;
+    },
+    stillThere: async () => {
+      const shown = self.shown;
+      const v = shown && (await verifyHub(paths, shown));
+      return !!v && v.ok && v.bound;
+    },
+  };
+  return self;
+}
+
+/**
  * The tray app: one instance per user, the hub in this process, a tray icon
  * that shows its state, notifications, and the dashboard window.
  */
-/** The origin the window's pages must have; one no page has when there is no hub to show. */
-export const NO_HUB_ORIGIN = 'pincer:no-hub';
-const originOf = (url: string | undefined) => (url ? new URL(url).origin : NO_HUB_ORIGIN);
-
 export async function startDesktop(electron: ElectronApi, opts: DesktopOptions): Promise<DesktopApp | undefined> {
   const { app } = electron;
   const platform = opts.platform ?? process.platform;
@@ -78,22 +111,16 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
   });
 
   const { hub, error, foreignHome } = await startTrayHub(electron, opts.home, connect);
-  // Without a hub of its own the window shows another hub of this folder only once it proved itself
-  // (identity.ts): a squatter on the port must get neither the window's cookies nor its preload API.
-  let provenOther: string | undefined;
-  // A data folder another user owns proves nothing: its hub-secret is theirs (ownership.ts).
-  if (!hub && !foreignHome) {
-    const paths = pincerPaths(opts.home);
-    const recorded = readHubFile(paths);
-    // Only a proof bound to the address the window would load: an older hub's unbound one could be relayed by a squatter.
-    const v = recorded && (await verifyHub(paths, recorded));
-    if (v && v.ok && v.bound) provenOther = recorded.url;
-  }
-  const hubUrl = (): string | undefined => hub?.url ?? provenOther;
-  const dashboard = new DashboardWindow(electron, hubUrl, () => error ?? 'the hub is not running');
+  const paths = pincerPaths(opts.home);
+  const other = otherHub(paths);
+  // Without a hub of its own the window shows another hub of this folder only after it proved itself,
+  // each time (a program may hold its port by now): such a program gets neither a sign-in nor a page
+  // in the window. A data folder another user owns proves nothing: its hub-secret is theirs (ownership.ts).
+  const place = (): DashboardPlace => (hub ? { kind: 'own', url: hub.dashboardUrl } : foreignHome ? { kind: 'none', why: error ?? 'the hub is not running' } : { kind: 'other', link: (page) => other.link(page) });
+  const dashboard = new DashboardWindow(electron, place);
   const autostart = new AutoStart(electron, opts.execPath, platform);
 
-  lockDownSessions(electron);
+  lockDownSessions(electron, hub, dashboard, other);
 
   const facts = (): TrayFacts => {
     const s = hub?.runtime.services;
@@ -165,7 +192,7 @@ export async function startDesktop(electron: ElectronApi, opts: DesktopOptions):
     dashboard.open('welcome');
     markWelcomed(opts.home);
   }
-  registerWindowIpc(electron, hub, hubUrl, platform);
+  registerWindowIpc(electron, { hub, dashboard, other, platform });
 
   // `pincer serve --takeover` took the hub: this app has nothing left to show.
   void hub?.handedOver.then((to) => {
@@ -210,9 +237,21 @@ async function startTrayHub(electron: ElectronApi, home: string, connect: Connec
   }
 }
 
-/** No page in the app may use the camera, location, notifications of its own…; ReadDocs' window loads only what builds a page's text. */
-function lockDownSessions(electron: ElectronApi): void {
+/**
+ * No page in the app may use the camera, location, notifications of its own…; ReadDocs' window loads
+ * only what builds a page's text. The dashboard window loads a page of another process's hub only
+ * while that hub still proves itself: a reload after it stopped would otherwise show whatever program
+ * took its port, with the window's preload API.
+ */
+function lockDownSessions(electron: ElectronApi, hub: Hub | undefined, dashboard: DashboardWindow, other: OtherHub): void {
   electron.session.defaultSession.setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
+  electron.session.defaultSession.webRequest.onBeforeRequest((details, cb) => {
+    if (details.resourceType !== 'mainFrame' || hub || !other.shown || new URL(details.url).origin !== dashboard.origin) return cb({});
+    void other.stillThere().then((ok) => {
+      cb(ok ? {} : { cancel: true });
+      if (!ok) dashboard.showNoHub(`the Pincer hub at ${other.shown?.url} (pid ${other.shown?.pid}) no longer proves itself; nothing was loaded from its address. Start Pincer again.`);
+    });
+  });
   const readdocs = electron.session.fromPartition('readdocs');
   readdocs.setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
   // Not what is only looked at: the same rule as headless Chromium.
@@ -246,16 +285,16 @@ function forwardHubEvents(hub: Hub, notices: Notices, refresh: () => void): void
   });
 }
 
-/** What the dashboard window may ask of the main process (preload's narrow API). */
-function registerWindowIpc(electron: ElectronApi, hub: Hub | undefined, hubUrl: () => string | undefined, platform: NodeJS.Platform): void {
-  registerIpc(electron.ipcMain, () => originOf(hubUrl()), {
-    [IPC.info]: () => ({ version: VERSION, platform, hubUrl: hubUrl() ?? '' }),
-    // The window signs in without the token: a fresh dashboard session, its id in the cookie, its key to the page.
+/** What the dashboard window may ask of the main process (preload's narrow API); only pages of the origin it shows. */
+function registerWindowIpc(electron: ElectronApi, w: { hub: Hub | undefined; dashboard: DashboardWindow; other: OtherHub; platform: NodeJS.Platform }): void {
+  registerIpc(electron.ipcMain, () => (w.hub ? new URL(w.hub.dashboardUrl).origin : w.dashboard.origin), {
+    [IPC.info]: () => ({ version: VERSION, platform: w.platform, hubUrl: w.hub?.url ?? w.other.shown?.url ?? '' }),
+    // The window signs in without the token: a one-time code for a desktop session, which the page redeems and then proves the hub with.
     [IPC.signIn]: async () => {
-      if (!hub) throw new Error('the hub is not running');
-      const session = hub.dashboardSessions.create();
-      await electron.session.defaultSession.cookies.set({ url: hub.url, name: session.cookieName, value: session.id, httpOnly: true, sameSite: 'strict' });
-      return { key: session.key };
+      if (w.hub) return { code: w.hub.dashboardSessions.createCode('desktop') };
+      // Another process's hub: asked again after a fresh proof (hub/dashboard-link.ts).
+      const link = await w.other.link('overview');
+      return { code: /#signin=([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)/.exec(link)![1]! };
     },
     [IPC.openExternal]: (url: unknown) => {
       if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new Error('only http(s) links open outside');

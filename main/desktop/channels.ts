@@ -19,6 +19,6 @@ export interface DesktopInfo {
 export interface PincerDesktopApi {
   info(): Promise<DesktopInfo>;
   openExternal(url: string): Promise<void>;
-  /** Signs the window in without the token: the app sets the session cookie and returns the session's key. */
-  signIn(): Promise<{ key: string }>;
+  /** Signs the window in without the token: a one-time sign-in code (`<id>.<secret>`) for the hub the window shows, which the page redeems. */
+  signIn(): Promise<{ code: string }>;
 }

@@ -13,7 +13,7 @@ export interface ElectronApi {
   Notification: (new (opts: Electron.NotificationConstructorOptions) => Pick<Electron.Notification, 'show' | 'on' | 'close'>) & { isSupported(): boolean };
   ipcMain: Pick<Electron.IpcMain, 'handle' | 'removeHandler'>;
   shell: Pick<Electron.Shell, 'openExternal' | 'openPath'>;
-  session: { defaultSession: { cookies: Pick<Electron.Cookies, 'set'>; setPermissionRequestHandler: Electron.Session['setPermissionRequestHandler'] }; fromPartition(p: string): Pick<Electron.Session, 'setPermissionRequestHandler' | 'webRequest'> };
+  session: { defaultSession: Pick<Electron.Session, 'setPermissionRequestHandler' | 'webRequest'>; fromPartition(p: string): Pick<Electron.Session, 'setPermissionRequestHandler' | 'webRequest'> };
   dialog: Pick<Electron.Dialog, 'showMessageBoxSync'>;
   net: Pick<Electron.Net, 'fetch'>;
 }

@@ -15,6 +15,8 @@ import { DisposableStore } from '../core/disposables.js';
 import { logger } from '../core/log.js';
 import { oauthAbsentRoutes } from './oauth-absent.js';
 import type { DashboardSessions } from './dashboard/sessions.js';
+import { signInRoutes } from './dashboard/signin.js';
+import { callerOf, tokenOrSession } from './dashboard/auth.js';
 
 const log = logger('http');
 
@@ -24,9 +26,15 @@ export interface AppDeps {
   dispatcher: Dispatcher;
   guard: GuardOptions;
   newServer: (era: 'legacy' | 'modern', transport: string, client?: ClientHandle) => McpServer;
-  /** Signed-in dashboards: a session cookie plus its key header stands in for the token. */
+  /** Signed-in dashboards: a session's credential stands in for the token on the dashboard's routes only. */
   dashboardSessions: DashboardSessions;
-  /** Extra routers mounted behind the token (the dashboard API). */
+  /** This data folder's hub-secret: `pincer dashboard` signs its request for a sign-in link with it. */
+  secret: Buffer;
+  /** Where the dashboard lives: its own origin (http/dashboard/origin.ts), or the hub's URL without one. */
+  dashboardUrl: () => string;
+  /** What the dashboard reads and changes: behind the token or a dashboard session. */
+  dashboardRoutes?: express.Router[];
+  /** Extra routers mounted behind the token only. */
   extraRoutes?: express.Router[];
   /** Streamable HTTP, which the hub serves on its /mcp fast path too. */
   streamable: StreamableRoutes;
@@ -49,10 +57,31 @@ export function buildApp(deps: AppDeps): BuiltApp {
   app.use(hostAndOriginGuard(deps.guard));
 
   // GET /api/mcp/health, the one route without the token, is served before the app (health.ts).
-  app.use(dashboardStatic(settings, deps.dashboardSessions));
+  app.use(dashboardStatic({ url: deps.dashboardUrl }));
+  app.use(signInRoutes({ settings, sessions: deps.dashboardSessions, secret: deps.secret, dashboardUrl: deps.dashboardUrl }));
   app.use(oauthAbsentRoutes());
-  app.use(requireToken(settings, deps.dashboardSessions));
+  // The dashboard's routes take the token or a dashboard session; everything after them the token only.
+  app.use(tokenOrSession(settings, deps.dashboardSessions));
   app.use(jsonBodies(settings));
+  const events = eventsRoute(runtime.events, sessions);
+  // `/api/mcp/connect` is the hub's event feed and, for MCP clients configured with that URL (an older
+  // Cursor config), an MCP endpoint; what the request carries decides (mcpOnConnectRoute). A dashboard
+  // session gets the feed only, and the feed ends with the session.
+  app.all('/api/mcp/connect', (req, res, next) => {
+    const caller = callerOf(req);
+    if (caller?.kind === 'session') {
+      if (req.method !== 'GET') return next();
+      res.on('close', deps.dashboardSessions.onEnd(caller.session.sid, () => res.end()));
+      return events.handler(req, res);
+    }
+    const mcp = mcpOnConnectRoute(req);
+    if (mcp === 'streamable') return void streamable.handle(req, res, bodyOf(req)).catch(next);
+    if (mcp === 'sse') return openLegacySse(req, res);
+    if (req.method !== 'GET') return next('route');
+    events.handler(req, res);
+  });
+  for (const r of deps.dashboardRoutes ?? []) app.use(r);
+  app.use(requireToken(settings));
 
   // Most /mcp requests never get here: hub.ts serves them on mcpFastPath with the same checks.
   app.all('/mcp', (req, res, next) => {
@@ -61,7 +90,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
 
   // 2024-11-05 HTTP+SSE.
   const legacy = new Map<string, LegacySseTransport>();
-  const openLegacySse = (req: Request, res: Response) => {
+  function openLegacySse(req: Request, res: Response): void {
     if (!sessions.hasRoom() || !sessions.hasStreamRoom()) {
       res.status(503).json(jsonRpcErrorBody(-32000, 'Too many sessions: the hub is at MAX_SESSIONS or MAX_STREAMS.'));
       return;
@@ -87,7 +116,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
     lifetime.add(() => void server.close().catch(() => undefined));
     transport.onclose = () => lifetime.dispose();
     void server.connect(transport);
-  };
+  }
   app.get('/sse', openLegacySse);
   app.post('/messages', (req, res) => {
     const id = String(req.query.sessionId ?? '');
@@ -101,24 +130,6 @@ export function buildApp(deps: AppDeps): BuiltApp {
     res.status(202).json({ accepted: true });
   });
 
-  const events = eventsRoute(runtime.events, sessions);
-  // `/api/mcp/connect` is the hub's event feed and, for MCP clients configured with that URL (an older
-  // Cursor config), an MCP endpoint; what the request carries decides (mcpOnConnectRoute).
-  app.all('/api/mcp/connect', (req, res, next) => {
-    const mcp = mcpOnConnectRoute(req, deps.dashboardSessions.authenticated(req.headers) !== undefined);
-    if (mcp === 'streamable') return void streamable.handle(req, res, bodyOf(req)).catch(next);
-    if (mcp === 'sse') return openLegacySse(req, res);
-    if (req.method !== 'GET') return next('route');
-    const session = deps.dashboardSessions.authenticated(req.headers);
-    if (session) {
-      const onRevoked = (which: string[] | 'all') => {
-        if (which === 'all' || which.includes(session)) res.end();
-      };
-      deps.dashboardSessions.on('revoked', onRevoked);
-      res.on('close', () => deps.dashboardSessions.off('revoked', onRevoked));
-    }
-    next();
-  }, events.handler);
   app.use(compatRouter({ dispatcher, runtime }));
   for (const r of deps.extraRoutes ?? []) app.use(r);
 
@@ -141,19 +152,17 @@ export function buildApp(deps: AppDeps): BuiltApp {
 }
 
 /**
- * Which MCP transport a request to `/api/mcp/connect` is, or undefined for the
- * event feed. A POST (a Streamable HTTP client's first try) and anything with
- * an `Mcp-Session-Id` is Streamable HTTP. A GET that asks for
- * `text/event-stream` is the 2024-11-05 HTTP+SSE transport (what an MCP
- * client configured with this URL falls back to) unless it comes from a
- * signed-in dashboard or says `?feed`; the dashboard and scripts (`curl`,
- * `fetch`, which accept anything) get the event feed. `?transport=sse` asks
- * for MCP whatever the headers say.
+ * Which MCP transport a request to `/api/mcp/connect` with the token is, or undefined for the event
+ * feed. A POST (a Streamable HTTP client's first try) and anything with an `Mcp-Session-Id` is
+ * Streamable HTTP. A GET that asks for `text/event-stream` is the 2024-11-05 HTTP+SSE transport (what
+ * an MCP client configured with this URL falls back to) unless it says `?feed`; scripts (`curl`,
+ * `fetch`, which accept anything) get the event feed. `?transport=sse` asks for MCP whatever the
+ * headers say. A dashboard session always gets the feed (buildApp).
  */
-export function mcpOnConnectRoute(req: Request, dashboard: boolean): 'streamable' | 'sse' | undefined {
+export function mcpOnConnectRoute(req: Request): 'streamable' | 'sse' | undefined {
   if (req.method === 'POST' || req.method === 'DELETE' || req.headers['mcp-session-id'] !== undefined) return 'streamable';
   if (req.method !== 'GET' || req.query.feed !== undefined) return undefined;
   if (req.query.transport === 'sse') return 'sse';
   const accept = req.headers.accept ?? '';
-  return !dashboard && accept.includes('text/event-stream') ? 'sse' : undefined;
+  return accept.includes('text/event-stream') ? 'sse' : undefined;
 }

@@ -6,6 +6,7 @@ import type { HubRole } from './lock.js';
 import { pidAlive } from '../core/pid.js';
 import { logger } from '../core/log.js';
 import { HEALTH_PATH } from '../http/health.js';
+import { HELLO_PATH } from '../http/dashboard/sessions.js';
 
 const log = logger('handover');
 
@@ -102,8 +103,9 @@ export class HandoverGate {
         });
         return;
       }
-      // Health says "restarting" so that bridges and verifiers look for the next hub.
-      if (this.draining && (pathname === HEALTH_PATH || (req.method !== 'GET' && req.method !== 'HEAD'))) {
+      // Health says "restarting" so that bridges and verifiers look for the next hub, and a dashboard
+      // proves no hub that is going away (its next request would go to whoever takes the port).
+      if (this.draining && (pathname === HEALTH_PATH || pathname === HELLO_PATH || (req.method !== 'GET' && req.method !== 'HEAD'))) {
         sendJson(res, 503, { jsonrpc: '2.0', id: null, status: 'restarting', error: { code: -32000, message: RESTARTING_MESSAGE } }, true);
         req.resume();
         return;
@@ -122,6 +124,11 @@ export class HandoverGate {
   /** For the WebSocket upgrade: no new connections while handing over. */
   upgradeRefusal(): { status: number; message: string } | undefined {
     return this.draining ? { status: 503, message: RESTARTING_MESSAGE } : undefined;
+  }
+
+  /** From now on new calls, upgrades and dashboard proofs are answered "restarting" (a hub that closes). */
+  refuseNew(): void {
+    this.draining = true;
   }
 
   /** Stops taking new calls and waits for those in flight, at most the grace period. */

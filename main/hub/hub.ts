@@ -1,6 +1,7 @@
 import type { ConnectService } from '../core/client-connect.js';
 import { useLoginEnvironment } from '../tools/shell/process.js';
 import type http from 'node:http';
+import type net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { pincerPaths, ensureHome } from '../core/paths.js';
 import { createRuntime, type Runtime } from '../calls/runtime.js';
@@ -13,9 +14,9 @@ import { writeHubInfo, type HubInfo, type HubRole } from './lock.js';
 import { claimHub, HubAlreadyRunning, type Takeover } from './claim.js';
 import { HandoverGate, RESTARTING_MESSAGE, type HandoverTo } from './handover.js';
 import { homeSecret, identityFor } from './identity.js';
-import { listen } from './ports.js';
+import { listenHub, type Listening } from './listen.js';
 import { fileId, watchHome } from './home-watch.js';
-import { generateToken, isLoopbackAddress, hostOriginProblem, jsonRpcErrorBody, presentedToken, tokenProblem, type GuardOptions } from '../access/security.js';
+import { generateToken, isLoopbackAddress, hostOriginProblem, jsonRpcErrorBody, tokenProblem, type GuardOptions } from '../access/security.js';
 import { declaredTooLarge } from '../access/body.js';
 import { SessionTable } from '../access/sessions.js';
 import { Dispatcher } from '../transports/dispatch.js';
@@ -26,6 +27,8 @@ import { PipeEndpoint } from '../transports/pipe-endpoint.js';
 import { guardConnections } from '../access/connection-guard.js';
 import { mcpFastPath } from '../transports/mcp-fast-path.js';
 import { healthRoute } from '../http/health.js';
+import { serviceWorkerGuard } from '../http/service-worker.js';
+import { dashboardHost, originOf } from '../http/dashboard/origin.js';
 import { VERSION } from '../core/version.js';
 import { ignoreFailure, logger } from '../core/log.js';
 import { SETTINGS } from '../core/settings/schema.js';
@@ -35,7 +38,6 @@ import type { EngineTransport } from '../tools/search/service.js';
 import type { ToolGroup } from '../tools/types.js';
 import { DisposableStore } from '../core/disposables.js';
 import { DashboardSessions } from '../http/dashboard/sessions.js';
-import { DashboardSessionsRepo } from '../store/dashboard-sessions.js';
 
 const log = logger('hub');
 
@@ -48,6 +50,8 @@ export interface Hub {
   sessions: SessionTable;
   /** Signed-in dashboards (the desktop window signs in through this too). */
   dashboardSessions: DashboardSessions;
+  /** Where this hub serves its dashboard: an origin of this hub process's own (http/dashboard/origin.ts), or `url` without one. */
+  dashboardUrl: string;
   warnings: string[];
   role: HubRole;
   /** Settles when this hub handed over to a newcomer and has closed. */
@@ -111,7 +115,11 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
 
     let port = 0;
     let hubUrl = '';
-    const guard: GuardOptions = { settings, port: () => port, extraOrigins: opts.extraOrigins };
+    let dashboardUrl = '';
+    // Made now, used once the hub holds both loopback addresses of its port (listenOn).
+    const dashHost = dashboardHost();
+    let dashHostInUse: string | undefined;
+    const guard: GuardOptions = { settings, port: () => port, extraOrigins: opts.extraOrigins, dashboardHost: () => dashHostInUse };
     const sessions = new SessionTable(rt.events, {
       maxSessions: () => settings.get('MAX_SESSIONS'),
       maxStreams: () => settings.get('MAX_STREAMS'),
@@ -140,7 +148,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       onStop: (by) => void stopOnRequest(by),
     });
     owned.add(() => gate.close());
-    const dashboardSessions = new DashboardSessions(() => port, new DashboardSessionsRepo(rt.services.db), () => settings.get('AUTH_TOKEN'));
+    const dashboardSessions = new DashboardSessions();
     owned.add(() => dashboardSessions.close());
     const streamable = streamableRoutes({
       sessions,
@@ -162,22 +170,23 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
         streamable,
         newServer: (era, transport, client) => newServer(transport, undefined, era, client),
         dashboardSessions,
-        extraRoutes: [hubApi(rt, sessions), dashboardApi(rt, sessions, dashboardSessions, () => hubUrl, opts.connect), ...(opts.extraRoutes?.({ runtime: rt, sessions }) ?? [])],
+        secret,
+        dashboardUrl: () => dashboardUrl,
+        dashboardRoutes: [hubApi(rt, sessions), dashboardApi(rt, sessions, dashboardSessions, () => hubUrl, opts.connect)],
+        extraRoutes: opts.extraRoutes?.({ runtime: rt, sessions }) ?? [],
       });
     });
 
-    const routes = mcpFastPath({ guard, settings, dashboardSessions, handle: streamable.handle }, healthRoute({ guard, runtime: rt, sessions, startedAt, identify: (challenge, address) => identityFor(secret, role, challenge, address) }, app.handler));
+    const routes = serviceWorkerGuard(mcpFastPath({ guard, settings, handle: streamable.handle }, healthRoute({ guard, runtime: rt, sessions, startedAt, secret, identify: (challenge, address) => identityFor(secret, role, challenge, address) }, app.handler)));
     const server = createHttpServer(gate.handler(routes), () => settings.get('MAX_BODY_BYTES'));
+    const twin = twinServer(server);
     // Both upgrades (the bridge's pipe, WebSocket) open a session with a stream: the same checks, then room for one more.
     const authorizeUpgrade = (req: http.IncomingMessage) => {
       const refused =
         gate.upgradeRefusal() ??
         hostOriginProblem(req.headers, guard) ??
-        tokenProblem(req.headers, settings, dashboardSessions) ??
+        tokenProblem(req.headers, settings) ??
         (!sessions.hasRoom() || !sessions.hasStreamRoom() ? { status: 503, message: 'Too many sessions: the hub is at MAX_SESSIONS or MAX_STREAMS. Close unused clients or raise the limit.' } : undefined);
-      // Opened with a dashboard session rather than the token: it ends with that session.
-      const bySession = !refused && presentedToken(req.headers) === undefined ? dashboardSessions.authenticated(req.headers) : undefined;
-      if (bySession) dashboardSessions.bindSocket(bySession, req.socket);
       return refused;
     };
     const pipes = new PipeEndpoint({
@@ -215,9 +224,18 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       if (c.changed.includes('AUTH_TOKEN')) void revokeConnections().catch((err: unknown) => log.warn(`revoking connections failed: ${(err as Error).message}`, { err }));
     });
 
-    port = await listenOn(server, host, claim.port, settings.get('HTTP_PORT'), warnings);
-    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const listening = await listenOn(server, twin, host, claim.port, settings.get('HTTP_PORT'), warnings);
+    port = listening.port;
+    const url = originOf(host, port);
     hubUrl = url;
+    // The dashboard gets an origin of its own only where no other program can answer for it (origin.ts).
+    dashHostInUse = listening.twin === 'held' || listening.twin === 'absent' ? dashHost : undefined;
+    dashboardUrl = dashHostInUse ? originOf(dashHostInUse, port) : url;
+    if (listening.twin === 'taken') {
+      const warning = `Another program listens on the other loopback address of port ${port} (${host === '::1' ? '127.0.0.1' : '[::1]'}), where browsers look first for "localhost" names: the dashboard stays at ${url}, and a browser pointed at http://localhost:${port} reaches that program, not Pincer. Stop it, or set HTTP_PORT to a port free on both.`;
+      log.warn(warning);
+      warnings.push(warning);
+    }
     writeHubInfo(paths, { url, port, pid: process.pid, started: new Date(startedAt).toISOString(), version: VERSION, role });
     sessions.startSweeping(Math.min(15_000, Math.max(250, (settings.get('SESSION_IDLE_S') * 1000) / 2)));
     log.info(`hub listening on ${url}`);
@@ -235,13 +253,17 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
         log.info('hub shutting down');
         // hub.json goes before the port: no one may find this address in it once another process can bind it.
         claim.lock.forgetHubFile();
+        // So do the dashboards' trust: their streams end and no proof is given any more, so that no
+        // tab sends its next request to whoever takes the port (renderer/src/session.ts).
+        gate.refuseNew();
+        await app.closeEventStreams();
         listeners.dispose();
         server.close();
+        twin.close();
         wss.close();
         wss.closeAll(1001, 'hub shutting down');
         await app.closeLegacy();
         sessions.stopSweeping();
-        await app.closeEventStreams();
         // Task listens on bridges' pipes get their graceful close while the pipes are still open.
         pipes.taskListens.closeAll();
         await sessions.closeAll();
@@ -277,7 +299,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       await close();
       lostFor(reason);
     };
-    return { url, port, runtime: rt, sessions, dashboardSessions, warnings, role, handedOver, stopRequested, lost, tookOverFrom: claim.handedOverBy, close };
+    return { url, port, runtime: rt, sessions, dashboardSessions, dashboardUrl, warnings, role, handedOver, stopRequested, lost, tookOverFrom: claim.handedOverBy, close };
   } catch (err) {
     listeners.dispose();
     owned.dispose();
@@ -340,21 +362,28 @@ function createHttpServer(handler: http.RequestListener, maxBodyBytes: () => num
   return server;
 }
 
+/** The hub's second listener, on the other loopback address of its port (listen.ts TwinState): its connections are the HTTP server's. */
+function twinServer(server: http.Server): net.Server {
+  const twin = process.getBuiltinModule('node:net').createServer((socket) => server.emit('connection', socket));
+  twin.maxConnections = server.maxConnections;
+  return twin;
+}
+
 /**
  * After a handover, the port of the hub that handed over: clients' configured URLs stay right.
  * Another program may have taken it in the moment between; then the configured port, as any start.
  */
-async function listenOn(server: http.Server, host: string, claimed: number | undefined, configured: number | 'auto', warnings: string[]): Promise<number> {
+async function listenOn(server: http.Server, twin: net.Server, host: string, claimed: number | undefined, configured: number | 'auto', warnings: string[]): Promise<Listening> {
   const defaultPort = Number(SETTINGS.HTTP_PORT.default);
-  if (claimed === undefined) return listen(server, host, configured, defaultPort);
-  return listen(server, host, claimed, defaultPort).catch(async (err: Error) => {
-    const port = await listen(server, host, configured, defaultPort);
-    // ports.ts's first sentence names the holder; its advice is for a start, not for this.
+  if (claimed === undefined) return listenHub(server, twin, host, configured, defaultPort);
+  return listenHub(server, twin, host, claimed, defaultPort).catch(async (err: Error) => {
+    const listening = await listenHub(server, twin, host, configured, defaultPort);
+    // listen.ts's first sentence names the holder; its advice is for a start, not for this.
     const taken = err.message.split('. ')[0];
     const why = configured === 'auto' ? `HTTP_PORT=auto: the first free port from ${defaultPort}` : `HTTP_PORT=${configured}`;
-    const warning = `The hub that handed over listened on port ${claimed}, but ${taken} now; this hub listens on port ${port} instead (${why}). Clients configured with port ${claimed} need the new address.`;
+    const warning = `The hub that handed over listened on port ${claimed}, but ${taken} now; this hub listens on port ${listening.port} instead (${why}). Clients configured with port ${claimed} need the new address.`;
     log.warn(warning);
     warnings.push(warning);
-    return port;
+    return listening;
   });
 }

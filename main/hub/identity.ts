@@ -4,7 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic, type PincerPaths } from '../core/paths.js';
 import { HubRole, type HubInfo } from './lock.js';
-import { CHALLENGE, boundProof, checkProof, identityProof, newChallenge, parseSecret, readHealthAnswer, sameMac, type HealthAnswer } from '../core/hub-proof.js';
+import { CHALLENGE, boundProof, checkProof, identityProof, newChallenge, parseSecret, readHealthAnswer, sameMac, secretMac, type HealthAnswer } from '../core/hub-proof.js';
 
 export { CHALLENGE, identityProof };
 
@@ -42,9 +42,6 @@ export function homeSecret(paths: PincerPaths, create = false): Buffer | undefin
   return secret;
 }
 
-function mac(secret: Buffer, parts: (string | number | boolean)[]): string {
-  return crypto.createHmac('sha256', secret).update(parts.join('\n')).digest('base64url');
-}
 
 
 /** What the health endpoint adds when asked with `?challenge=`: who answers, and the proof. */
@@ -114,14 +111,14 @@ export type HandoverRequest = z.infer<typeof HandoverRequest>;
  * What the MAC covers. A stop is signed under its own label, so that a hub of an older Pincer
  * (which knows no stop) refuses it as unsigned instead of taking it for a handover.
  */
-function handoverParts(req: Omit<HandoverRequest, 'mac'>): (string | number | boolean)[] {
-  return req.stop ? ['pincer-stop', req.nonce, req.at, req.pid] : ['pincer-handover', req.nonce, req.at, req.pid, req.role, req.force];
+function handoverMac(secret: Buffer, req: Omit<HandoverRequest, 'mac'>): string {
+  return req.stop ? secretMac(secret, 'pincer-stop', [req.nonce, req.at, req.pid]) : secretMac(secret, 'pincer-handover', [req.nonce, req.at, req.pid, req.role, req.force]);
 }
 
 export function signHandover(secret: Buffer, req: Omit<HandoverRequest, 'mac'>): HandoverRequest {
-  return { ...req, mac: mac(secret, handoverParts(req)) };
+  return { ...req, mac: handoverMac(secret, req) };
 }
 
 export function handoverSigned(secret: Buffer, req: HandoverRequest): boolean {
-  return sameMac(req.mac, mac(secret, handoverParts(req)));
+  return sameMac(req.mac, handoverMac(secret, req));
 }

@@ -1,49 +1,9 @@
-import type http from 'node:http';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
-
-/** Listens on host:port; with `auto`, walks up from the default to the next free port. */
-export async function listen(server: http.Server, host: string, port: number | 'auto', defaultPort: number): Promise<number> {
-  const first = port === 'auto' ? defaultPort : port;
-  const last = port === 'auto' ? defaultPort + 100 : port;
-  for (let p = first; p <= last; p++) {
-    try {
-      await new Promise<void>((resolve, reject) => {
-        const onError = (err: Error) => {
-          server.off('listening', onListening);
-          reject(err);
-        };
-        const onListening = () => {
-          server.off('error', onError);
-          resolve();
-        };
-        server.once('error', onError);
-        server.once('listening', onListening);
-        server.listen(p, host);
-      });
-      const addr = server.address();
-      return typeof addr === 'object' && addr ? addr.port : p;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'EADDRINUSE' || p === last) {
-        if (code === 'EADDRINUSE') {
-          const holder = await portHolder(p);
-          throw new Error(
-            `port ${p} on ${host} is already in use${holder ? ` by ${holder}` : ''}. Stop that program, set HTTP_PORT to a free port, or set HTTP_PORT=auto in pincer-env.txt.`,
-          );
-        }
-        if (code === 'EADDRNOTAVAIL') throw new Error(`cannot listen on ${host}: no such address on this machine. Check HTTP_HOST in pincer-env.txt.`);
-        if (code === 'EACCES') throw new Error(`not allowed to listen on ${host}:${p}. Pick a port above 1024 with HTTP_PORT.`);
-        throw err;
-      }
-    }
-  }
-  throw new Error('no free port found');
-}
 
 /**
  * Best effort: "node server.js (pid 1234)". Finds the pid with the tools each
@@ -168,4 +128,28 @@ function userName(uid: number): string {
     // No passwd file: the uid alone.
   }
   return 'another user';
+}
+
+/**
+ * Linux: how many sockets listen on exactly this address and port (one per member of an
+ * SO_REUSEPORT group), from /proc/net/tcp{,6}; undefined where that cannot be read.
+ */
+export function listenersOn(address: string, port: number): number | undefined {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  const v6 = address.includes(':');
+  const hexAddr = v6 ? (address === '::1' ? '00000000000000000000000001000000' : undefined) : address.split('.').reverse().map((b) => Number(b).toString(16).toUpperCase().padStart(2, '0')).join('');
+  if (!hexAddr) return undefined;
+  let text: string;
+  try {
+    text = fs.readFileSync(v6 ? '/proc/net/tcp6' : '/proc/net/tcp', 'utf8');
+  } catch {
+    return undefined;
+  }
+  let n = 0;
+  for (const line of text.split('\n').slice(1)) {
+    const f = line.trim().split(/\s+/);
+    // local_address is ADDR:PORT in hex (each 32-bit word in host order); state 0A is LISTEN.
+    if (f[1] === `${hexAddr}:${hexPort}` && f[3] === '0A') n++;
+  }
+  return n;
 }

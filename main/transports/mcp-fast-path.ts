@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Settings } from '../core/settings/settings.js';
-import { hostOriginProblem, tokenProblem, unauthorizedHeaders, type GuardOptions, type SessionCheck } from '../access/security.js';
+import { hostOriginProblem, tokenProblem, unauthorizedHeaders, type GuardOptions } from '../access/security.js';
 import { refuseTooLarge, sendRpcError } from '../access/respond.js';
 import { EMPTY_BODY, declaredTooLarge, parseBody, type ParsedBody } from '../access/body.js';
 import { logger } from '../core/log.js';
@@ -10,7 +10,6 @@ const log = logger('mcp-http');
 export interface FastPathDeps {
   guard: GuardOptions;
   settings: Settings;
-  dashboardSessions: SessionCheck;
   handle: (req: IncomingMessage, res: ServerResponse, body: ParsedBody) => Promise<void>;
 }
 
@@ -32,7 +31,7 @@ export function mcpFastPath(deps: FastPathDeps, next: RequestListener): RequestL
     if (path !== '/mcp' || (encoding !== undefined && encoding.toLowerCase() !== 'identity')) return next(req, res);
     const refused = hostOriginProblem(req.headers, deps.guard);
     if (refused) return sendRpcError(res, refused.status, refused.code, refused.message);
-    const unauthorized = tokenProblem(req.headers, deps.settings, deps.dashboardSessions);
+    const unauthorized = tokenProblem(req.headers, deps.settings);
     if (unauthorized) return sendRpcError(res, 401, unauthorized.code, unauthorized.message, unauthorizedHeaders(req.headers));
     const serve = (body: ParsedBody) =>
       deps.handle(req, res, body).catch((err: Error) => {

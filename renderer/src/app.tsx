@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { PincerDesktopApi } from '../../main/desktop/channels.js';
-import { api, setSessionKey, signIn, signOut, describeError } from './api.js';
+import { signOut, describeError, SignedOut } from './api.js';
+import { forget, foreignWorker, redeem, resume } from './session.js';
 import { connectLive } from './live.js';
 import { useReachable, useResource } from './hooks.js';
 import { Announcer, ConfirmButton } from './ui.js';
@@ -18,49 +19,43 @@ function currentPage(): PageId {
   return (PAGES.find((p) => p.id === id)?.id ?? 'overview') as PageId;
 }
 
-function SignIn(props: { onSignedIn(): void; ended: boolean }) {
-  const [message, setMessage] = useState('');
-  const input = useRef<HTMLInputElement>(null);
-  useEffect(() => input.current?.focus(), []);
+/** `#signin=<code>` in the address (a link from `pincer dashboard`), taken out of it at once so that neither a reload nor the history keeps it. */
+function takeSignInCode(): string | undefined {
+  const m = /^#signin=([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)(?:&to=([a-z-]+))?$/.exec(location.hash);
+  if (!m) return undefined;
+  history.replaceState(null, '', `${location.pathname}${location.search}#/${m[2] ?? 'overview'}`);
+  return m[1];
+}
+
+function SignIn(props: { why?: string; retry?: () => void }) {
+  const main = useRef<HTMLElement>(null);
+  useEffect(() => main.current?.focus(), []);
   return (
-    <main id="main" class="signin" tabIndex={-1}>
-      <form
-        class="panel login"
-        onSubmit={async (e) => {
-          e.preventDefault();
-          try {
-            await signIn(input.current!.value.trim());
-            props.onSignedIn();
-          } catch (err) {
-            setMessage(describeError(err));
-          }
-        }}
-      >
+    <main id="main" ref={main} class="signin" tabIndex={-1}>
+      <div class="panel login">
         <h1>Sign in to Pincer</h1>
-        {props.ended ? (
-          <p class="muted" id="session-ended">
-            You are signed out. A dashboard session ends on Sign out, after 2 hours without use, 24 hours after signing in, and when the token changes.
+        {props.why ? (
+          <p class="muted" id="session-ended" role="alert">
+            {props.why}
           </p>
         ) : null}
-        <label for="token">Hub token</label>
-        <div class="row">
-          <input ref={input} type="password" id="token" autocomplete="current-password" aria-describedby="token-help" required />
-          <button class="primary" type="submit">
+        <p id="signin-help">
+          Run <code>pincer dashboard</code> in a terminal (<code>npx pincer dashboard</code> in a Pincer checkout): it opens this dashboard in your browser, signed in. The tray app&apos;s <em>Open dashboard</em> signs in by itself.
+        </p>
+        <p class="muted">
+          A dashboard session ends on Sign out, after 2 hours without use, 24 hours after signing in, when the token changes and when the hub stops or restarts. Pincer never asks for its token in a web page: a page that does is not Pincer&apos;s.
+        </p>
+        {props.retry ? (
+          <button class="primary" type="button" onClick={props.retry}>
             Sign in
           </button>
-        </div>
-        <p id="token-help" class="muted">
-          Run <code>pincer token</code> in a terminal to print it (<code>npx pincer token</code> in a Pincer checkout), or read <code>AUTH_TOKEN</code> in <code>~/.pincer/pincer-env.txt</code>. Signing in gives this browser a session of its own; the token is not stored.
-        </p>
-        <p class="problem" role="alert">
-          {message}
-        </p>
-      </form>
+        ) : null}
+      </div>
     </main>
   );
 }
 
-function Shell(props: { onSignedOut(): void }) {
+function Shell(props: { onSignedOut(why?: string): void }) {
   const [page, setPage] = useState<PageId>(currentPage());
   const reachable = useReachable();
   const overview = useResource<Overview>('/api/overview', ['question_*', 'job_started', 'job_ended', 'tools_changed', 'settings_changed', 'callback*', 'session_*'], props.onSignedOut);
@@ -152,43 +147,58 @@ function Shell(props: { onSignedOut(): void }) {
 
 type State = 'checking' | 'signed-in' | 'signed-out';
 
+/** A kept session that ended (its hub restarted): the desktop window signs in again by itself, a browser says why. */
+function desktopSignsInAgain(err: unknown): false {
+  if (window.pincerDesktop && err instanceof SignedOut) return false;
+  throw err;
+}
+
 export function App() {
   const [state, setState] = useState<State>('checking');
-  const [ended, setEnded] = useState(false);
-  const check = async () => {
+  const [why, setWhy] = useState<string>();
+  const start = async () => {
+    setState('checking');
+    // A worker another program left on this origin: removed, and the page loads again without it.
+    if (foreignWorker()) return;
     try {
-      const signedIn = async () => (await api<{ signedIn: boolean }>('/api/session')).signedIn;
-      let ok = await signedIn();
-      if (!ok && window.pincerDesktop) {
-        // The desktop window signs itself in (again, after a sign-out or rotation) without the token.
-        setSessionKey((await window.pincerDesktop.signIn()).key);
-        ok = await signedIn();
+      const code = takeSignInCode();
+      if (code) await redeem(code);
+      else if (!(await resume().catch(desktopSignsInAgain))) {
+        if (!window.pincerDesktop) return setState('signed-out');
+        await redeem((await window.pincerDesktop.signIn()).code);
       }
-      setState(ok ? 'signed-in' : 'signed-out');
-    } catch {
-      // Unreachable at start: show the shell; its banner says so and pages recover when the hub is back.
+      setWhy(undefined);
       setState('signed-in');
+    } catch (err) {
+      setWhy(describeError(err));
+      setState('signed-out');
     }
   };
-  useEffect(() => void check(), []);
+  useEffect(() => {
+    void start();
+    // A sign-in link opened in a tab that shows the dashboard already changes only the fragment.
+    const onHash = () => {
+      if (location.hash.startsWith('#signin=')) void start();
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
   if (state === 'checking') return <Announcer />;
   if (state === 'signed-out')
     return (
       <>
-        <SignIn onSignedIn={() => setState('signed-in')} ended={ended} />
+        <SignIn why={why} retry={window.pincerDesktop ? () => void start() : undefined} />
         <Announcer />
       </>
     );
   return (
     <Shell
-      onSignedOut={() => {
-        setSessionKey(null);
-        setEnded(true);
-        // The desktop window signs itself in again (a session that ended, a rotated token); a browser asks for the token.
-        if (window.pincerDesktop) {
-          setState('checking');
-          void check();
-        } else setState('signed-out');
+      onSignedOut={(reason?: string) => {
+        forget();
+        setWhy(reason ?? 'You are signed out.');
+        // The desktop window signs itself in again (a session that ended, a rotated token); a browser shows how to.
+        if (window.pincerDesktop) void start();
+        else setState('signed-out');
       }}
     />
   );

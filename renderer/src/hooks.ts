@@ -20,7 +20,7 @@ export function matches(types: readonly string[], type: string): boolean {
  * data stays on screen meanwhile, and Preact's diff changes only what changed,
  * so focus, selection and half-typed input survive.
  */
-export function useResource<T>(path: string, events: readonly string[], onSignedOut: () => void): Resource<T> {
+export function useResource<T>(path: string, events: readonly string[], onSignedOut: (why?: string) => void): Resource<T> {
   const [data, setData] = useState<T>();
   const [error, setError] = useState<string>();
   const timer = useRef<number | undefined>(undefined);
@@ -35,7 +35,7 @@ export function useResource<T>(path: string, events: readonly string[], onSigned
       },
       (err: unknown) => {
         if (mine !== seq.current) return;
-        if (err instanceof Unauthorized) onSignedOut();
+        if (err instanceof Unauthorized) onSignedOut(err.message);
         else if (!isHubUnreachable(err)) setError(describeError(err));
       },
     );

@@ -1,6 +1,8 @@
 import { createParser } from 'eventsource-parser';
 import type { HubEvent } from '../../main/tools/events.js';
-import { authHeaders, reportReachable, sessionKey } from './api.js';
+import { reportReachable } from './api.js';
+import { SignedOut } from './errors.js';
+import { credentials, prove, unprove } from './session.js';
 
 /** Events the stream sends besides the hub's own. */
 export type StreamEvent = HubEvent | { type: 'connected' | 'ping'; timestamp: number };
@@ -24,41 +26,59 @@ export function onEpoch(l: (epoch: number) => void): () => void {
 }
 
 /**
- * The hub's event stream, read with fetch (so the session key goes in a
- * header, which EventSource cannot send) and parsed with eventsource-parser.
- * Reconnects every second while the hub is away.
+ * The hub's event stream, read with fetch (so the session's credential goes in a header, and no
+ * browser reconnects it by itself as EventSource would) and parsed with eventsource-parser. Each
+ * connection starts with the hub's proof (session.ts): a stream that ended — the hub stopped, or
+ * handed over — may come back from anyone, so nothing is sent again until the hub proves itself.
+ * Tries again every second while the hub is away; a server that proves nothing signs the tab out.
  */
-export function connectLive(onUnauthorized: () => void): () => void {
+export function connectLive(onSignedOut: (why: string) => void): () => void {
   let stopped = false;
   let controller: AbortController | undefined;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const run = async () => {
     while (!stopped) {
       controller = new AbortController();
-      const keyUsed = sessionKey();
+      let creds: Awaited<ReturnType<typeof credentials>>;
+      try {
+        creds = await credentials();
+      } catch (err) {
+        if (stopped) return;
+        if (err instanceof SignedOut) return onSignedOut(err.message);
+        reportReachable(false);
+        await sleep(1000);
+        continue;
+      }
       let res: Response;
       // A hub that is going away can leave a connection that never answers: no headers within a few
       // seconds counts as not answering (the timer stops once they arrive, so the stream itself may last).
       const noAnswer = setTimeout(() => controller?.abort(), HEADERS_TIMEOUT_MS);
       try {
-        res = await fetch('/api/mcp/connect', { headers: authHeaders(), signal: controller.signal, cache: 'no-store' });
+        res = await fetch('/api/mcp/connect', { headers: creds.headers, signal: controller.signal, cache: 'no-store', credentials: 'omit' });
       } catch {
         clearTimeout(noAnswer);
         if (stopped) return;
         // Nothing answers: the hub is down. Say so at once, then keep trying.
+        unprove();
         reportReachable(false);
         await sleep(1000);
         continue;
       }
       clearTimeout(noAnswer);
       if (res.status === 401) {
-        // Rotating the token from this page ends the stream just before the new key arrives: give it a moment.
-        await sleep(500);
-        if (sessionKey() !== keyUsed) continue;
-        onUnauthorized();
-        return;
+        // Ended (sign-out, rotation elsewhere) or a server that is not the hub: the hub's proof tells.
+        unprove();
+        try {
+          await prove();
+        } catch (err) {
+          if (err instanceof SignedOut) return onSignedOut(err.message);
+          await sleep(1000);
+        }
+        continue;
       }
-      if (!res.ok || !res.body) {
+      if (!(await creds.check(res)) || !res.ok || !res.body) {
+        await res.body?.cancel().catch(() => undefined);
+        reportReachable(false);
         await sleep(1000);
         continue;
       }
@@ -97,6 +117,8 @@ export function connectLive(onUnauthorized: () => void): () => void {
         // The stream broke off; reconnecting below tells whether the hub is still there.
       }
       if (stopped) return;
+      // Whoever answers next must prove to be the hub again.
+      unprove();
       await sleep(100);
     }
   };

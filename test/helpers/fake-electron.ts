@@ -15,14 +15,15 @@ export class FakeElectron {
   windows: FakeWindow[] = [];
   notifications: FakeNotification[] = [];
   ipc = new Map<string, Handler>();
-  cookies: Record<string, unknown>[] = [];
   opened: string[] = [];
   openedPaths: string[] = [];
   exited: number | undefined;
   loginItem: { openAtLogin: boolean; args?: string[] } = { openAtLogin: false };
   appEvents = new EventEmitter();
-  /** The request filter set on a session (ReadDocs' partition). */
+  /** The request filter set on ReadDocs' partition. */
   beforeRequest?: Handler;
+  /** The request filter set on the default session (the dashboard window's). */
+  windowBeforeRequest?: Handler;
 
   api(): ElectronApi {
     const self = this;
@@ -61,9 +62,12 @@ export class FakeElectron {
       }
     }
     const session = {
-      cookies: { set: async (c: Record<string, unknown>) => void self.cookies.push(c) },
       setPermissionRequestHandler: (h: unknown) => void self.calls.push(`permissions:${typeof h}`),
       webRequest: { onBeforeRequest: (h: Handler) => void (self.beforeRequest = h) },
+    };
+    const defaultSession = {
+      setPermissionRequestHandler: (h: unknown) => void self.calls.push(`permissions:${typeof h}`),
+      webRequest: { onBeforeRequest: (h: Handler) => void (self.windowBeforeRequest = h) },
     };
     return {
       app,
@@ -74,7 +78,7 @@ export class FakeElectron {
       Notification,
       ipcMain: { handle: (ch: string, fn: Handler) => void self.ipc.set(ch, fn), removeHandler: (ch: string) => void self.ipc.delete(ch) },
       shell: { openExternal: async (url: string) => void self.opened.push(url), openPath: async (p: string) => (self.openedPaths.push(p), '') },
-      session: { defaultSession: session, fromPartition: () => session },
+      session: { defaultSession, fromPartition: () => session },
       dialog: { showMessageBoxSync: (o: unknown) => (self.dialogs.push(o), self.dialogAnswer) },
       net: { fetch: async () => new Response('') },
     } as unknown as ElectronApi;

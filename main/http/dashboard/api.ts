@@ -3,11 +3,12 @@ import { z } from 'zod';
 import type { Runtime } from '../../calls/runtime.js';
 import type { SessionTable } from '../../access/sessions.js';
 import type { DashboardSessions } from './sessions.js';
-import { toolKey, skillKey } from '../../core/settings/schema.js';
+import { toolKey, skillKey, specFor } from '../../core/settings/schema.js';
 import { generateToken } from '../../access/security.js';
 import { SettingsError, settingsErrorStatus } from '../../core/settings/errors.js';
 import { SECRET_KEYS } from '../../core/settings/secrets.js';
-import { diagnosticViews, unmaskSecrets } from './settings.js';
+import { diagnosticViews, unmaskSecrets, widenedKeys, widens } from './settings.js';
+import { callerOf, fullAccess } from './auth.js';
 import { connectRoutes } from './connect.js';
 import type { ConnectService } from '../../core/client-connect.js';
 import { overviewView, toolsView, settingsView, callbacksView, skillsView, type MinutesView } from './views.js';
@@ -71,13 +72,16 @@ function overviewRoutes({ r, runtime, sessions, hubUrl }: Ctx): void {
   });
 }
 
-/** The token: show it, rotate it (which signs every dashboard out). */
+/**
+ * The token: rotate it (which signs every dashboard out), show it. A browser's session may rotate it
+ * but never read it (auth.ts fullAccess): the new token is in `pincer token`.
+ */
 function tokenRoutes({ r, runtime, dashboard }: Ctx): void {
   const settings = runtime.settings;
-  r.post('/api/token/rotate', (_req, res) => {
+  r.post('/api/token/rotate', (req, res) => {
     if (settings.source('AUTH_TOKEN') === 'env') return fail(res, 409, 'TOKEN_FROM_ENV', 'AUTH_TOKEN comes from an environment variable; change it there.');
     const token = generateToken();
-    // Rotation signs every dashboard out (hub.ts listens for the change); the one that asked gets a fresh session.
+    // Rotation signs every dashboard out (hub.ts listens for the change); a dashboard that asked gets a sign-in code for a new session.
     try {
       settings.set('AUTH_TOKEN', token);
     } catch (err) {
@@ -85,13 +89,14 @@ function tokenRoutes({ r, runtime, dashboard }: Ctx): void {
       throw err;
     }
     dashboard.revokeAll();
-    const session = dashboard.create();
-    res.setHeader('Set-Cookie', dashboard.setCookie(session));
+    const caller = callerOf(req);
+    const kind = caller?.kind === 'session' ? caller.session.kind : undefined;
     res.setHeader('Cache-Control', 'no-store');
-    res.json({ success: true, token, key: session.key });
+    res.json({ success: true, ...(kind !== 'browser' ? { token } : {}), ...(kind ? { code: dashboard.createCode(kind) } : {}) });
   });
 
-  r.get('/api/token', (_req, res) => {
+  r.get('/api/token', (req, res) => {
+    if (!fullAccess(req, res, 'read the token')) return;
     res.setHeader('Cache-Control', 'no-store');
     res.json({ token: settings.get('AUTH_TOKEN') });
   });
@@ -139,6 +144,7 @@ function settingsRoutes({ r, runtime }: Ctx): void {
   r.get('/api/settings/secret/:key', (req, res) => {
     const key = String(req.params.key);
     if (!SECRET_KEYS.includes(key)) return fail(res, 404, 'NOT_SECRET', `${key.slice(0, 80)} is not a secret setting; its value is in GET /api/settings. Secrets: ${SECRET_KEYS.join(', ')}.`);
+    if (key === 'AUTH_TOKEN' && !fullAccess(req, res, 'read the token')) return;
     res.setHeader('Cache-Control', 'no-store');
     res.json({ key, value: settings.raw(key) ?? '', source: settings.source(key) });
   });
@@ -146,6 +152,8 @@ function settingsRoutes({ r, runtime }: Ctx): void {
   r.post('/api/settings/key', (req, res) => {
     const b = body(req, res, KeyValue, '{"key": "...", "value": "..."}');
     if (!b) return;
+    const trust = specFor(b.key)?.trust;
+    if (widens(b.key, b.value) && trust?.level === 'user' && !fullAccess(req, res, `change ${b.key}: ${trust.why}`)) return;
     try {
       settings.set(b.key, b.value);
       res.json({ success: true, value: SECRET_KEYS.includes(b.key) ? '' : settings.raw(b.key) });
@@ -158,8 +166,12 @@ function settingsRoutes({ r, runtime }: Ctx): void {
   r.put('/api/settings/file', (req, res) => {
     const b = body(req, res, FileText, '{"text": "<the whole file>"}');
     if (!b) return;
+    const current = settings.userFileText();
+    const text = unmaskSecrets(b.text, current);
+    const widened = widenedKeys(current, text);
+    if (widened.length && !fullAccess(req, res, `change ${widened.join(', ')} (they choose who can reach the hub, or a program, path or address Pincer uses); nothing was saved`)) return;
     try {
-      const errors = settings.replaceUserFile(unmaskSecrets(b.text, settings.userFileText()));
+      const errors = settings.replaceUserFile(text);
       if (errors.length) return fail(res, 400, 'SETTING_VALUE_INVALID', `${errors.length} line(s) need fixing; nothing was saved.`, { errors });
     } catch (err) {
       // A write that failed already says the file is unchanged; a refused edit says nothing was saved.

@@ -1,172 +1,202 @@
 import crypto from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { parseCookie, stringifySetCookie } from 'cookie';
-import type { DashboardSessionsRepo } from '../../store/dashboard-sessions.js';
+import { CHALLENGE } from '../../core/hub-proof.js';
 
 type Headers = Record<string, string | string[] | undefined>;
 
-/** The header that carries a dashboard session's key; the cookie alone is not enough. */
-export const SESSION_KEY_HEADER = 'x-pincer-session-key';
+/** Where a tab asks the hub to prove itself; a hub that is closing answers it "restarting" (handover.ts). */
+export const HELLO_PATH = '/api/dashboard/hello';
+/** `<sid>.<credential>`: which session, and its credential for this hub process. */
+export const SESSION_HEADER = 'x-pincer-session';
+/** A random id per request, which the hub's answer MACs (ANSWER_HEADER): the tab believes only answers of its hub. */
+export const REQUEST_HEADER = 'x-pincer-request';
+export const ANSWER_HEADER = 'x-pincer-answer';
+
+/**
+ * `desktop`: the tray app's window, whose main process proved the hub and signs it in; it may read
+ * the token and change the settings that choose programs, paths and addresses. `browser`: a tab,
+ * which may not (ARCHITECTURE §5, dashboard sessions).
+ */
+export type SessionKind = 'browser' | 'desktop';
+
+export interface DashboardSession {
+  sid: string;
+  kind: SessionKind;
+  createdAt: number;
+  lastUsedAt: number;
+  /** HMAC(code secret, sid): the tab derives it from the secret it never sends; the hub keeps it in memory only. */
+  key: Buffer;
+  /** What the tab sends with each request: HMAC(key, this hub's epoch), worth nothing to any other hub process. */
+  credential: string;
+}
 
 /** Most signed-in dashboards at once; the oldest is signed out beyond this. */
 const MAX_SESSIONS = 64;
+/** Most sign-in codes waiting to be used; the oldest goes beyond this. */
+const MAX_CODES = 16;
+/** A sign-in link is good for this long, once. */
+export const CODE_TTL_MS = 120_000;
 /** A session nobody used for this long has ended (README, Security model). */
 export const SESSION_IDLE_MS = 2 * 3600_000;
-/** No session outlives this, however busy: a stolen one is worth a day at most. */
+/** No session outlives this, however busy. */
 export const SESSION_LIFETIME_MS = 24 * 3600_000;
-/** Last use is written at most this often per session (every API call reads it; few write it). */
-const TOUCH_EVERY_MS = 60_000;
-/** How often ended sessions are swept, which closes the event streams they held open. */
+/** How often ended sessions and codes are swept, which closes the event streams they held open. */
 const SWEEP_EVERY_MS = 10_000;
 
-function hash(text: string): string {
-  return crypto.createHash('sha256').update(text).digest('hex');
-}
-
-function random(): string {
-  return crypto.randomBytes(32).toString('base64url');
-}
+const b64 = (bytes: number) => crypto.randomBytes(bytes).toString('base64url');
+const mac = (key: Buffer, parts: string[]) => crypto.createHmac('sha256', key).update(parts.join('\n')).digest('base64url');
+const ID = /^[A-Za-z0-9_-]{22}$/;
 
 function first(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** The session tag at the head of a key, which names its cookie; undefined for anything else. */
-function tagOf(key: string): string | undefined {
-  const m = /^([A-Za-z0-9_-]{8})\./.exec(key);
-  return m?.[1];
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && crypto.timingSafeEqual(x, y);
+}
+
+/** What a tab learns from `GET /api/dashboard/hello`: whether this hub knows its session and, if so, the proof. */
+export interface Hello {
+  known: boolean;
+  /** The address the connection reached, as the hub sees it: the tab compares it with its own. */
+  at: string;
+  epoch: string;
+  /** HMAC(key, challenge, at, epoch): only the hub that made the session can answer it. */
+  proof?: string;
 }
 
 /**
- * Signed-in dashboards. Signing in trades the token for two random values:
- * a session id, sent as an HttpOnly, SameSite=Strict cookie whose name carries
- * the hub's port and a tag of the session, and a key (`<tag>.<secret>`) the page
- * keeps in its tab's sessionStorage and sends as a header; the tag names the
- * cookie to read, so each tab's sign-in has a cookie of its own and signing in
- * in one tab never signs another out. Browsers send cookies for 127.0.0.1 to
- * every port, so a server on another port may see the cookie; it never sees the
- * key (storage is per origin and tab), and the cookie is worth nothing without it.
- * Neither value is the token or works as one. The hub keeps only their hashes,
- * in pincer.db, so a restart does not sign anyone out.
+ * Signed-in dashboards, held in this hub's memory only: a session ends with the hub process that
+ * made it (a stop, a crash, a handover), on sign-out, on a token change, after SESSION_IDLE_MS
+ * unused and SESSION_LIFETIME_MS after sign-in.
  *
- * A session ends after SESSION_IDLE_MS without a request, SESSION_LIFETIME_MS after sign-in, on
- * sign-out, and when the token changes by any means (rotation, an edit of pincer-env.txt, a
- * `pincer token rotate` while no hub ran): each row carries an HMAC of the token it was opened
- * under, and a row whose tag is not the current token's opens nothing.
+ * Signing in: a one-time sign-in code `<id>.<secret>` (from `pincer dashboard`, the tray, or a
+ * holder of the token) reaches the tab in its address's fragment or over the window's IPC; the
+ * tab sends only the id, gets a session id, and derives the session key from the secret itself,
+ * so the key never crosses the wire. Before it sends anything else — after a reload, a lost
+ * connection, a restart — the tab asks the hub to prove it holds that key for the address the tab
+ * connected to (`hello`), and then sends a credential bound to this hub process (its epoch). What a
+ * program holding the port while the hub is away catches is worth nothing: it cannot prove the
+ * key, and no other hub process knows the session or the epoch.
  */
-export class DashboardSessions extends EventEmitter<{ revoked: [idHashes: string[] | 'all'] }> {
+export class DashboardSessions extends EventEmitter<{ revoked: [sids: string[] | 'all'] }> {
+  /** This hub process, in every credential: a credential caught anywhere is worth nothing to another hub. */
+  readonly epoch = b64(16);
+  private sessions = new Map<string, DashboardSession>();
+  private codes = new Map<string, { secret: Buffer; kind: SessionKind; expires: number }>();
   private sweeper: NodeJS.Timeout;
 
-  constructor(private port: () => number, private repo: DashboardSessionsRepo, private token: () => string) {
+  constructor(private now: () => number = Date.now) {
     super();
     this.setMaxListeners(0);
     this.sweeper = setInterval(() => this.sweep(), SWEEP_EVERY_MS);
     this.sweeper.unref();
   }
 
-  /** Which token a session belongs to, without keeping the token (or a plain hash of it) in pincer.db. */
-  private tokenTag(): string {
-    return crypto.createHmac('sha256', this.token()).update('pincer dashboard session').digest('hex').slice(0, 32);
+  /** A one-time sign-in code: the id is sent to redeem it, the secret stays in the tab. */
+  createCode(kind: SessionKind): string {
+    const id = b64(16);
+    const secret = crypto.randomBytes(32);
+    this.codes.set(id, { secret, kind, expires: this.now() + CODE_TTL_MS });
+    for (const old of this.codes.keys()) {
+      if (this.codes.size <= MAX_CODES) break;
+      this.codes.delete(old);
+    }
+    return `${id}.${secret.toString('base64url')}`;
   }
 
-  /** Ends the sessions past their time and closes what they hold open; a store that fails now is tried on the next sweep. */
-  sweep(now = Date.now()): void {
-    try {
-      const gone = this.repo.deleteEnded(this.tokenTag(), now - SESSION_IDLE_MS, now - SESSION_LIFETIME_MS);
-      if (gone.length) this.emit('revoked', gone);
-    } catch {
-      // pincer.db unavailable: authenticate() refuses ended sessions by itself meanwhile.
+  /** Trades a code's id for a new session, once; undefined for a code this hub never made, used or expired. */
+  redeem(id: string): { sid: string; kind: SessionKind } | undefined {
+    const code = ID.test(id) ? this.codes.get(id) : undefined;
+    if (!code) return undefined;
+    this.codes.delete(id);
+    if (code.expires <= this.now()) return undefined;
+    const sid = b64(16);
+    const key = crypto.createHmac('sha256', code.secret).update(['pincer-dashboard-key', sid].join('\n')).digest();
+    const now = this.now();
+    this.sessions.set(sid, { sid, kind: code.kind, createdAt: now, lastUsedAt: now, key, credential: mac(key, ['pincer-dashboard-request', this.epoch]) });
+    for (const [old] of this.sessions) {
+      if (this.sessions.size <= MAX_SESSIONS) break;
+      this.revoke(old);
     }
+    return { sid, kind: code.kind };
+  }
+
+  /** The hub's answer to a tab's challenge on a connection that reached `at` (hub-proof.ts connectionAddress). */
+  hello(sid: string, challenge: string, at: string): Hello | undefined {
+    if (!CHALLENGE.test(challenge)) return undefined;
+    const session = this.live(sid);
+    return session ? { known: true, at, epoch: this.epoch, proof: mac(session.key, ['pincer-dashboard-hub', challenge, at, this.epoch]) } : { known: false, at, epoch: this.epoch };
+  }
+
+  /** The session a request proves with its SESSION_HEADER, or undefined. */
+  authenticate(headers: Headers): DashboardSession | undefined {
+    const value = first(headers[SESSION_HEADER]);
+    const dot = value?.indexOf('.') ?? -1;
+    if (!value || dot < 0 || value.length > 200) return undefined;
+    const session = this.live(value.slice(0, dot));
+    if (!session || !sameText(value.slice(dot + 1), session.credential)) return undefined;
+    session.lastUsedAt = this.now();
+    return session;
+  }
+
+  /** The MAC a session's answer carries for the request id it sent (ANSWER_HEADER). */
+  answer(session: DashboardSession, requestId: string): string | undefined {
+    return /^[A-Za-z0-9_-]{16,64}$/.test(requestId) ? mac(session.key, ['pincer-dashboard-answer', this.epoch, requestId]) : undefined;
+  }
+
+  /** A session still within its limits (one past them is ended here). */
+  private live(sid: string): DashboardSession | undefined {
+    const session = this.sessions.get(sid);
+    if (!session) return undefined;
+    const now = this.now();
+    if (now - session.createdAt >= SESSION_LIFETIME_MS || now - session.lastUsedAt >= SESSION_IDLE_MS) {
+      this.revoke(sid);
+      return undefined;
+    }
+    return session;
+  }
+
+  /** Ends the sessions past their time (closing what they hold open) and forgets expired codes. */
+  sweep(): void {
+    const now = this.now();
+    for (const [id, code] of this.codes) if (code.expires <= now) this.codes.delete(id);
+    for (const sid of [...this.sessions.keys()]) this.live(sid);
+  }
+
+  /** Signs one dashboard out; true when it was signed in. */
+  revoke(sid: string): boolean {
+    if (!this.sessions.delete(sid)) return false;
+    this.emit('revoked', [sid]);
+    return true;
+  }
+
+  /** Signs every dashboard out and voids every sign-in code: a token change does this. */
+  revokeAll(): void {
+    this.sessions.clear();
+    this.codes.clear();
+    this.emit('revoked', 'all');
+  }
+
+  /** Calls `onEnd` once when this session ends (sign-out, a limit, a token change). */
+  onEnd(sid: string, onEnd: () => void): () => void {
+    const listener = (which: string[] | 'all') => {
+      if (which === 'all' || which.includes(sid)) {
+        this.off('revoked', listener);
+        onEnd();
+      }
+    };
+    this.on('revoked', listener);
+    return () => this.off('revoked', listener);
+  }
+
+  get size(): number {
+    return this.sessions.size;
   }
 
   close(): void {
     clearInterval(this.sweeper);
-  }
-
-  /** `pincer_session_<port>_<tag>`: two hubs on one machine never read each other's cookie, nor two tabs. */
-  cookieName(tag: string): string {
-    return `pincer_session_${this.port()}_${tag}`;
-  }
-
-  create(): { id: string; key: string; cookieName: string } {
-    const id = random();
-    const tag = crypto.randomBytes(6).toString('base64url');
-    const key = `${tag}.${random()}`;
-    this.repo.insert(hash(id), hash(key), this.tokenTag(), MAX_SESSIONS);
-    return { id, key, cookieName: this.cookieName(tag) };
-  }
-
-  /** The hash of the session a request proves (its cookie plus its key header), or undefined. */
-  authenticated(headers: Headers): string | undefined {
-    const key = first(headers[SESSION_KEY_HEADER]);
-    const tag = key && tagOf(key);
-    const id = tag && this.cookieValue(headers, tag);
-    if (!key || !id) return undefined;
-    const idHash = hash(id);
-    const row = this.repo.get(idHash);
-    if (!row || !crypto.timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash(key), 'hex'))) return undefined;
-    const now = Date.now();
-    const lastUsed = row.last_used_at ?? row.created_at;
-    if (row.token_tag !== this.tokenTag() || now - row.created_at >= SESSION_LIFETIME_MS || now - lastUsed >= SESSION_IDLE_MS) {
-      if (this.repo.delete(idHash)) this.emit('revoked', [idHash]);
-      return undefined;
-    }
-    if (now - lastUsed >= TOUCH_EVERY_MS) this.repo.touch(idHash, now);
-    return idHash;
-  }
-
-  /** The session cookie's value, parsed with `cookie` (which never throws on bad percent-encoding). */
-  private cookieValue(headers: Headers, tag: string): string | undefined {
-    const raw = headers.cookie;
-    const text = Array.isArray(raw) ? raw.join('; ') : raw;
-    if (!text) return undefined;
-    const value = parseCookie(text)[this.cookieName(tag)];
-    return value && value.length <= 256 ? value : undefined;
-  }
-
-  /**
-   * Signs out the session a request proves with its cookie and its key. The cookie alone is not
-   * enough: any local web server on another port receives `127.0.0.1` cookies and could end the
-   * person's session with it. True when a session was ended.
-   */
-  revokeFrom(headers: Headers): boolean {
-    const idHash = this.authenticated(headers);
-    if (!idHash) return false;
-    if (this.repo.delete(idHash)) this.emit('revoked', [idHash]);
-    return true;
-  }
-
-  /**
-   * A connection a dashboard session opened (a WebSocket, a pipe) lasts no longer than the session:
-   * when it ends (sign-out, idle, lifetime, a token change) the socket is closed.
-   */
-  bindSocket(idHash: string, socket: { destroy(): void; once(event: 'close', l: () => void): unknown }): void {
-    const onRevoked = (which: string[] | 'all') => {
-      if (which === 'all' || which.includes(idHash)) socket.destroy();
-    };
-    this.on('revoked', onRevoked);
-    socket.once('close', () => this.off('revoked', onRevoked));
-  }
-
-  /** Signs every dashboard out: token rotation calls this. */
-  revokeAll(): void {
-    this.repo.clear();
-    this.emit('revoked', 'all');
-  }
-
-  get size(): number {
-    return this.repo.count();
-  }
-
-  /** The browser forgets the cookie when the session could no longer be used anyway. */
-  setCookie(session: { id: string; cookieName: string }): string {
-    return stringifySetCookie({ name: session.cookieName, value: session.id, httpOnly: true, sameSite: 'strict', path: '/', maxAge: SESSION_LIFETIME_MS / 1000 });
-  }
-
-  /** Clears the cookie of the session whose key the request sent (undefined when it sent none). */
-  clearCookie(headers: Headers): string | undefined {
-    const key = first(headers[SESSION_KEY_HEADER]);
-    const tag = key && tagOf(key);
-    return tag ? stringifySetCookie({ name: this.cookieName(tag), value: '', httpOnly: true, sameSite: 'strict', path: '/', maxAge: 0 }) : undefined;
   }
 }

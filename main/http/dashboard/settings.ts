@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { closest, distance } from 'fastest-levenshtein';
-import { SETTINGS, PATTERN_SETTINGS, type Trust } from '../../core/settings/schema.js';
+import { SETTINGS, PATTERN_SETTINGS, specFor, type Trust } from '../../core/settings/schema.js';
 import type { Settings, SettingDiagnostic } from '../../core/settings/settings.js';
 import { EnvDocument } from '../../core/settings/envfile.js';
 import { SECRET_KEYS } from '../../core/settings/secrets.js';
@@ -166,4 +166,22 @@ export function unmaskSecrets(edited: string, current: string): string {
       return `${s.head}${real}${s.tail}`;
     })
     .join(eol);
+}
+
+/**
+ * Whether setting `key` to `value` is a change only the user's own file, the desktop window or the
+ * token may make (auth.ts fullAccess): a key of trust level `user` — it decides who can reach the hub,
+ * or a program, a path or an address Pincer uses — given a value. Emptying one puts back its default,
+ * which widens nothing (and an empty token is refused by the settings themselves).
+ */
+export function widens(key: string, value: string | undefined): boolean {
+  return specFor(key)?.trust.level === 'user' && (value ?? '').trim() !== '';
+}
+
+/** The keys whose effective value differs between two texts of the settings file and whose new value widens (widens). */
+export function widenedKeys(before: string, after: string): string[] {
+  const a = new EnvDocument(before);
+  const b = new EnvDocument(after);
+  const keys = new Set([...a.entries(), ...b.entries()].map((l) => l.key!));
+  return [...keys].filter((k) => a.get(k) !== b.get(k) && widens(k, b.get(k)));
 }

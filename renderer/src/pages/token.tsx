@@ -1,12 +1,17 @@
 import { useState } from 'preact/hooks';
-import { api, describeError, setSessionKey } from '../api.js';
+import { api, describeError } from '../api.js';
+import { redeem, sessionKind } from '../session.js';
 import { ConfirmButton, Problem, announce } from '../ui.js';
 
-/** The token, masked until asked for; copy and rotate beside it. */
-export function TokenField(props: { onSignedOut(): void; id?: string }) {
+/**
+ * The token, masked until asked for; copy and rotate beside it. A browser's session may rotate the
+ * token but never read it (the hub refuses): there the field says where to find it instead.
+ */
+export function TokenField(props: { onSignedOut(why?: string): void; id?: string }) {
   const [token, setToken] = useState<string>();
   const [shown, setShown] = useState(false);
   const [problem, setProblem] = useState<string>();
+  const readable = sessionKind() === 'desktop';
   const fetchToken = async () => {
     const t = token ?? (await api<{ value: string }>('/api/settings/secret/AUTH_TOKEN')).value;
     setToken(t);
@@ -17,33 +22,37 @@ export function TokenField(props: { onSignedOut(): void; id?: string }) {
     <div>
       <div class="row">
         {shown ? <input id={id} class="mono grow" type="text" readOnly value={token ?? ''} aria-label="Hub token" /> : <input id={id} class="mono grow" type="password" readOnly value="••••••••••••••••••••" aria-label="Hub token (hidden)" />}
-        <button
-          type="button"
-          aria-pressed={shown}
-          onClick={async () => {
-            try {
-              if (!shown) await fetchToken();
-              setShown(!shown);
-            } catch (err) {
-              setProblem(describeError(err));
-            }
-          }}
-        >
-          {shown ? 'Hide' : 'Show'}
-        </button>
-        <button
-          type="button"
-          onClick={async () => {
-            try {
-              await navigator.clipboard.writeText(await fetchToken());
-              announce('Token copied');
-            } catch (err) {
-              setProblem(err instanceof Error && err.name === 'NotAllowedError' ? 'The browser did not allow copying; use Show and copy it by hand.' : describeError(err));
-            }
-          }}
-        >
-          Copy
-        </button>
+        {readable ? (
+          <>
+            <button
+              type="button"
+              aria-pressed={shown}
+              onClick={async () => {
+                try {
+                  if (!shown) await fetchToken();
+                  setShown(!shown);
+                } catch (err) {
+                  setProblem(describeError(err));
+                }
+              }}
+            >
+              {shown ? 'Hide' : 'Show'}
+            </button>
+            <button
+              type="button"
+              onClick={async () => {
+                try {
+                  await navigator.clipboard.writeText(await fetchToken());
+                  announce('Token copied');
+                } catch (err) {
+                  setProblem(err instanceof Error && err.name === 'NotAllowedError' ? 'The browser did not allow copying; use Show and copy it by hand.' : describeError(err));
+                }
+              }}
+            >
+              Copy
+            </button>
+          </>
+        ) : null}
         <ConfirmButton
           label="Rotate"
           question="Rotate the token?"
@@ -51,8 +60,9 @@ export function TokenField(props: { onSignedOut(): void; id?: string }) {
           confirm="Rotate"
           onConfirm={async () => {
             try {
-              const r = await api<{ token: string; key: string }>('/api/token/rotate', { body: {} });
-              setSessionKey(r.key);
+              const r = await api<{ token?: string; code?: string }>('/api/token/rotate', { body: {} });
+              // Rotation ends every session, this one too: the answer carries a code for a new one.
+              if (r.code) await redeem(r.code);
               setToken(r.token);
               announce('Token rotated');
             } catch (err) {
@@ -61,8 +71,17 @@ export function TokenField(props: { onSignedOut(): void; id?: string }) {
           }}
         />
       </div>
-      <p class="muted">
-        Clients send it as <code>Authorization: Bearer &lt;token&gt;</code>. <code>pincer token</code> prints it too.
+      <p class="muted" id={`${id}-help`}>
+        Clients send it as <code>Authorization: Bearer &lt;token&gt;</code>.{' '}
+        {readable ? (
+          <>
+            <code>pincer token</code> prints it too.
+          </>
+        ) : (
+          <>
+            A browser&apos;s dashboard does not show it: <code>pincer token</code> prints it (<code>npx pincer token</code> in a checkout), and the tray app&apos;s dashboard shows it.
+          </>
+        )}
       </p>
       <Problem text={problem} />
     </div>
