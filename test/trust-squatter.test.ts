@@ -13,6 +13,7 @@ import { proveHub } from '../main/cli/hub-client.js';
 import { pincerPaths } from '../main/core/paths.js';
 import { boundProof, identityProof } from '../main/core/hub-proof.js';
 import { osFreePort } from './helpers/ports.js';
+import { SHARES_PORT } from '../main/hub/listen.js';
 
 // Issue 23, item 1, written as the attack: another local process binds the hub's port the moment
 // the hub lets go of it (stop, handover, crash with its pid reused). Whatever it answers, no Pincer
@@ -24,22 +25,27 @@ const MARKER = 'client-secret-marker-5f1e';
 interface Squatter {
   child: ChildProcess;
   pid: number;
+  /** Whether it has bound the port by now. */
+  bound(): boolean;
   /** Whether hub.json still existed when the port became free. */
   hubFileWhenBound: boolean;
   received(): string;
   stop(): void;
 }
 
-async function squat(port: number, home: string): Promise<Squatter> {
+/** Starts a squatter spinning on the port; with `untilBound`, settles once it has it. */
+async function squat(port: number, home: string, untilBound = true): Promise<Squatter> {
   const record = path.join(home, '..', `${path.basename(home)}-squatter.bin`);
   const child = spawn(process.execPath, [SQUATTER, String(port), home, record], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  const line = await waitFor(() => /bound (\d+) hub\.json=(yes|no)/.exec(out), 'the squatter to bind the port', 20_000);
+  // One that never bound must not bind later and outlive the test (it would hold the port, and this process with it).
+  const line = untilBound ? await waitFor(() => /bound (\d+) hub\.json=(yes|no)/.exec(out), 'the squatter to bind the port', 20_000).catch((err: unknown) => (child.kill('SIGKILL'), Promise.reject(err))) : undefined;
   return {
     child,
-    pid: Number(line[1]),
-    hubFileWhenBound: line[2] === 'yes',
+    pid: line ? Number(line[1]) : child.pid!,
+    bound: () => /bound \d+/.test(out),
+    hubFileWhenBound: line?.[2] === 'yes',
     received: () => (fs.existsSync(record) ? fs.readFileSync(record, 'latin1') : ''),
     stop: () => {
       child.kill('SIGKILL');
@@ -127,7 +133,7 @@ test('crash, pid reused, port squatted: the bridge sends the squatter nothing bu
 });
 
 for (const how of ['stop', 'handover'] as const) {
-  test(`${how}: hub.json is gone before the port is free, and a squatter on it gets nothing from the bridge`, { timeout: 120_000 }, async () => {
+  test(`${how}: ${how === 'handover' && SHARES_PORT ? 'the port is never free, so a squatter spinning on it never gets it, and the bridge goes on with the new hub' : 'hub.json is gone before the port is free, and a squatter on it gets nothing from the bridge'}`, { timeout: 120_000 }, async () => {
     const h = tempHome();
     const port = await osFreePort();
     const { bridge, hubPid } = await bridgeWithHub(h.home, port);
@@ -136,10 +142,23 @@ for (const how of ['stop', 'handover'] as const) {
     try {
       const token = tokenOf(h.home);
       process.kill(bridge.child.pid!, 'SIGSTOP');
-      const squatting = squat(port, h.home);
+      // Where a newcomer listens beside the hub it takes over (listen.ts SHARES_PORT), the port is never free.
+      const gapless = how === 'handover' && SHARES_PORT;
+      const squatting = squat(port, h.home, !gapless);
       if (how === 'stop') process.kill(hubPid, 'SIGTERM');
       else newcomer = spawn(process.execPath, [PINCER_BIN, 'serve', '--quiet', '--takeover'], { env: pincerEnv(h.home, { HTTP_PORT: String(port) }), stdio: 'ignore' });
       squatter = await squatting;
+      if (gapless) {
+        await waitFor(() => readHubJson(h.home)?.pid === newcomer!.pid && exited(hubPid), 'the newcomer to take over', 30_000);
+        assert.equal(squatter.bound(), false, 'the squatter got the port in the handover');
+        process.kill(bridge.child.pid!, 'SIGCONT');
+        // The bridge moves to the new hub, on the same port, and its client's next call is served there.
+        bridge.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Bash', arguments: { command: `echo ${MARKER}` } } });
+        assert.match(JSON.stringify(await bridge.response(2, 40_000)), new RegExp(MARKER));
+        assert.equal(squatter.bound(), false);
+        assert.equal(squatter.received(), '', 'the squatter was sent something');
+        return;
+      }
       assert.equal(squatter.hubFileWhenBound, false, 'hub.json still named the port when another process could bind it');
       await waitFor(() => exited(hubPid), 'the old hub to exit', 20_000);
       process.kill(bridge.child.pid!, 'SIGCONT');

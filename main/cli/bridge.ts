@@ -1,6 +1,7 @@
 import { ensureHub, readToken } from './hub-client.js';
 import { HubPipe, openPipe } from './bridge/hub-pipe.js';
-import { peekHubLine } from './bridge/hub-lines.js';
+import { isGoodbye, peekHubLine } from './bridge/hub-lines.js';
+import { GOODBYE_HEADER } from '../core/pipe-protocol.js';
 import { frameLines, type Framed } from './bridge/line-framer.js';
 import { errorLine, isRetryElsewhere, refusalMessage, requestIds, routingOf, type RpcId } from './bridge/messages.js';
 import { configureLogging, logger } from '../core/log.js';
@@ -111,7 +112,7 @@ class Bridge {
     }
     // While the hub hands over, new requests wait for the next hub; everything else (answers to its
     // questions, cancellations) still reaches the calls finishing on this one.
-    if (this.pipe?.open && !(this.draining && ids.length > 0)) this.send(this.pipe, m.text, ids);
+    if (this.pipe?.open && !this.pipe.leaving && !(this.draining && ids.length > 0)) this.send(this.pipe, m.text, ids);
     else {
       this.held.push({ line: m.text, ids });
       this.connect();
@@ -148,7 +149,13 @@ class Bridge {
   }
 
   /** One line from the hub, before it is copied out: false keeps it from the client. */
-  private fromHub(line: Buffer): boolean {
+  private fromHub(line: Buffer, pipe: HubPipe): boolean {
+    if (isGoodbye(line)) {
+      // The hub closes this pipe: what comes from the client now waits for the next hub.
+      this.draining = true;
+      pipe.leave();
+      return false;
+    }
     if (this.pending.size === 0) return true;
     const seen = peekHubLine(line);
     if (seen.kind === 'other') return true;
@@ -197,11 +204,11 @@ class Bridge {
         throw err;
       }
       this.startFailure = undefined;
-      const opened = await openPipe(info, { authorization: `Bearer ${token}`, ...this.identity });
+      const opened = await openPipe(info, { authorization: `Bearer ${token}`, ...this.identity, [GOODBYE_HEADER]: '1' });
       // The proven connection became the pipe, or failed: the agent has nothing left to hold.
       info.agent.destroy();
       if (opened.kind === 'open') {
-        const events = { line: (l: Buffer) => this.fromHub(l), closed: (why: string) => this.lost(pipe, why) };
+        const events = { line: (l: Buffer) => this.fromHub(l, pipe), closed: (why: string) => this.lost(pipe, why) };
         const pipe: HubPipe = new HubPipe(opened.socket, opened.head, process.stdout, events, opened.maxMessageBytes);
         log.info(`connected to the hub at ${info.url} (pid ${info.pid})`);
         return this.attach(pipe);

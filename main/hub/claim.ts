@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type net from 'node:net';
 import type { PincerPaths } from '../core/paths.js';
 import { logger } from '../core/log.js';
 import { LOCK_CONTENTION_MS, readHubFile, tryHubLock, type HubInfo, type HubLock, type HubRole } from './lock.js';
@@ -33,6 +34,13 @@ export interface ClaimOptions {
   takeover: Takeover;
   /** How long to wait for a starting hub to answer, and for a handing-over hub to let go. */
   timeoutMs?: number;
+  /**
+   * Listens beside the hub about to be taken over, on its port (listen.ts SHARES_PORT), before it is
+   * asked: true when this newcomer now listens there. False (the OS or that hub's socket shares
+   * nothing): the port is taken after that hub let go of it, as before. A claim that fails after
+   * joining leaves the caller to stop listening (hub.ts).
+   */
+  join?: (hub: HubInfo) => Promise<boolean>;
 }
 
 export interface Claim {
@@ -40,6 +48,8 @@ export interface Claim {
   /** The port of the hub that handed over: the new hub listens there, so clients' URLs stay right. */
   port?: number;
   handedOverBy?: HubInfo;
+  /** This newcomer listened on that port beside the hub before the handover (ClaimOptions.join). */
+  joined?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -49,12 +59,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * or the lock itself when whoever held it let go meanwhile (another starter that gave up, a probe,
  * a process that crashed before it served): then no hub is coming, and this starter is it.
  */
-async function runningHub(paths: PincerPaths, deadline: number): Promise<{ hub: HubInfo } | { lock: HubLock } | undefined> {
+async function runningHub(paths: PincerPaths, deadline: number): Promise<{ hub: HubInfo & { shares: boolean } } | { lock: HubLock } | undefined> {
   for (;;) {
     const info = readHubFile(paths);
     if (info) {
       const v = await verifyHub(paths, info);
-      if (v.ok) return { hub: { ...info, role: v.role } };
+      if (v.ok) return { hub: { ...info, role: v.role, shares: v.shares } };
     }
     const lock = tryHubLock(paths);
     if (lock) return { lock };
@@ -63,20 +73,65 @@ async function runningHub(paths: PincerPaths, deadline: number): Promise<{ hub: 
   }
 }
 
-async function askToHandOver(paths: PincerPaths, hub: HubInfo, opts: ClaimOptions): Promise<void> {
+/** A connection to that hub, opened before this newcomer listens beside it: the only way to be sure a request reaches it, not this newcomer. */
+function connectTo(hub: HubInfo): Promise<net.Socket | undefined> {
+  return new Promise((resolve) => {
+    const url = new URL(hub.url);
+    const socket = process.getBuiltinModule('node:net').connect({ host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(url.port) });
+    const timer = setTimeout(() => socket.destroy(), 5000);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      resolve(socket);
+    });
+    socket.once('error', () => {
+      clearTimeout(timer);
+      resolve(undefined);
+    });
+  });
+}
+
+/** POSTs the signed request, on `socket` when given (then it surely reaches that hub), else on a connection of its own. */
+function post(url: string, body: unknown, socket: net.Socket | undefined): Promise<{ status: number; answer: { error?: { code?: string; message?: string } } }> {
+  return new Promise((resolve, reject) => {
+    const text = JSON.stringify(body);
+    const req = process.getBuiltinModule('node:http').request(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), Connection: 'close' },
+      ...(socket ? { createConnection: () => socket } : { agent: false }),
+      timeout: 5000,
+    });
+    req.once('timeout', () => req.destroy(new Error('no answer within 5 s')));
+    req.once('error', reject);
+    req.once('response', (res) => {
+      let data = '';
+      res.on('data', (d: Buffer) => (data += d.toString()));
+      res.once('end', () => {
+        let answer: { error?: { code?: string; message?: string } } = {};
+        try {
+          answer = JSON.parse(data) as typeof answer;
+        } catch {
+          // Not JSON: the status says enough.
+        }
+        resolve({ status: res.statusCode ?? 0, answer });
+      });
+    });
+    req.end(text);
+  });
+}
+
+async function askToHandOver(paths: PincerPaths, hub: HubInfo, opts: ClaimOptions, shared: boolean, socket: net.Socket | undefined): Promise<void> {
   const secret = homeSecret(paths);
   if (!secret) throw new HubAlreadyRunning('HANDOVER_FAILED', hub.pid, hub, `cannot take over the hub at ${hub.url}: ${paths.home}/hub-secret is missing.`);
-  const body = signHandover(secret, { pid: process.pid, role: opts.role, force: opts.takeover === 'any', nonce: crypto.randomBytes(24).toString('base64url'), at: Date.now() });
-  let res: Response;
+  const body = { ...signHandover(secret, { pid: process.pid, role: opts.role, force: opts.takeover === 'any', nonce: crypto.randomBytes(24).toString('base64url'), at: Date.now() }), ...(shared ? { shared } : {}) };
+  let res: Awaited<ReturnType<typeof post>>;
   try {
-    res = await fetch(`${hub.url}${HANDOVER_PATH}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
+    res = await post(`${hub.url}${HANDOVER_PATH}`, body, socket);
   } catch (err) {
     throw new HubAlreadyRunning('HANDOVER_FAILED', hub.pid, hub, `the hub at ${hub.url} (pid ${hub.pid}) did not answer the handover request (${(err as Error).message}).`);
   }
   if (res.status === 202) return;
-  const answer = (await res.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
-  const code = answer.error?.code === 'TRAY_OWNS_HUB' ? 'TRAY_OWNS_HUB' : 'HANDOVER_FAILED';
-  throw new HubAlreadyRunning(code, hub.pid, hub, `the hub at ${hub.url} (pid ${hub.pid}) refused to hand over: ${answer.error?.message ?? `HTTP ${res.status}`}`);
+  const code = res.answer.error?.code === 'TRAY_OWNS_HUB' ? 'TRAY_OWNS_HUB' : 'HANDOVER_FAILED';
+  throw new HubAlreadyRunning(code, hub.pid, hub, `the hub at ${hub.url} (pid ${hub.pid}) refused to hand over: ${res.answer.error?.message ?? `HTTP ${res.status}`}`);
 }
 
 function refusal(hub: HubInfo, opts: ClaimOptions): HubAlreadyRunning {
@@ -95,12 +150,13 @@ function refusal(hub: HubInfo, opts: ClaimOptions): HubAlreadyRunning {
 export async function claimHub(paths: PincerPaths, opts: ClaimOptions): Promise<Claim> {
   const timeoutMs = opts.timeoutMs ?? 20_000;
   let handedOverBy: HubInfo | undefined;
+  let joined = false;
   for (let round = 0; round < 3; round++) {
     const lock = tryHubLock(paths, LOCK_CONTENTION_MS);
-    if (lock) return { lock, port: handedOverBy?.port, handedOverBy };
+    if (lock) return { lock, port: handedOverBy?.port, handedOverBy, joined };
     // The lock is held by a live process of this home. Find out which hub it is.
     const found = await runningHub(paths, Date.now() + Math.min(timeoutMs, 10_000));
-    if (found && 'lock' in found) return { lock: found.lock, port: handedOverBy?.port, handedOverBy };
+    if (found && 'lock' in found) return { lock: found.lock, port: handedOverBy?.port, handedOverBy, joined };
     const hub = found?.hub;
     if (!hub) {
       const recorded = readHubFile(paths);
@@ -115,13 +171,23 @@ export async function claimHub(paths: PincerPaths, opts: ClaimOptions): Promise<
     }
     const allowed = opts.takeover === 'any' || (opts.takeover === 'headless' && hub.role === 'headless');
     if (!allowed) throw refusal(hub, opts);
-    log.info(`asking the ${hub.role} hub at ${hub.url} (pid ${hub.pid}) to hand over`);
-    await askToHandOver(paths, hub, opts);
+    // Beside it on its port first, so that no moment comes when the port is no one's. The request then
+    // goes on a connection opened before: a new one could reach this newcomer instead.
+    let socket: net.Socket | undefined;
+    if (!joined && opts.join) {
+      socket = await connectTo(hub);
+      if (socket) joined = await opts.join(hub);
+      if (!joined) socket?.destroy();
+      // A hub that shares its port and still could not be joined keeps it: asked to hand over, it would leave the port to whoever is fastest.
+      if (!joined && hub.shares) throw new HubAlreadyRunning('HANDOVER_FAILED', hub.pid, hub, `could not listen beside the hub at ${hub.url} (pid ${hub.pid}) on its port, so it was not asked to hand over and keeps serving. Try again; "pincer status" shows it.`);
+    }
+    log.info(`asking the ${hub.role} hub at ${hub.url} (pid ${hub.pid}) to hand over${joined ? ', listening beside it on its port' : ''}`);
+    await askToHandOver(paths, hub, opts, joined, joined ? socket : undefined);
     handedOverBy = hub;
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       const taken = tryHubLock(paths);
-      if (taken) return { lock: taken, port: hub.port, handedOverBy: hub };
+      if (taken) return { lock: taken, port: hub.port, handedOverBy: hub, joined };
       // Someone else may have got in between (a bridge starting a hub): then ask again.
       const now = readHubFile(paths);
       if (now && now.pid !== hub.pid) break;

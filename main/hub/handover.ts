@@ -22,6 +22,8 @@ export type HandoverErrorCode = 'HANDOVER_BAD_REQUEST' | 'HANDOVER_NOT_SIGNED' |
 export interface HandoverTo {
   pid: number;
   role: HubRole;
+  /** The newcomer already listens on the port beside this hub (HandoverRequest.shared). */
+  shared: boolean;
 }
 
 export interface HandoverGateOptions {
@@ -55,6 +57,7 @@ function fail(res: http.ServerResponse, status: number, code: HandoverErrorCode,
  */
 export class HandoverGate {
   private draining = false;
+  private servesToTheEnd = false;
   private inFlight = new Map<string, string>();
   /** Requests other than GET still open: a finished call's answer is on its way until its response ends. */
   private openRequests = 0;
@@ -105,11 +108,14 @@ export class HandoverGate {
       }
       // Health says "restarting" so that bridges and verifiers look for the next hub, and a dashboard
       // proves no hub that is going away (its next request would go to whoever takes the port).
-      if (this.draining && (pathname === HEALTH_PATH || pathname === HELLO_PATH || (req.method !== 'GET' && req.method !== 'HEAD'))) {
+      const work = pathname !== HEALTH_PATH && pathname !== HELLO_PATH;
+      if (this.draining && (!work || (req.method !== 'GET' && req.method !== 'HEAD')) && !(work && this.servesToTheEnd)) {
         sendJson(res, 503, { jsonrpc: '2.0', id: null, status: 'restarting', error: { code: -32000, message: RESTARTING_MESSAGE } }, true);
         req.resume();
         return;
       }
+      // The newcomer takes every new connection: this one carries its request and closes.
+      if (this.draining) res.setHeader('Connection', 'close');
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         this.openRequests++;
         res.once('close', () => {
@@ -129,6 +135,16 @@ export class HandoverGate {
   /** From now on new calls, upgrades and dashboard proofs are answered "restarting" (a hub that closes). */
   refuseNew(): void {
     this.draining = true;
+    this.servesToTheEnd = false;
+  }
+
+  /**
+   * A handover to a newcomer that listens beside this hub (HandoverTo.shared): it takes every new
+   * connection, so calls reaching this hub on connections already open are served rather than sent
+   * away, each connection closing after its answer, until the drain ends.
+   */
+  serveToTheEnd(): void {
+    this.servesToTheEnd = true;
   }
 
   /** Stops taking new calls and waits for those in flight, at most the grace period. */
@@ -213,6 +229,6 @@ export class HandoverGate {
     }
     log.info(`handing over to pid ${r.pid} (${r.role})`);
     sendJson(res, 202, { success: true, accepted: true, port: this.opts.port(), graceMs: this.opts.graceMs });
-    setImmediate(() => this.opts.onHandover({ pid: r.pid, role: r.role }));
+    setImmediate(() => this.opts.onHandover({ pid: r.pid, role: r.role, shared: r.shared === true }));
   }
 }

@@ -1,8 +1,6 @@
 import type { ConnectService } from '../core/client-connect.js';
 import { useLoginEnvironment } from '../tools/shell/process.js';
 import type http from 'node:http';
-import type net from 'node:net';
-import type { Duplex } from 'node:stream';
 import { pincerPaths, ensureHome } from '../core/paths.js';
 import { createRuntime, type Runtime } from '../calls/runtime.js';
 import { createPincerServer } from '../mcp/server.js';
@@ -11,20 +9,19 @@ import type { ClientHandle } from '../mcp/client-identity.js';
 import { taskListenSource } from '../mcp/tasks.js';
 import { writeHubInfo, type HubInfo, type HubRole } from './lock.js';
 // Handover and identity (issue 14 / 11.6): claim.ts, handover.ts, identity.ts.
-import { claimHub, HubAlreadyRunning, type Takeover } from './claim.js';
+import { claimHub, HubAlreadyRunning, type Claim, type Takeover } from './claim.js';
 import { HandoverGate, RESTARTING_MESSAGE, type HandoverTo } from './handover.js';
 import { homeSecret, identityFor } from './identity.js';
-import { listenHub, type Listening } from './listen.js';
+import { joinBeside, listenAfter, SHARES_PORT, type TwinState } from './listen.js';
+import { hubServer } from './http-server.js';
 import { fileId, watchHome } from './home-watch.js';
-import { generateToken, isLoopbackAddress, hostOriginProblem, jsonRpcErrorBody, tokenProblem, type GuardOptions } from '../access/security.js';
-import { declaredTooLarge } from '../access/body.js';
+import { generateToken, isLoopbackAddress, hostOriginProblem, tokenProblem, type GuardOptions } from '../access/security.js';
 import { SessionTable } from '../access/sessions.js';
 import { Dispatcher } from '../transports/dispatch.js';
 import { LazyApp } from '../http/lazy-app.js';
 import { streamableRoutes } from '../transports/streamable.js';
 import { webSockets } from '../transports/websocket-endpoint.js';
 import { PipeEndpoint } from '../transports/pipe-endpoint.js';
-import { guardConnections } from '../access/connection-guard.js';
 import { mcpFastPath } from '../transports/mcp-fast-path.js';
 import { healthRoute } from '../http/health.js';
 import { serviceWorkerGuard } from '../http/service-worker.js';
@@ -92,7 +89,22 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
   const paths = pincerPaths(opts.home);
   ensureHome(paths);
   const role = opts.role ?? 'headless';
-  const claim = await claimHub(paths, { role, takeover: opts.takeover ?? 'never' });
+  // The HTTP server comes before the claim: a newcomer listens beside the hub it takes over (http-server.ts).
+  let settingsRef: Runtime['settings'] | undefined;
+  const httpServer = hubServer(() => settingsRef?.get('MAX_BODY_BYTES') ?? Number(SETTINGS.MAX_BODY_BYTES.default));
+  const { server, twin } = httpServer;
+  let joined: { host: string; port: number; twin: TwinState } | undefined;
+  let claim: Claim;
+  try {
+    claim = await claimHub(paths, {
+      role,
+      takeover: opts.takeover ?? 'never',
+      join: async (hub) => (joined = await joinBeside(server, twin, hub)) !== undefined,
+    });
+  } catch (err) {
+    httpServer.abandon();
+    throw err;
+  }
   // The tray app's and a bridge's hub run commands with the login shell's environment, read once (login-env.ts).
   if (role === 'desktop' || opts.clientStarted) void useLoginEnvironment();
   // What the hub holds (the lock, the runtime, the handover gate): released last, newest first, on
@@ -108,6 +120,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     // The user's own plugins (PINCER_HOME/tools and /plugins), loaded before the hub answers its first client.
     await startPlugins(rt);
     const settings = rt.settings;
+    settingsRef = settings;
     const warnings = [...rt.warnings];
     if (settings.get('AUTH_TOKEN') === '') settings.set('AUTH_TOKEN', generateToken());
     const host = settings.get('HTTP_HOST');
@@ -177,9 +190,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       });
     });
 
-    const routes = serviceWorkerGuard(mcpFastPath({ guard, settings, handle: streamable.handle }, healthRoute({ guard, runtime: rt, sessions, startedAt, secret, identify: (challenge, address) => identityFor(secret, role, challenge, address) }, app.handler)));
-    const server = createHttpServer(gate.handler(routes), () => settings.get('MAX_BODY_BYTES'));
-    const twin = twinServer(server);
+    const routes = serviceWorkerGuard(mcpFastPath({ guard, settings, handle: streamable.handle }, healthRoute({ guard, runtime: rt, sessions, startedAt, secret, identify: (challenge, address) => identityFor(secret, role, challenge, address, SHARES_PORT) }, app.handler)));
     // Both upgrades (the bridge's pipe, WebSocket) open a session with a stream: the same checks, then room for one more.
     const authorizeUpgrade = (req: http.IncomingMessage) => {
       const refused =
@@ -197,15 +208,12 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       maxMessageBytes: () => settings.get('MAX_BODY_BYTES'),
       tasks: taskListenSource(rt),
     });
-    const wss = serveUpgrades(server, {
-      pipes,
-      wss: webSockets({
+    const wss = webSockets({
         sessions,
         calls: rt.calls,
         newServer: (client) => newServer('websocket', undefined, 'legacy', client),
         authorize: authorizeUpgrade,
         maxPayload: () => settings.get('MAX_BODY_BYTES'),
-      }),
     });
 
     listeners.add(rt.notifier.register(streamable.peer));
@@ -224,7 +232,7 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       if (c.changed.includes('AUTH_TOKEN')) void revokeConnections().catch((err: unknown) => log.warn(`revoking connections failed: ${(err as Error).message}`, { err }));
     });
 
-    const listening = await listenOn(server, twin, host, claim.port, settings.get('HTTP_PORT'), warnings);
+    const listening = joined && joined.host === host ? joined : await listenAfter(httpServer, joined !== undefined, host, claim.port, settings.get('HTTP_PORT'), warnings);
     port = listening.port;
     const url = originOf(host, port);
     hubUrl = url;
@@ -237,6 +245,10 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       warnings.push(warning);
     }
     writeHubInfo(paths, { url, port, pid: process.pid, started: new Date(startedAt).toISOString(), version: VERSION, role });
+    // Requests and upgrades that reached this newcomer while it was not ready yet are served now.
+    httpServer.ready(gate.handler(routes), (req, socket, head) => {
+      if (!pipes.upgrade(req, socket, head)) wss.upgrade(req, socket, head);
+    });
     sessions.startSweeping(Math.min(15_000, Math.max(250, (settings.get('SESSION_IDLE_S') * 1000) / 2)));
     log.info(`hub listening on ${url}`);
     // A folder already gone by now (no id) matches nothing: the first looks report it.
@@ -276,7 +288,18 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
       })());
     // Handover: no new calls, those in flight finish within the grace period, then the lock is let go.
     const handOver = async (to: HandoverTo) => {
-      const { unfinished } = await gate.drain();
+      // The newcomer listens beside this hub already: it takes every new connection from now on, and
+      // what reaches this hub on those already open is served (handover.ts serveToTheEnd).
+      if (to.shared) {
+        gate.serveToTheEnd();
+        httpServer.stopAccepting();
+      }
+      let { unfinished } = await gate.drain();
+      // Open connections are served until they close by themselves, and then what they started finishes.
+      if (to.shared) {
+        await httpServer.quiet(server.keepAliveTimeout + 500);
+        ({ unfinished } = await gate.drain());
+      }
       if (unfinished) log.warn(`handing over with ${unfinished} call(s) unfinished after the grace period; their clients are told to send them again`);
       rt.services.asker.keepPendingOnClose();
       await close();
@@ -301,23 +324,11 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
     };
     return { url, port, runtime: rt, sessions, dashboardSessions, dashboardUrl, warnings, role, handedOver, stopRequested, lost, tookOverFrom: claim.handedOverBy, close };
   } catch (err) {
+    httpServer.abandon();
     listeners.dispose();
     owned.dispose();
     throw err;
   }
-}
-
-/** Routes each upgrade to the bridge's pipe or to WebSocket; a failing one is that client's 400, never the hub's end. */
-function serveUpgrades<W extends { upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void }>(server: http.Server, to: { pipes: PipeEndpoint; wss: W }): W {
-  server.on('upgrade', (req, socket, head) => {
-    try {
-      if (!to.pipes.upgrade(req, socket, head)) to.wss.upgrade(req, socket, head);
-    } catch (err) {
-      log.warn(`upgrade refused: ${(err as Error).message}`);
-      if (!socket.destroyed) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    }
-  });
-  return to.wss;
 }
 
 /** A listen address other machines can reach needs HTTP_ALLOW_REMOTE, and earns a warning. */
@@ -327,63 +338,4 @@ function checkListenAddress(host: string, allowRemote: boolean, warnings: string
     throw new Error(`HTTP_HOST=${host} would expose Bash (remote code execution) to the network. Set HTTP_ALLOW_REMOTE=true as well if you really mean it, or use HTTP_HOST=127.0.0.1.`);
   }
   warnings.push(`WARNING: the hub listens on ${host}, reachable from other machines. Anyone with the token can run commands as you.`);
-}
-
-/** The file-descriptor cap on the hub's sockets; PINCER_HTTP_MAX_CONNECTIONS lowers it (tests reach it with a few sockets). */
-function maxConnections(): number {
-  const n = Number(process.env.PINCER_HTTP_MAX_CONNECTIONS);
-  return Number.isInteger(n) && n >= 16 ? n : 4096;
-}
-
-/** The hub's HTTP server, with the limits that keep slow, half-open or oversized clients from holding it. */
-function createHttpServer(handler: http.RequestListener, maxBodyBytes: () => number): http.Server {
-  // Not an ESM import of node:http: that reads every export, and its WebSocket getters load Node's
-  // bundled undici (~16 MB of RSS) into a hub that may never need it (issue 17).
-  const server = process.getBuiltinModule('node:http').createServer({ maxHeaderSize: 16 * 1024 }, handler);
-  // Slow or half-open clients must not hold the hub: bounded header and body time.
-  server.headersTimeout = 15_000;
-  server.requestTimeout = 60_000;
-  server.keepAliveTimeout = 5_000;
-  // Sessions and streams have their own caps; this only bounds file descriptors. Sockets that
-  // have not sent a whole request are capped separately so they cannot lock real clients out.
-  server.maxConnections = maxConnections();
-  guardConnections(server, 128); // after maxConnections: the guard keeps its own limit just below it
-  // Refuse an oversized upload before inviting the client to send it.
-  server.on('checkContinue', (req, res) => {
-    const tooLarge = declaredTooLarge(req.headers, maxBodyBytes());
-    if (tooLarge) {
-      res.writeHead(413, { 'Content-Type': 'application/json', Connection: 'close' });
-      res.end(JSON.stringify(jsonRpcErrorBody(-32600, tooLarge)));
-      return;
-    }
-    res.writeContinue();
-    server.emit('request', req, res);
-  });
-  return server;
-}
-
-/** The hub's second listener, on the other loopback address of its port (listen.ts TwinState): its connections are the HTTP server's. */
-function twinServer(server: http.Server): net.Server {
-  const twin = process.getBuiltinModule('node:net').createServer((socket) => server.emit('connection', socket));
-  twin.maxConnections = server.maxConnections;
-  return twin;
-}
-
-/**
- * After a handover, the port of the hub that handed over: clients' configured URLs stay right.
- * Another program may have taken it in the moment between; then the configured port, as any start.
- */
-async function listenOn(server: http.Server, twin: net.Server, host: string, claimed: number | undefined, configured: number | 'auto', warnings: string[]): Promise<Listening> {
-  const defaultPort = Number(SETTINGS.HTTP_PORT.default);
-  if (claimed === undefined) return listenHub(server, twin, host, configured, defaultPort);
-  return listenHub(server, twin, host, claimed, defaultPort).catch(async (err: Error) => {
-    const listening = await listenHub(server, twin, host, configured, defaultPort);
-    // listen.ts's first sentence names the holder; its advice is for a start, not for this.
-    const taken = err.message.split('. ')[0];
-    const why = configured === 'auto' ? `HTTP_PORT=auto: the first free port from ${defaultPort}` : `HTTP_PORT=${configured}`;
-    const warning = `The hub that handed over listened on port ${claimed}, but ${taken} now; this hub listens on port ${listening.port} instead (${why}). Clients configured with port ${claimed} need the new address.`;
-    log.warn(warning);
-    warnings.push(warning);
-    return listening;
-  });
 }

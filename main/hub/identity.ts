@@ -49,18 +49,19 @@ export function homeSecret(paths: PincerPaths, create = false): Buffer | undefin
  * `proof` (unbound) is what Pincers before the bound proof check; `bound` covers the address the
  * connection reached too (hub-proof.ts), `at` names that address as the hub saw it.
  */
-export const HubIdentity = z.object({ pid: z.number().int(), role: HubRole, proof: z.string(), bound: z.string().optional(), at: z.string().optional() });
+/** `shares`: this hub listens so that a newcomer of the same user can listen beside it (listen.ts SHARES_PORT); an older hub says nothing. */
+export const HubIdentity = z.object({ pid: z.number().int(), role: HubRole, proof: z.string(), bound: z.string().optional(), at: z.string().optional(), shares: z.boolean().optional() });
 export type HubIdentity = z.infer<typeof HubIdentity>;
 
 /** The identity part of a health answer for `challenge`, on a connection that reached `address` (connectionAddress). */
-export function identityFor(secret: Buffer, role: HubRole, challenge: unknown, address: string): { hub: HubIdentity } | undefined {
+export function identityFor(secret: Buffer, role: HubRole, challenge: unknown, address: string, shares = false): { hub: HubIdentity } | undefined {
   if (typeof challenge !== 'string' || !CHALLENGE.test(challenge)) return undefined;
-  return { hub: { pid: process.pid, role, proof: identityProof(secret, challenge, process.pid), bound: boundProof(secret, challenge, process.pid, address), at: address } };
+  return { hub: { pid: process.pid, role, proof: identityProof(secret, challenge, process.pid), bound: boundProof(secret, challenge, process.pid, address), at: address, ...(shares ? { shares: true } : {}) } };
 }
 
 export type Verification =
   /** `bound`: the proof covers the address this process connected to; false from a hub of an older Pincer. */
-  | { ok: true; info: HubInfo; role: HubRole; bound: boolean }
+  | { ok: true; info: HubInfo; role: HubRole; bound: boolean; shares: boolean }
   | { ok: false; reason: 'no-secret' | 'no-answer' | 'restarting' | 'not-this-home' | 'other-pid' };
 
 /**
@@ -81,7 +82,7 @@ export async function verifyHub(paths: PincerPaths, info: HubInfo, timeoutMs = 2
   const proven = checkProof(secret, challenge, answer.body, answer.address);
   if (!proven) return { ok: false, reason: 'not-this-home' };
   if (proven.pid !== info.pid) return { ok: false, reason: 'other-pid' };
-  return { ok: true, info, role: parsed.data.hub.role, bound: proven.bound };
+  return { ok: true, info, role: parsed.data.hub.role, bound: proven.bound, shares: parsed.data.hub.shares === true };
 }
 
 /** One GET on a connection of its own: the health answer, or undefined when none came. */
@@ -103,6 +104,12 @@ export const HandoverRequest = z.object({
   at: z.number().int(),
   /** `pincer stop`: drain and stop, handing over to nobody. */
   stop: z.literal(true).optional(),
+  /**
+   * The newcomer listens on the port beside this hub already (listen.ts SHARES_PORT): this hub stops
+   * accepting connections at once and serves what reaches it on those open until it hands over.
+   * Outside the MAC: older hubs check the MAC without it (and drop it), and it widens nothing.
+   */
+  shared: z.boolean().optional(),
   mac: z.string().max(100),
 });
 export type HandoverRequest = z.infer<typeof HandoverRequest>;

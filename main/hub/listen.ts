@@ -1,5 +1,11 @@
 import type net from 'node:net';
 import { listenersOn, portHolder } from './ports.js';
+import type { HubInfo } from './lock.js';
+import type { HubServer } from './http-server.js';
+import { SETTINGS } from '../core/settings/schema.js';
+import { logger } from '../core/log.js';
+
+const log = logger('hub');
 
 /**
  * Whether this OS lets a second socket share a listening port with the hub's — only a socket of the
@@ -121,4 +127,47 @@ export async function listenHub(server: net.Server, twin: net.Server, host: stri
     }
   }
   throw new Error('no free port found');
+}
+
+/** Where a newcomer listens beside the hub it takes over: that hub's address and port. */
+export interface Joined extends Listening {
+  host: string;
+}
+
+/**
+ * Listens beside the hub about to hand over, on its address and port (BindMode `join`), so that the
+ * port is never no one's; undefined where it cannot — an OS that shares no port, or a hub whose socket
+ * does not share (an older Pincer's): that hub is then asked all the same and the port taken once it
+ * let go of it.
+ */
+export async function joinBeside(server: net.Server, twin: net.Server, hub: HubInfo): Promise<Joined | undefined> {
+  if (!SHARES_PORT) return undefined;
+  const host = new URL(hub.url).hostname.replace(/^\[(.*)\]$/, '$1');
+  try {
+    return { host, ...(await listenHub(server, twin, host, hub.port, hub.port, { join: true })) };
+  } catch (err) {
+    log.info(`could not listen beside the hub at ${hub.url} (${(err as Error).message}); its port is taken once it lets go`);
+    return undefined;
+  }
+}
+
+/**
+ * The hub's listeners when it did not join (or joined on another address than HTTP_HOST now says):
+ * after a handover the port of the hub that handed over, so that clients' configured URLs stay right —
+ * unless another program took it in the moment between; then the configured port, as any start.
+ */
+export async function listenAfter(http: HubServer, joined: boolean, host: string, claimed: number | undefined, configured: number | 'auto', warnings: string[]): Promise<Listening> {
+  if (joined) http.stopAccepting();
+  const defaultPort = Number(SETTINGS.HTTP_PORT.default);
+  if (claimed === undefined) return listenHub(http.server, http.twin, host, configured, defaultPort);
+  return listenHub(http.server, http.twin, host, claimed, defaultPort).catch(async (err: Error) => {
+    const listening = await listenHub(http.server, http.twin, host, configured, defaultPort);
+    // The first sentence names the holder; its advice is for a start, not for this.
+    const taken = err.message.split('. ')[0];
+    const why = configured === 'auto' ? `HTTP_PORT=auto: the first free port from ${defaultPort}` : `HTTP_PORT=${configured}`;
+    const warning = `The hub that handed over listened on port ${claimed}, but ${taken} now; this hub listens on port ${listening.port} instead (${why}). Clients configured with port ${claimed} need the new address.`;
+    log.warn(warning);
+    warnings.push(warning);
+    return listening;
+  });
 }

@@ -4,6 +4,8 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { GuardedStdioTransport } from './stdio-transport.js';
 import { TaskListenWire } from './task-listen-wire.js';
 import type { TaskListens } from './task-listen.js';
+import { PIPE_GOODBYE } from '../core/pipe-protocol.js';
+import { ignoreFailure, logger } from '../core/log.js';
 
 /**
  * `error.data` of the answer a hub that is handing over gives a request it
@@ -12,6 +14,9 @@ import type { TaskListens } from './task-listen.js';
  */
 const RETRY_ELSEWHERE = { pincerRetry: true } as const;
 const RETRY_CODE = -32000;
+/** How long a closing hub waits for a bridge to end its side after the goodbye. */
+const GOODBYE_WAIT_MS = 2000;
+const log = logger('pipe');
 
 export interface PipeConnectionOptions {
   /** The upgraded socket: newline-delimited JSON-RPC both ways, exactly what `pincer stdio --standalone` speaks. */
@@ -26,6 +31,8 @@ export interface PipeConnectionOptions {
   taskListens: TaskListens;
   /** The bridge's client (Caller.id of the connection's calls): its listens follow only its tasks. */
   requestor: string;
+  /** The bridge understands PIPE_GOODBYE (its upgrade sent GOODBYE_HEADER). */
+  goodbye?: boolean;
   onerror?: (err: Error) => void;
 }
 
@@ -62,7 +69,24 @@ export function servePipe(opts: PipeConnectionOptions): PipeConnection {
     ended();
   };
   const handle = serveStdio((ctx) => opts.factory(ctx.era), { transport: new TaskListenWire(gated, opts.taskListens, opts.requestor), onerror: opts.onerror });
-  return { close: () => handle.close(), closed };
+  const bridgeEnded = new Promise<void>((resolve) => {
+    socket.once('end', () => resolve());
+    socket.once('close', () => resolve());
+  });
+  return {
+    close: async () => {
+      // The bridge is told first and ends its side: whatever it wrote before is read (and refused for the next
+      // hub while this one closes) instead of being lost with the socket. An older bridge is closed at once.
+      if (opts.goodbye && socket.writable) {
+        await wire.send({ jsonrpc: '2.0', method: PIPE_GOODBYE }).catch(ignoreFailure(log, 'telling a bridge the hub closes its pipe'));
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([bridgeEnded, new Promise((r) => (timer = setTimeout(r, GOODBYE_WAIT_MS)))]);
+        clearTimeout(timer);
+      }
+      await handle.close();
+    },
+    closed,
+  };
 }
 
 /** Delegates to the line transport; answers requests itself while the hub refuses new work. */

@@ -8,7 +8,7 @@ import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
 import type { SessionTable } from '../access/sessions.js';
 import { DisposableStore } from '../core/disposables.js';
 import { refuseUpgrade } from '../access/security.js';
-import { MAX_MESSAGE_HEADER, PIPE_PATH, PIPE_PROTOCOL } from '../core/pipe-protocol.js';
+import { GOODBYE_HEADER, MAX_MESSAGE_HEADER, PIPE_PATH, PIPE_PROTOCOL } from '../core/pipe-protocol.js';
 import { logger } from '../core/log.js';
 
 const log = logger('pipe');
@@ -59,11 +59,11 @@ export class PipeEndpoint {
     // The size limit travels with the answer, so the bridge can refuse an oversize request with its id.
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${PIPE_PROTOCOL}\r\nConnection: Upgrade\r\n${MAX_MESSAGE_HEADER}: ${this.deps.maxMessageBytes()}\r\n\r\n`);
     if (head.length > 0) socket.unshift(head);
-    this.serve(socket, clientHandleFrom(req.headers));
+    this.serve(socket, clientHandleFrom(req.headers), req.headers[GOODBYE_HEADER.toLowerCase()] === '1');
     return true;
   }
 
-  private serve(socket: Duplex, client: ClientHandle): void {
+  private serve(socket: Duplex, client: ClientHandle, goodbye: boolean): void {
     const id = randomUUID();
     const { sessions } = this.deps;
     // One small line each way per call: no Nagle delay on either.
@@ -90,6 +90,7 @@ export class PipeEndpoint {
       taskListens: this.taskListens,
       // The bridge names its client (X-Pincer-Client); a pipe that does not has no identity its listens could follow.
       requestor: client.id ? `client:${client.id}` : `pipe:${id}`,
+      goodbye,
       onerror: (err) => log.debug(`pipe ${id}: ${err.message.slice(0, 300)}`),
     });
     lifetime.add(sessions.openStream());

@@ -1,4 +1,5 @@
 import { routingOf, type RpcId } from './messages.js';
+import { PIPE_GOODBYE } from '../../core/pipe-protocol.js';
 
 /** What the bridge needs to know of one line from the hub: which request it answers, if any. */
 export type HubLine =
@@ -24,6 +25,19 @@ const ERROR_HEAD = new RegExp(`^\\{"jsonrpc":"2\\.0","id":${ID},"error":`);
 const NOT_AN_ANSWER = /^\{(?:"jsonrpc":"2\.0",)?"method":"/;
 /** Bytes of a line's ends that are decoded to look for those patterns. */
 const PEEK = 320;
+
+const GOODBYE = `"method":"${PIPE_GOODBYE}"`;
+
+/** The hub's goodbye on a pipe it closes (core/pipe-protocol.ts): a notification of its own, never the client's. */
+export function isGoodbye(line: Buffer): boolean {
+  if (line.length > 200 || !line.includes(GOODBYE)) return false;
+  try {
+    return routingOf(JSON.parse(line.toString('utf8'))).method === PIPE_GOODBYE;
+  } catch {
+    // Not JSON: not the goodbye.
+    return false;
+  }
+}
 
 function idOf(token: string): RpcId {
   return token.startsWith('"') ? (JSON.parse(token) as string) : Number(token);

@@ -85,6 +85,14 @@ export class HubPipe {
     return !this.ended;
   }
 
+  /** The hub said goodbye (PIPE_GOODBYE): nothing more is written; what the hub still answers is read to its end. */
+  leaving = false;
+
+  leave(): void {
+    this.leaving = true;
+    this.socket.end();
+  }
+
   write(line: string): boolean {
     return this.socket.write(line + '\n');
   }
