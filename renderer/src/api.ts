@@ -51,7 +51,8 @@ async function send(path: string, init: { method?: string; body?: unknown }): Pr
   return res;
 }
 
-export async function api<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+/** The hub's answer to a request of this tab, whatever its body (a file to save): proven, credentialed and checked as api() does. */
+export async function apiResponse(path: string, init: { method?: string; body?: unknown } = {}): Promise<Response> {
   let res = await send(path, init);
   if (res.status === 401) {
     // The session ended, or the port changed hands since the proof: asking the hub again tells which.
@@ -63,6 +64,11 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
       throw new SignedOut('Your dashboard session has ended. Run "pincer dashboard" to sign in again.');
     }
   }
+  return res;
+}
+
+export async function api<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+  const res = await apiResponse(path, init);
   const data = (await res.json().catch(() => ({}))) as { error?: { message?: string; code?: string | number } };
   if (!res.ok) throw new ApiError(data.error?.message ?? `The hub answered ${res.status}.`, String(data.error?.code ?? res.status), res.status, data);
   return data as T;

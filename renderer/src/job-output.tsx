@@ -1,7 +1,7 @@
 import { memo } from 'preact/compat';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import Anser from 'anser';
-import { api, authHeaders, describeError } from './api.js';
+import { api, apiResponse, describeError } from './api.js';
 import { onHubEvent } from './live.js';
 
 /**
@@ -65,7 +65,7 @@ function bytesOf(chunks: Chunk[]): number {
 
 /** The whole log, fetched with this tab's credentials and saved as a file. */
 async function download(jobId: number): Promise<void> {
-  const res = await fetch(`/api/jobs/${jobId}/log`, { headers: authHeaders(), credentials: 'same-origin', cache: 'no-store' });
+  const res = await apiResponse(`/api/jobs/${jobId}/log`);
   if (!res.ok) throw new Error(`The hub answered ${res.status}.`);
   const url = URL.createObjectURL(await res.blob());
   const a = document.createElement('a');
