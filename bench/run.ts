@@ -11,10 +11,11 @@ import { benchCliStart } from './cli-start.js';
 import { benchYearOfUse } from './year-of-use.js';
 import { benchPluginBoundary } from './plugin-boundary.js';
 import { benchFirstTools } from './first-tools.js';
+import { benchDashboardTrust } from './dashboard-trust.js';
 import { machine } from './lib.js';
 
 // `npm run bench`: every benchmark, each against a peer measured in the same run.
-// BENCH_ONLY=cli,cold,firsttools,stdio,latency,throughput,output,idle,readdocs,durability picks some; bashtask, year and plugins are only run when named.
+// BENCH_ONLY=cli,cold,firsttools,stdio,latency,throughput,output,idle,readdocs,durability picks some; bashtask, year, plugins and trust are only run when named.
 const only = new Set((process.env.BENCH_ONLY ?? 'cli,cold,firsttools,stdio,latency,throughput,output,idle,readdocs,durability').split(','));
 process.stdout.write(`Machine: ${machine()}\n`);
 if (only.has('cli')) await benchCliStart();
@@ -30,3 +31,4 @@ if (only.has('durability')) await benchDurability();
 if (only.has('bashtask')) await benchBashTask();
 if (only.has('year')) await benchYearOfUse();
 if (only.has('plugins')) await benchPluginBoundary();
+if (only.has('trust')) await benchDashboardTrust();

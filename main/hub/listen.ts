@@ -13,8 +13,9 @@ const log = logger('hub');
  * listens beside the one it takes over before that one lets go: no moment in a handover when another
  * user's program could bind the port (handover.ts). macOS's SO_REUSEPORT hands connections to any
  * user's socket that sets it, and Windows has no such option in Node: there the port is never shared.
+ * `PINCER_SHARE_PORT=0` hands over that way on Linux too (tests and bench/ measure the two side by side).
  */
-export const SHARES_PORT = process.platform === 'linux';
+export const SHARES_PORT = process.platform === 'linux' && process.env.PINCER_SHARE_PORT !== '0';
 
 /**
  * The other loopback address on the hub's port: `[::1]` beside `127.0.0.1` and the other way round.
