@@ -12,8 +12,8 @@ import { osFreePort } from './helpers/ports.js';
 import http from 'node:http';
 import { SHARES_PORT } from '../main/hub/listen.js';
 
-function serve(home: string, args: string[] = []): { child: ChildProcess; out: () => string } {
-  const child = spawn(process.execPath, [PINCER_BIN, 'serve', '--quiet', ...args], { env: pincerEnv(home), stdio: ['ignore', 'pipe', 'pipe'] });
+function serve(home: string, args: string[] = [], env: Record<string, string> = {}): { child: ChildProcess; out: () => string } {
+  const child = spawn(process.execPath, [PINCER_BIN, 'serve', '--quiet', ...args], { env: pincerEnv(home, env), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -22,93 +22,96 @@ function serve(home: string, args: string[] = []): { child: ChildProcess; out: (
 
 const bash = (command: string) => ({ name: 'Bash', arguments: { command } });
 
-test('pincer serve takes over a headless hub: two bridges keep working, a call in flight finishes, the job runs on, the question stays pending, callbacks fire once each', { timeout: 120_000 }, async () => {
-  const h = tempHome();
-  fs.writeFileSync(path.join(h.home, 'pincer-env.txt'), `HTTP_PORT=${await osFreePort()}\n`, { mode: 0o600 });
-  const gate = path.join(h.home, 'gate');
-  const one = await connectV2({ home: h.home, args: ['stdio'] });
-  const two = await connectV2({ home: h.home, args: ['stdio'] });
-  let taker: ReturnType<typeof serve> | undefined;
-  let jobPid: number | undefined;
-  try {
-    assert.match(textOf(await one.client.callTool(bash('echo one'))), /^one$/m);
-    assert.match(textOf(await two.client.callTool(bash('echo two'))), /^two$/m);
-    const old = readHubJson(h.home)!;
-    assert.ok(pidAlive(old.pid));
-
-    const job = await one.client.callTool({ name: 'BackgroundBash', arguments: { command: `echo before; while [ ! -e ${gate} ]; do sleep 0.1; done; echo after; exit 5` } });
-    const jobId = (job.structuredContent as { task_id: number }).task_id;
-    jobPid = (job.structuredContent as { pid: number }).pid;
-    const cb = await one.client.callTool({ name: 'SetCallback', arguments: { action: 'set', message: 'across the handover', delay_seconds: 2, repeat_count: 3 } });
-    assert.notEqual(cb.isError, true, textOf(cb));
-    // A question waiting for the person, and a command still running, when the handover comes.
-    const asked = two.client.callTool({ name: 'AskUserQuestion', arguments: { questions_json: JSON.stringify([{ question: 'Keep going?', options: ['yes', 'no'] }]) } }).then(
-      (r) => ({ ok: true as const, r }),
-      (e: unknown) => ({ ok: false as const, e }),
-    );
-    const token = tokenOf(h.home);
-    const pending = async (url: string) => ((await (await fetch(`${url}/api/questions`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { pending: { id: number }[] }).pending;
-    await waitFor(async () => (await pending(old.url)).length === 1, 'the question to be pending');
-    const inFlight = one.client.callTool(bash('sleep 1.5; echo finished-in-grace'));
-    await sleep(300);
-
-    taker = serve(h.home);
-    const next = await waitFor(() => {
-      const j = readHubJson(h.home);
-      return j && j.pid === taker!.child.pid ? j : undefined;
-    }, 'the new hub to write hub.json', 30_000);
-    assert.equal(next.port, old.port, 'the new hub listens on the port of the old one');
-    await waitFor(() => !pidAlive(old.pid), 'the old hub to exit');
-
-    const finished = await inFlight;
-    // (The callback, due at 2 s, may ride on this result: its text then comes first.)
-    assert.equal((finished.structuredContent as { output: string }).output, 'finished-in-grace\n', 'the call in flight finished within the grace period');
-
-    // Between calls, neither client notices: the next calls simply work.
-    assert.match(textOf(await one.client.callTool(bash('echo one-after'))), /^one-after$/m);
-    assert.match(textOf(await two.client.callTool(bash('echo two-after'))), /^two-after$/m);
-
-    // The job kept running and is readable through the new hub.
-    const list = await one.client.callTool({ name: 'ListBgTasks', arguments: {} });
-    assert.equal((list.structuredContent as { tasks: { task_id: number; status: string }[] }).tasks.find((t) => t.task_id === jobId)?.status, 'running');
-    fs.writeFileSync(gate, '');
-    let out = '';
-    const done = await waitFor(async () => {
-      const r = await one.client.callTool({ name: 'ReadBgOutput', arguments: { task_id: jobId, wait_ms: 2000 } });
-      const s = bgRead(r);
-      out += s.output;
-      return s.status !== 'running' ? s : undefined;
-    }, 'the job to end');
-    assert.equal(done.status, 'exited 5');
-    assert.match(out, /before\n(.*\n)?after\n$/s);
-
-    // The question is still pending on the new hub, and answerable there.
-    const still = await pending(next.url);
-    assert.equal(still.length, 1, 'the question stayed pending');
-    const answer = await fetch(`${next.url}/api/questions/${still[0]!.id}/answer`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ answers: [{ question: 'Keep going?', selected: ['yes'] }] }) });
-    assert.equal(answer.status, 200, await answer.text());
-    const outcome = await asked;
-    assert.equal(outcome.ok ? outcome.r.isError : true, true, 'the call that was waiting on the old hub was told to ask again');
-
-    // Each of the three fires happened exactly once, whichever hub fired it.
-    await sleep(7000);
-    const db = new Database(path.join(h.home, 'pincer.db'), { readonly: true });
+// Both orders: listening beside the old hub (Linux), and drain-release-listen (macOS, Windows; PINCER_SHARE_PORT=0 here).
+for (const env of [{}, { PINCER_SHARE_PORT: '0' }] as Record<string, string>[]) {
+  test(`pincer serve takes over a headless hub${env.PINCER_SHARE_PORT ? ' (drain, release, listen)' : ''}: two bridges keep working, a call in flight finishes, the job runs on, the question stays pending, callbacks fire once each`, { timeout: 120_000 }, async () => {
+    const h = tempHome();
+    fs.writeFileSync(path.join(h.home, 'pincer-env.txt'), `HTTP_PORT=${await osFreePort()}\n`, { mode: 0o600 });
+    const gate = path.join(h.home, 'gate');
+    const one = await connectV2({ home: h.home, args: ['stdio'], env });
+    const two = await connectV2({ home: h.home, args: ['stdio'], env });
+    let taker: ReturnType<typeof serve> | undefined;
+    let jobPid: number | undefined;
     try {
-      const fires = db.prepare(`SELECT fire_number FROM callback_fires ORDER BY fire_number`).all() as { fire_number: number }[];
-      assert.deepEqual(fires.map((f) => f.fire_number), [1, 2, 3]);
+      assert.match(textOf(await one.client.callTool(bash('echo one'))), /^one$/m);
+      assert.match(textOf(await two.client.callTool(bash('echo two'))), /^two$/m);
+      const old = readHubJson(h.home)!;
+      assert.ok(pidAlive(old.pid));
+
+      const job = await one.client.callTool({ name: 'BackgroundBash', arguments: { command: `echo before; while [ ! -e ${gate} ]; do sleep 0.1; done; echo after; exit 5` } });
+      const jobId = (job.structuredContent as { task_id: number }).task_id;
+      jobPid = (job.structuredContent as { pid: number }).pid;
+      const cb = await one.client.callTool({ name: 'SetCallback', arguments: { action: 'set', message: 'across the handover', delay_seconds: 2, repeat_count: 3 } });
+      assert.notEqual(cb.isError, true, textOf(cb));
+      // A question waiting for the person, and a command still running, when the handover comes.
+      const asked = two.client.callTool({ name: 'AskUserQuestion', arguments: { questions_json: JSON.stringify([{ question: 'Keep going?', options: ['yes', 'no'] }]) } }).then(
+        (r) => ({ ok: true as const, r }),
+        (e: unknown) => ({ ok: false as const, e }),
+      );
+      const token = tokenOf(h.home);
+      const pending = async (url: string) => ((await (await fetch(`${url}/api/questions`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { pending: { id: number }[] }).pending;
+      await waitFor(async () => (await pending(old.url)).length === 1, 'the question to be pending');
+      const inFlight = one.client.callTool(bash('sleep 1.5; echo finished-in-grace'));
+      await sleep(300);
+
+      taker = serve(h.home, [], env);
+      const next = await waitFor(() => {
+        const j = readHubJson(h.home);
+        return j && j.pid === taker!.child.pid ? j : undefined;
+      }, 'the new hub to write hub.json', 30_000);
+      assert.equal(next.port, old.port, 'the new hub listens on the port of the old one');
+      await waitFor(() => !pidAlive(old.pid), 'the old hub to exit');
+
+      const finished = await inFlight;
+      // (The callback, due at 2 s, may ride on this result: its text then comes first.)
+      assert.equal((finished.structuredContent as { output: string }).output, 'finished-in-grace\n', 'the call in flight finished within the grace period');
+
+      // Between calls, neither client notices: the next calls simply work.
+      assert.match(textOf(await one.client.callTool(bash('echo one-after'))), /^one-after$/m);
+      assert.match(textOf(await two.client.callTool(bash('echo two-after'))), /^two-after$/m);
+
+      // The job kept running and is readable through the new hub.
+      const list = await one.client.callTool({ name: 'ListBgTasks', arguments: {} });
+      assert.equal((list.structuredContent as { tasks: { task_id: number; status: string }[] }).tasks.find((t) => t.task_id === jobId)?.status, 'running');
+      fs.writeFileSync(gate, '');
+      let out = '';
+      const done = await waitFor(async () => {
+        const r = await one.client.callTool({ name: 'ReadBgOutput', arguments: { task_id: jobId, wait_ms: 2000 } });
+        const s = bgRead(r);
+        out += s.output;
+        return s.status !== 'running' ? s : undefined;
+      }, 'the job to end');
+      assert.equal(done.status, 'exited 5');
+      assert.match(out, /before\n(.*\n)?after\n$/s);
+
+      // The question is still pending on the new hub, and answerable there.
+      const still = await pending(next.url);
+      assert.equal(still.length, 1, 'the question stayed pending');
+      const answer = await fetch(`${next.url}/api/questions/${still[0]!.id}/answer`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ answers: [{ question: 'Keep going?', selected: ['yes'] }] }) });
+      assert.equal(answer.status, 200, await answer.text());
+      const outcome = await asked;
+      assert.equal(outcome.ok ? outcome.r.isError : true, true, 'the call that was waiting on the old hub was told to ask again');
+
+      // Each of the three fires happened exactly once, whichever hub fired it.
+      await sleep(7000);
+      const db = new Database(path.join(h.home, 'pincer.db'), { readonly: true });
+      try {
+        const fires = db.prepare(`SELECT fire_number FROM callback_fires ORDER BY fire_number`).all() as { fire_number: number }[];
+        assert.deepEqual(fires.map((f) => f.fire_number), [1, 2, 3]);
+      } finally {
+        db.close();
+      }
     } finally {
-      db.close();
+      await one.client.close().catch(() => undefined);
+      await two.client.close().catch(() => undefined);
+      taker?.child.kill('SIGTERM');
+      await stopHubOf(h.home).catch(() => undefined);
+      // A failed run must not leave its job waiting for the gate.
+      if (jobPid && pidAlive(jobPid)) fs.writeFileSync(gate, '');
+      h.cleanup();
     }
-  } finally {
-    await one.client.close().catch(() => undefined);
-    await two.client.close().catch(() => undefined);
-    taker?.child.kill('SIGTERM');
-    await stopHubOf(h.home).catch(() => undefined);
-    // A failed run must not leave its job waiting for the gate.
-    if (jobPid && pidAlive(jobPid)) fs.writeFileSync(gate, '');
-    h.cleanup();
-  }
-});
+  });
+}
 
 test('a bridge\'s hub never takes over, and a handover request must be signed with this home\'s secret', { timeout: 60_000 }, async () => {
   const h = tempHome();
