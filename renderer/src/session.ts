@@ -102,6 +102,7 @@ export function forget(): void {
 async function hold(sid: string, kind: unknown, secret: Uint8Array<ArrayBuffer>): Promise<void> {
   const raw = await sign(await hmacKey(secret, ['sign']), ['pincer-dashboard-key', sid]);
   held = { sid, kind: kind === 'desktop' ? 'desktop' : 'browser', key: await hmacKey(raw, ['sign', 'verify']) };
+  unprove();
   sessionStorage.setItem(STORE, JSON.stringify({ sid, kind: held.kind, secret: b64url(secret) }));
 }
 
@@ -131,10 +132,13 @@ export function unprove(): void {
 
 /** Redeems a sign-in code `<id>.<secret>`: only the id is sent; the key is derived here from the secret. */
 export async function redeem(code: string): Promise<void> {
-  forget();
+  // The session held so far stays until the new one is in hand (a rotation redeems while the feed reconnects).
   const [id, secretText] = code.split('.');
   const secret = secretText ? fromB64url(secretText) : undefined;
-  if (!id || !secret || secret.length < 16) throw new SignedOut('This sign-in link is damaged. Run "pincer dashboard" for a new one.');
+  if (!id || !secret || secret.length < 16) {
+    forget();
+    throw new SignedOut('This sign-in link is damaged. Run "pincer dashboard" for a new one.');
+  }
   let res: Response;
   try {
     res = await fetch('/api/dashboard/session', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code: id }), credentials: 'omit', cache: 'no-store' });
@@ -142,7 +146,10 @@ export async function redeem(code: string): Promise<void> {
     throw new HubUnreachable('The hub is not answering.');
   }
   const data = (await res.json().catch(() => ({}))) as { sid?: unknown; kind?: unknown; error?: { message?: string } };
-  if (!res.ok || typeof data.sid !== 'string') throw new SignedOut(data.error?.message ?? 'This sign-in link could not be used. Run "pincer dashboard" for a new one.');
+  if (!res.ok || typeof data.sid !== 'string') {
+    forget();
+    throw new SignedOut(data.error?.message ?? 'This sign-in link could not be used. Run "pincer dashboard" for a new one.');
+  }
   await hold(data.sid, data.kind, secret);
   await prove();
 }
