@@ -46,7 +46,7 @@ describe('the dashboard when the hub goes away and comes back', () => {
     h.cleanup();
   });
 
-  test('a banner at once, the serving indicator greys out, every page recovers by itself, and activity survives the restart', async () => {
+  test('a banner at once, the serving indicator greys out, the ended session says how to sign in again, and activity survives the restart', async () => {
     const { problems } = watchProblems(page);
     await callTool(hub, 'Bash', { command: 'echo before-restart' });
     await signIn(page, hub.url, hub.token);
@@ -67,10 +67,16 @@ describe('the dashboard when the hub goes away and comes back', () => {
 
     hub = await startHubProcess(h.home, { HTTP_PORT: String(port) });
     await banner.waitFor({ state: 'detached', timeout: 10_000 });
+    // The session ended with the hub that issued it (a session that outlived its hub could be replayed by whoever
+    // held the port meanwhile): the tab says so and how to sign in again, never a raw exception.
+    const ended = page.locator('#session-ended');
+    await ended.waitFor();
+    assert.match(await ended.innerText(), /sign in again|signed out|session/i);
+    assert.match(await page.locator('#signin-help').innerText(), /pincer dashboard/);
+    assert.doesNotMatch((await page.locator('body').innerText()) ?? '', /Failed to fetch|TypeError|NetworkError/);
+    // Signed in again with the new hub's link, the call made before the restart is still in Activity.
+    await signIn(page, hub.url, hub.token);
     await page.locator('#serving-status.serving').waitFor();
-    // The page that was opened while the hub was down fills in by itself.
-    await page.locator('[data-tool="Bash"]').waitFor();
-    // Still signed in (the session is kept in pincer.db), and the call made before the restart is still in Activity.
     await page.getByRole('link', { name: 'Activity' }).click();
     await page.locator('[data-call]').filter({ hasText: 'echo before-restart' }).waitFor();
     await callTool(hub, 'Bash', { command: 'echo after-restart' });

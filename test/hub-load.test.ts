@@ -5,8 +5,11 @@ import { startHubProcess, rssOf } from './helpers/hub.js';
 import { tempHome, waitFor, sleep, pidAlive } from './helpers/env.js';
 import { textOf } from './helpers/clients.js';
 
-async function health(url: string): Promise<{ sessions: number }> {
-  return (await fetch(`${url}/api/mcp/health`)).json() as Promise<{ sessions: number }>;
+/** The hub's health as the token sees it (an unauthenticated caller is told liveness only). */
+async function health(url: string, token: string): Promise<{ sessions: number }> {
+  const h = (await (await fetch(`${url}/api/mcp/health`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { sessions?: unknown };
+  assert.equal(typeof h.sessions, 'number', 'health gives the token the session count');
+  return h as { sessions: number };
 }
 
 async function session(url: string, token: string, i: number): Promise<string> {
@@ -28,12 +31,12 @@ test('50 concurrent sessions all get their own answers; afterwards sessions and 
     // Warm up once so the baseline includes lazily loaded code.
     await session(hub.url, hub.token, -1);
     await sleep(300);
-    const before = { sessions: (await health(hub.url)).sessions, rss: rssOf(hub.child.pid!) };
+    const before = { sessions: (await health(hub.url, hub.token)).sessions, rss: rssOf(hub.child.pid!) };
     for (let round = 0; round < 2; round++) {
       const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => session(hub.url, hub.token, i)));
       answers.forEach((a, i) => assert.equal(a, `session-${i}`));
     }
-    await waitFor(async () => (await health(hub.url)).sessions === before.sessions, 'the session count to return to its baseline');
+    await waitFor(async () => (await health(hub.url, hub.token)).sessions === before.sessions, 'the session count to return to its baseline');
     await sleep(500);
     const after = rssOf(hub.child.pid!);
     const growth = after - before.rss;
@@ -54,7 +57,7 @@ test('idle sessions are expired after SESSION_IDLE_S', async () => {
     const sid = transport.sessionId!;
     // Close the standalone GET stream so the session has nothing open.
     await transport.close();
-    await waitFor(async () => (await health(hub.url)).sessions === 0, 'the idle session to be closed', 10_000);
+    await waitFor(async () => (await health(hub.url, hub.token)).sessions === 0, 'the idle session to be closed', 10_000);
     const res = await fetch(`${hub.url}/mcp`, { method: 'POST', headers: hub.headers({ 'Mcp-Session-Id': sid, Accept: 'application/json, text/event-stream' }), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
     assert.equal(res.status, 404);
     assert.match((await res.json()).error.message, /expired or the hub restarted/);

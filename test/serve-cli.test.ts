@@ -75,7 +75,9 @@ test('pincer serve --quiet --port auto prints one line, the address it chose, an
 test("a hub that cannot get its predecessor's port after a handover says which port it wanted, which it took and why", async () => {
   const h = tempHome();
   const port = await osFreePort();
-  const spawnServe = (args: string[]) => spawn(process.execPath, [PINCER_BIN, 'serve', ...args], { env: pincerEnv(h.home, { HTTP_PORT: 'auto' }), cwd: h.home, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A gap exists only where the newcomer cannot listen beside the old hub (macOS, Windows: drain, release, listen);
+  // PINCER_SHARE_PORT=0 takes that order here. On Linux the newcomer listens first and no one can take the port.
+  const spawnServe = (args: string[]) => spawn(process.execPath, [PINCER_BIN, 'serve', ...args], { env: pincerEnv(h.home, { HTTP_PORT: 'auto', PINCER_SHARE_PORT: '0' }), cwd: h.home, stdio: ['ignore', 'pipe', 'pipe'] });
   const first = spawnServe(['--quiet', '--port', String(port)]);
   first.stdout.resume();
   let second: ReturnType<typeof spawnServe> | undefined;

@@ -266,14 +266,15 @@ test('200 sessions open at once: no MaxListenersExceededWarning, and all of them
     // A change every session hears of.
     fs.appendFileSync(path.join(h.home, 'pincer-env.txt'), 'TOOL_WEBSEARCH=false\n');
     await sleep(2500);
-    assert.equal((await (await fetch(`${hub.url}/api/mcp/health`)).json()).sessions, 200);
+    // Counts are told to the token only (an unauthenticated caller learns liveness and the identity proof).
+    assert.equal((await (await fetch(`${hub.url}/api/mcp/health`, { headers: { Authorization: `Bearer ${hub.token}` } })).json()).sessions, 200);
     assert.doesNotMatch(hub.stderr(), /MaxListenersExceededWarning/);
     // Each client ends its session (DELETE /mcp), as a well-behaved client does on exit.
     await Promise.all(clients.splice(0).map(async (c) => {
       await c.transport.terminateSession();
       await c.client.close();
     }));
-    await waitFor(async () => (await (await fetch(`${hub.url}/api/mcp/health`)).json()).sessions === 0, 'every session to close');
+    await waitFor(async () => (await (await fetch(`${hub.url}/api/mcp/health`, { headers: { Authorization: `Bearer ${hub.token}` } })).json()).sessions === 0, 'every session to close');
   } finally {
     await Promise.all(clients.map((c) => c.client.close().catch(() => undefined)));
     await hub.stop();

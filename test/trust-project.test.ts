@@ -95,7 +95,11 @@ test('a hostile project folder cannot take over the hub that `pincer stdio` star
       assert.match(hub.url, /^http:\/\/127\.0\.0\.1:\d+$/, 'the hub listens where the user said (loopback)');
       assert.notEqual(hub.port, t.attackerPort);
       if (process.platform === 'linux') {
-        assert.deepEqual(listenersOn(hub.port), ['0100007F'], 'one listening socket, on 127.0.0.1 only');
+        // 127.0.0.1, and ::1 where the machine has it (the dashboard's *.pincer.localhost origin: browsers try ::1 first).
+        const ipv6Loopback = '00000000000000000000000001000000';
+        const listening = listenersOn(hub.port);
+        assert.deepEqual(listening.filter((a) => a !== ipv6Loopback), ['0100007F'], 'one IPv4 listening socket, on 127.0.0.1 only');
+        assert.ok(listening.every((a) => a === '0100007F' || a === ipv6Loopback), `loopback only: ${listening.join(', ')}`);
         assert.deepEqual(listenersOn(t.attackerPort), [], 'nothing listens on the attacker\'s port');
         assert.equal(fs.readlinkSync(`/proc/${hub.pid}/cwd`), t.home, 'the hub does not run in the project folder');
       }
