@@ -128,10 +128,15 @@ test('a Bash task cancelled with tasks/cancel stops its job; a command that ends
   }
 });
 
-test('ReadDocs is a task only when a browser renders the page: an HTML page with Chromium is; a plain-text page, or HTML without a browser, is answered directly', { skip: skipUnless(chromiumProblem()) }, async () => {
+test('ReadDocs is a task only when a browser renders the page: an HTML page its script finishes, with Chromium, is; a complete article, a plain-text page, or HTML without a browser, is answered directly', { skip: skipUnless(chromiumProblem()) }, async () => {
   const server = http.createServer((req, res) => {
     if (req.url === '/notes.txt') {
       res.writeHead(200, { 'Content-Type': 'text/plain' }).end('Plain notes, nothing to render.');
+      return;
+    }
+    if (req.url === '/article.html') {
+      const paragraphs = Array.from({ length: 8 }, (_, i) => `<p>Paragraph ${i + 1} of the article says what the server sent, whole, in plain sentences a reader can follow.</p>`).join('');
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<!doctype html><html><head><title>Article</title></head><body><article><h1>Article</h1>${paragraphs}</article><script>console.log('analytics');</script></body></html>`);
       return;
     }
     res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><html><head><title>Guide</title></head><body><main><h1>Guide</h1><p id="p">Written by the server.</p><script>document.getElementById("p").textContent += " Finished by a script.";</script></main></body></html>');
@@ -147,6 +152,10 @@ test('ReadDocs is a task only when a browser renders the page: an HTML page with
     const page = resultFromTaskOutcome((await rendering.settle()).outcome) as { content: { text: string }[]; structuredContent: Record<string, unknown> };
     assert.equal(page.structuredContent.extracted_from, 'rendered');
     assert.match(page.content[0]!.text, /Finished by a script/);
+    const article = await tc.session.callTool('ReadDocs', { url: `${base}/article.html` });
+    assert.equal(article.kind, 'immediate', 'a complete article is not rendered, and answered directly');
+    const answered = resultFromTaskOutcome((await article.settle()).outcome) as { structuredContent: Record<string, unknown> };
+    assert.equal((answered.structuredContent.render as { ran: boolean }).ran, false);
     const text = await tc.session.callTool('ReadDocs', { url: `${base}/notes.txt` });
     assert.equal(text.kind, 'immediate', 'a page that is only fetched is answered directly');
     assert.match((resultFromTaskOutcome((await text.settle()).outcome) as { content: { text: string }[] }).content[0]!.text, /Plain notes/);

@@ -169,12 +169,14 @@ describe('ReadDocs on real pages', () => {
       const page = how === 'rendered' ? 'base-relative-built' : 'base-relative';
       // Readability's own expectation for this page, with its fakehost standing for wherever the page is served.
       const expected = [...based.truth.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => m[1]!.replace('http://fakehost', base));
-      const inline = await read(how === 'rendered' ? '/moved/base-built' : '/moved/base', { links: 'inline' }, c);
+      // The built paragraph goes before a heading of a complete article: nothing in the fetched page waits for it, so wait_ms asks for the browser.
+      const asked = how === 'rendered' ? { wait_ms: 1 } : {};
+      const inline = await read(how === 'rendered' ? '/moved/base-built' : '/moved/base', { links: 'inline', ...asked }, c);
       assert.equal(inline.sc.final_url, `${base}/test/${page}.html`);
       assert.equal(inline.sc.extracted_from, how);
       if (how === 'rendered') assert.match(inline.text, /Script-built marker/);
       assert.deepEqual(targets(inline.text.split('\n').slice(2).join('\n')), expected);
-      const refs = (await read(how === 'rendered' ? '/moved/base-built' : '/moved/base', {}, c)).text;
+      const refs = (await read(how === 'rendered' ? '/moved/base-built' : '/moved/base', asked, c)).text;
       const listed = [...refs.matchAll(/^\[\d+\]: (\S+)$/gm)].map((m) => m[1]!);
       assert.deepEqual(listed, [...new Set(expected.filter((u) => !/\.png$/.test(u)))]);
     });

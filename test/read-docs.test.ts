@@ -82,6 +82,15 @@ const WALLED_PAGE = `<!doctype html><html><head><title>Walled</title></head><bod
 /** A page that never finishes: a script at the end whose server never answers keeps DOMContentLoaded from firing. */
 const ENDLESS_PAGE = `<!doctype html><html><head><title>Endless</title></head><body><article><h1>Endless page</h1>${ARTICLE}</article><script src="/hang/app.js"></script></body></html>`;
 
+/** The answer's `render` field: whether a browser rendered the page, why, and what came of it. */
+interface Render {
+  ran: boolean;
+  reason: string;
+  outcome: string | null;
+  ms: number | null;
+  note: string;
+}
+
 describe('ReadDocs against a local site', () => {
   const h = tempHome();
   let server: http.Server;
@@ -154,12 +163,14 @@ describe('ReadDocs against a local site', () => {
     assert.match(md, /```python\nimport widget\nwidget\.run\(size=42\)\n```/);
     // Links by default: text in place, the URL once in a numbered list at the end (same-site ones as paths).
     assert.match(md, /Read the \[options reference\]\[1\] for the full list/);
-    assert.match(md, new RegExp(`\\n\\[1\\]: ${base.replace(/[.]/g, '\\.')}/reference/options\\.html$`));
+    assert.match(md, new RegExp(`\\n\\[1\\]: ${base.replace(/[.]/g, '\\.')}/reference/options\\.html\\n\\[Note: rendered in chromium \\(the fetched page had next to no text without its scripts\\); showing the page after its scripts ran\\]$`));
     const inline = textOf(await read(client, { url: `${base}/docs/guide.html`, links: 'inline' }));
     assert.match(inline, new RegExp(`\\[options reference\\]\\(${base.replace(/[.]/g, '\\.')}/reference/options\\.html\\)`));
-    const sc = r.structuredContent as { rendered_with: string; final_url: string; extracted_from: string };
+    const sc = r.structuredContent as { rendered_with: string; final_url: string; extracted_from: string; render: Render };
     assert.equal(sc.rendered_with, 'chromium');
     assert.equal(sc.extracted_from, 'rendered');
+    assert.deepEqual([sc.render.ran, sc.render.reason, sc.render.outcome], [true, 'shell', 'shown']);
+    assert.ok(sc.render.ms! > 0);
     assert.equal(sc.final_url, `${base}/docs/guide.html`);
     const text = await read(client, { url: `${base}/docs/guide.html`, format: 'text' });
     assert.match(textOf(text), /Rendered-by-javascript marker/);
@@ -170,20 +181,22 @@ describe('ReadDocs against a local site', () => {
 
   const chromium = skipUnless(chromiumProblem());
 
-  test('rendering waits for the document, not its subresources: images, media, fonts, stylesheets and iframes are not fetched, nor the page twice (issue 28)', { skip: chromium }, async () => {
+  test('rendering waits for the document, not its subresources: images, media, fonts, stylesheets and iframes are not fetched, nor the page twice', { skip: chromium }, async () => {
     hung.length = 0;
     asked.length = 0;
     const r = await read(client, { url: `${base}/heavy.html`, format: 'text' });
     assert.notEqual(r.isError, true, textOf(r));
-    const sc = r.structuredContent as { rendered_with: string; extracted_from: string };
+    const sc = r.structuredContent as { rendered_with: string; extracted_from: string; render: Render };
     assert.deepEqual([sc.rendered_with, sc.extracted_from], ['chromium', 'rendered'], textOf(r));
+    // A complete article, rendered because its own script fills an empty paragraph within it.
+    assert.deepEqual([sc.render.reason, sc.render.outcome], ['placeholder', 'shown']);
     assert.match(textOf(r), /Script-built marker/);
     assert.deepEqual(hung, [], 'the browser asked for subresources a text extractor does not need');
     // The browser is given the document ReadDocs fetched: the page is asked for once.
     assert.deepEqual(asked, ['/heavy.html']);
   });
 
-  test('a page that builds its content on a short timer is waited for; a later one is read with wait_ms (issue 28)', { skip: chromium }, async () => {
+  test('a page that builds its content on a short timer is waited for; a later one is read with wait_ms', { skip: chromium }, async () => {
     // 700 ms: longer than the DOM must be still to count as settled, but a short timer the page set as it loaded.
     const soon = await read(client, { url: `${base}/soon.html`, format: 'text' });
     assert.equal((soon.structuredContent as { extracted_from: string }).extracted_from, 'rendered', textOf(soon));
@@ -193,9 +206,11 @@ describe('ReadDocs against a local site', () => {
     assert.match(textOf(await read(client, { url: `${base}/late.html`, format: 'text', wait_ms: 2000 })), /Paragraph 12 of the article/);
   });
 
-  test('each call renders in a page of its own: nothing a page stored is seen by the next one, though a page is kept ready between calls (issue 28)', { skip: chromium }, async () => {
-    const first = await read(client, { url: `${base}/storing.html`, format: 'text' });
+  test('each call renders in a page of its own: nothing a page stored is seen by the next one, though a page is kept ready between calls', { skip: chromium }, async () => {
+    // A complete article whose script only stores things: rendered because wait_ms asks for it.
+    const first = await read(client, { url: `${base}/storing.html`, format: 'text', wait_ms: 1 });
     assert.notEqual(first.isError, true, textOf(first));
+    assert.equal((first.structuredContent as { render: Render }).render.ran, true);
     for (let i = 0; i < 2; i++) {
       const r = await read(client, { url: `${base}/reading.html`, format: 'text' });
       assert.equal((r.structuredContent as { extracted_from: string }).extracted_from, 'rendered', textOf(r));
@@ -203,66 +218,80 @@ describe('ReadDocs against a local site', () => {
     }
   });
 
-  test('a script that adds only a line (a clock), or a comment thread after the article, changes nothing: the article is shown as fetched, without a note (issue 28)', { skip: chromium }, async () => {
+  test('a complete article is answered as fetched without the browser, and says so; rendered when wait_ms asks, a script that adds only a line (a clock) or a comment thread after the article changes nothing', { skip: chromium }, async () => {
     for (const [path, added] of [['/clock.html', /Updated at/], ['/commented.html', /Reader \d wrote/]] as const) {
       const r = await read(client, { url: `${base}${path}`, format: 'text' });
       assert.notEqual(r.isError, true, textOf(r));
-      const sc = r.structuredContent as { rendered_with: string; extracted_from: string };
+      const sc = r.structuredContent as { rendered_with: string; extracted_from: string; render: Render };
       assert.deepEqual([sc.rendered_with, sc.extracted_from], ['http', 'fetched'], textOf(r));
+      assert.deepEqual(sc.render, { ran: false, reason: 'complete', outcome: null, ms: null, note: 'not rendered: the fetched page holds the article and nothing in it waits for scripts; wait_ms renders it in chromium' });
       assert.match(textOf(r), /Paragraph 12 of the article/);
       assert.doesNotMatch(textOf(r), added);
-      assert.doesNotMatch(textOf(r), /\[Note:/);
+      assert.match(textOf(r), /\n\[Note: not rendered: the fetched page holds the article and nothing in it waits for scripts; wait_ms renders it in chromium\]$/);
+
+      const asked = await read(client, { url: `${base}${path}`, format: 'text', wait_ms: 1 });
+      const rendered = asked.structuredContent as { rendered_with: string; extracted_from: string; render: Render };
+      assert.deepEqual([rendered.extracted_from, rendered.render.ran, rendered.render.reason, rendered.render.outcome], ['fetched', true, 'wait_ms', 'same'], textOf(asked));
+      assert.doesNotMatch(textOf(asked), added);
+      assert.match(textOf(asked), /\[Note: rendered in chromium \(wait_ms asked for it\); its scripts added nothing to the article, so it is shown as fetched\]/);
     }
   });
 
-  test('a rendered article that grew more by the page around it than by what scripts added is shown as fetched, and says so (issue 28)', { skip: chromium }, async () => {
-    const r = await read(client, { url: `${base}/moved.html`, format: 'text' });
+  test('a rendered article that grew more by the page around it than by what scripts added is shown as fetched, and says so; format "html" is the page after scripts ran', { skip: chromium }, async () => {
+    const r = await read(client, { url: `${base}/moved.html`, format: 'text', wait_ms: 1 });
     assert.notEqual(r.isError, true, textOf(r));
-    const sc = r.structuredContent as { rendered_with: string; extracted_from: string };
-    assert.deepEqual([sc.rendered_with, sc.extracted_from], ['http', 'fetched'], textOf(r));
+    const sc = r.structuredContent as { rendered_with: string; extracted_from: string; render: Render };
+    assert.deepEqual([sc.rendered_with, sc.extracted_from, sc.render.outcome], ['http', 'fetched', 'repicked'], textOf(r));
     assert.match(textOf(r), /Paragraph 12 of the article/);
     assert.doesNotMatch(textOf(r), /Letter 3 from a reader|Script-built marker/);
-    assert.match(textOf(r), /\[Note: after scripts ran, the article took in more of the page around it than the scripts added, so it is shown as fetched; format "html" shows the page after scripts ran\]/);
-    // The page after scripts ran is in the browser's HTML only when asked for as such.
+    assert.match(textOf(r), /\[Note: rendered in chromium \(wait_ms asked for it\); after scripts ran, the article took in more of the page around it than the scripts added, so it is shown as fetched; format "html" shows the page after scripts ran\]/);
+    assert.match(textOf(await read(client, { url: `${base}/moved.html`, format: 'html', wait_ms: 1 })), /Script-built marker/);
+    // Not rendered, the HTML is the page as fetched.
     assert.doesNotMatch(textOf(await read(client, { url: `${base}/moved.html`, format: 'html' })), /Script-built marker/);
   });
 
-  test('a script that navigates somewhere unreachable leaves the browser on its error page: shown as fetched, saying why (issue 28)', { skip: chromium }, async () => {
-    const r = await read(client, { url: `${base}/leaving.html`, format: 'text' });
+  test('a script that navigates somewhere unreachable leaves the browser on its error page: shown as fetched, saying the browser failed (not that it was skipped)', { skip: chromium }, async () => {
+    const r = await read(client, { url: `${base}/leaving.html`, format: 'text', wait_ms: 1 });
     assert.notEqual(r.isError, true, textOf(r));
-    const sc = r.structuredContent as { rendered_with: string; extracted_from: string };
+    const sc = r.structuredContent as { rendered_with: string; extracted_from: string; render: Render };
     assert.deepEqual([sc.rendered_with, sc.extracted_from], ['http', 'fetched'], textOf(r));
+    assert.deepEqual([sc.render.ran, sc.render.reason, sc.render.outcome], [true, 'wait_ms', 'failed']);
     assert.match(textOf(r), /Paragraph 12 of the article/);
     assert.doesNotMatch(textOf(r), /refused to connect|This site can|ERR_[A-Z_]+\n/);
     assert.match(textOf(r), new RegExp(`\\[Note: the browser failed \\(the browser could not load http://127\\.0\\.0\\.1:${closedPort}/gone \\(net::ERR_[A-Z_]+\\)\\); showing the page as fetched, scripts were not run\\]`));
   });
 
-  test('a page that never finishes loading is answered within READDOCS_TIMEOUT_MS with what it has (issue 28)', { skip: chromium }, async () => {
-    const r = await read(client, { url: `${base}/endless.html`, format: 'text' });
+  test('a page that never finishes loading is answered within READDOCS_TIMEOUT_MS with what it has', { skip: chromium }, async () => {
+    const r = await read(client, { url: `${base}/endless.html`, format: 'text', wait_ms: 1 });
     assert.notEqual(r.isError, true, textOf(r));
+    assert.equal((r.structuredContent as { render: Render }).render.ran, true);
     assert.match(textOf(r), /Paragraph 12 of the article/);
   });
 
-  test('rendering never makes a page worse: a script that takes the article away means the page is shown as fetched, and the answer says so (issue 28)', { skip: chromium }, async () => {
-    const r = await read(client, { url: `${base}/walled.html` });
+  test('rendering never makes a page worse: a script that takes the article away means the page is shown as fetched, and the answer says so', { skip: chromium }, async () => {
+    const r = await read(client, { url: `${base}/walled.html`, wait_ms: 1 });
     assert.notEqual(r.isError, true, textOf(r));
-    const sc = r.structuredContent as { rendered_with: string; extracted_from: string };
-    assert.deepEqual([sc.rendered_with, sc.extracted_from], ['http', 'fetched']);
+    const sc = r.structuredContent as { rendered_with: string; extracted_from: string; render: Render };
+    assert.deepEqual([sc.rendered_with, sc.extracted_from, sc.render.outcome], ['http', 'fetched', 'lost-text']);
     assert.match(textOf(r), /Paragraph 12 of the article/);
     assert.doesNotMatch(textOf(r), /Accept all cookies/);
-    assert.match(textOf(r), /\[Note: after scripts ran the page kept only \d+% of its text as fetched, so it is shown as fetched\]/);
+    assert.match(textOf(r), /\[Note: rendered in chromium \(wait_ms asked for it\); after scripts ran the page kept only \d+% of its text as fetched, so it is shown as fetched\]/);
   });
 
-  test('without a browser it says scripts were not run', async () => {
+  test('without a browser it says scripts were not run where they would have been, and nothing where they would not', async () => {
     const r = await read(plain, { url: `${base}/docs/guide.html` });
     assert.doesNotMatch(textOf(r), /Rendered-by-javascript marker/);
-    assert.match(textOf(r), /scripts were not run/);
-    assert.equal((r.structuredContent as { rendered_with: string }).rendered_with, 'http');
-    assert.equal((r.structuredContent as { extracted_from: string }).extracted_from, 'fetched');
+    assert.match(textOf(r), /\[Note: no browser found, so scripts were not run \(they would have been: the fetched page had next to no text without its scripts\): install Chrome, Chromium or Edge, or set BROWSER_PATH\]/);
+    const sc = r.structuredContent as { rendered_with: string; extracted_from: string; render: Render };
+    assert.deepEqual([sc.rendered_with, sc.extracted_from, sc.render.ran, sc.render.reason], ['http', 'fetched', false, 'no-browser']);
+    const complete = await read(plain, { url: `${base}/clock.html` });
+    assert.deepEqual((complete.structuredContent as { render: Render }).render, { ran: false, reason: 'complete', outcome: null, ms: null, note: 'not rendered: the fetched page holds the article and nothing in it waits for scripts' });
   });
 
   test('JSON, text, PDF and images', async () => {
-    assert.match(textOf(await read(client, { url: `${base}/data.json` })), /\{\n  "a": 1,\n  "b": \[\n    2,\n    3\n  \]\n\}/);
+    const json = await read(client, { url: `${base}/data.json` });
+    assert.equal((json.structuredContent as { render: Render | null }).render, null, 'no render field for what is not HTML');
+    assert.match(textOf(json), /\{\n  "a": 1,\n  "b": \[\n    2,\n    3\n  \]\n\}/);
     assert.match(textOf(await read(client, { url: `${base}/notes.txt` })), /plain notes\nline two/);
     // Text is decoded by its declared charset, else sniffed (not UTF-8, so windows-1252).
     for (const path of ['/latin1.txt', '/latin1-sniffed.txt']) {

@@ -27,7 +27,7 @@ function lineOf(d: SettingDiagnostic[], line: number): SettingDiagnostic {
 }
 
 test('every key that widens access or chooses a program, path or destination is the user\'s alone', () => {
-  const userOnly = ['AUTH_TOKEN', 'HTTP_HOST', 'HTTP_PORT', 'HTTP_ALLOW_REMOTE', 'BROWSER_PATH', 'BASH_SHELL', 'BASH_CWD', 'ADDITIONAL_SKILLS', 'SEARXNG_URL', 'BRAVE_API_KEY', 'TAVILY_API_KEY', 'MARGINALIA_API_KEY', 'USER_AGENT_READDOCS', 'USER_AGENT_SEARCH', 'SEARCH_URL_BING'];
+  const userOnly = ['AUTH_TOKEN', 'HTTP_HOST', 'HTTP_PORT', 'HTTP_ALLOW_REMOTE', 'BROWSER_PATH', 'BASH_SHELL', 'BASH_CWD', 'ADDITIONAL_SKILLS', 'SEARXNG_URL', 'BRAVE_API_KEY', 'TAVILY_API_KEY', 'MARGINALIA_API_KEY', 'USER_AGENT_READDOCS', 'USER_AGENT_SEARCH', 'SEARCH_URL_BING', 'READDOCS_RENDER'];
   for (const key of userOnly) assert.equal(specFor(key)?.trust.level, 'user', key);
   // Nothing a project may set freely except what is known to be harmless.
   const free = Object.entries(SETTINGS).filter(([, s]) => s.trust.level === 'project').map(([k]) => k);

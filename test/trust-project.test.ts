@@ -60,11 +60,11 @@ async function hostileSetup() {
   return { ...h, repo, marker, projectFile, attackerPort };
 }
 
-/** A local page for ReadDocs, so that a configured browser would be launched for it. */
+/** A local page for ReadDocs that its script builds (a shell), so that a configured browser would be launched for it. */
 async function pageServer(): Promise<{ url: string; close(): Promise<void> }> {
   const srv = http.createServer((_req, res) => {
     res.setHeader('Content-Type', 'text/html');
-    res.end('<!doctype html><html><head><title>Docs</title></head><body><main><h1>Docs</h1><p>Plain page for the trust test, long enough to be read as an article by the extractor.</p></main></body></html>');
+    res.end('<!doctype html><html><head><title>Docs</title></head><body><main id="app"></main><script>document.getElementById("app").innerHTML = "<h1>Docs</h1><p>Page for the trust test, built by its script.</p>";</script></body></html>');
   });
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
   return { url: `http://127.0.0.1:${(srv.address() as net.AddressInfo).port}/docs`, close: () => new Promise((r) => srv.close(() => r())) };
@@ -134,6 +134,8 @@ test('a hostile project folder cannot take over the hub that `pincer stdio` star
       const docs = await client.callTool({ name: 'ReadDocs', arguments: { url: page.url } });
       assert.notEqual(docs.isError, true, textOf(docs));
       assert.equal((docs.structuredContent as { rendered_with: string }).rendered_with, 'http');
+      // The page needed a browser, and the only one on offer was the repository's: there was none.
+      assert.equal((docs.structuredContent as { render: { reason: string } }).render.reason, 'no-browser');
       assert.ok(!fs.existsSync(t.marker), 'the attacker\'s BROWSER_PATH program was not run');
     } finally {
       await client.close();
@@ -164,6 +166,8 @@ test('`pincer stdio --standalone` in a hostile project: refused lines are warnin
 
       const docs = await client.callTool({ name: 'ReadDocs', arguments: { url: page.url } });
       assert.equal((docs.structuredContent as { rendered_with: string }).rendered_with, 'http');
+      // The page needed a browser, and the only one on offer was the repository's: there was none.
+      assert.equal((docs.structuredContent as { render: { reason: string } }).render.reason, 'no-browser');
       assert.ok(!fs.existsSync(t.marker), 'the attacker\'s BROWSER_PATH program was not run');
 
       // Project-local skills are the project's own business in a single-client process; the attacker's extra folder is not.

@@ -118,6 +118,7 @@ export const SETTINGS = {
   IMAGE_MAX_FILE_BYTES: spec({ trust: LOWER, schema: int(1024, 4294967296), default: '268435456', group: 'web', description: 'Largest image file ReadImage opens.' }),
   BROWSER_PATH: spec({ trust: userOnly('it chooses the program ReadDocs runs'), schema: text, default: '', group: 'web', description: 'Chrome, Chromium or Edge for ReadDocs. Empty: look in the usual places of this OS.' }),
   READDOCS_TIMEOUT_MS: spec({ trust: LOWER, schema: int(1000, 300000), default: '30000', group: 'web', description: 'How long ReadDocs waits for a page.' }),
+  READDOCS_RENDER: spec({ trust: userOnly('it has the browser run the scripts of every page read'), schema: z.enum(['auto', 'always']), default: 'auto', group: 'web', description: 'When ReadDocs renders HTML pages in the browser. auto: where scripts can change the answer (next to no text as fetched, a short article on an app\'s page, a placeholder within the article) or wait_ms asks; always: every page.' }),
   READDOCS_WAIT_MAX_MS: spec({ trust: LOWER, schema: int(0, 60000), default: '10000', group: 'web', description: 'Cap on ReadDocs wait_ms (time to wait after load for late content).' }),
   READDOCS_MAX_BYTES: spec({ trust: LOWER, schema: int(1024, 1073741824), default: '20971520', group: 'web', description: 'Largest response ReadDocs downloads.' }),
   READDOCS_MAX_CHARS: spec({ trust: LOWER, schema: int(1000, 10000000), default: '40000', group: 'web', description: 'Characters of a page ReadDocs returns at once; pass offset to read on.' }),

@@ -26,6 +26,11 @@ export interface RenderOptions {
    * and no second request is waited for. Everything else the page asks for goes to the network as usual.
    */
   document?: { html: string; mediaType: string };
+  /**
+   * Called once the browser has the document (given it, or sent to load it): from then on it builds the page on its own,
+   * and the caller may use its thread for other work (extraction) without holding the browser up.
+   */
+  onHandedOver?: () => void;
 }
 
 /**
@@ -37,6 +42,11 @@ export interface RenderOptions {
 export interface PageRenderer {
   readonly name: string;
   render(url: string, opts: RenderOptions): Promise<RenderResult>;
+  /**
+   * A ReadDocs call has begun and may need the browser: a renderer that is slow to start gets ready now (while the page
+   * is fetched), if its own record says it is likely to be used.
+   */
+  prepare?(userAgent: string | undefined): void;
   close(): Promise<void>;
 }
 
@@ -93,7 +103,7 @@ interface Tab {
   page: Page;
   inFlight: Set<unknown>;
   /** The call using the tab; none while it waits as the spare (its requests are refused then). */
-  call?: { url: string; document?: RenderOptions['document']; given: boolean };
+  call?: { url: string; document?: RenderOptions['document']; given: boolean; onHandedOver?: () => void };
   failedNavigation?: string;
 }
 
@@ -102,14 +112,23 @@ export interface PlaywrightRendererOptions {
   onlyHosts?: string[];
 }
 
+/** How long after a call needed the browser a new ReadDocs call keeps it open, or starts it ahead (while its page is fetched). */
+const EXPECTED_WITHIN_MS = 15 * 60_000;
+/** A browser without work is closed after this long (an idle Chromium with its spare page holds some 300 MB). */
+const IDLE_CLOSE_MS = 60_000;
+
 /**
- * A locally installed Chrome/Chromium/Edge driven by playwright-core. Launched
- * on first use, shared by calls, closed after a minute without work.
+ * A locally installed Chrome/Chromium/Edge driven by playwright-core. Launched when a call needs it, shared by calls,
+ * closed after a minute without work. Once a call has needed it, ReadDocs calls (for a quarter of an hour) keep it open,
+ * or start it ahead (`prepare`) so that launching overlaps fetching: a person who reads only complete articles never
+ * pays for a browser, one who reads pages that scripts build waits for its launch once.
  */
 export class PlaywrightRenderer implements PageRenderer {
   readonly name: string;
   private browser?: Promise<Browser>;
   private idle?: NodeJS.Timeout;
+  /** When a call last had the browser render (Date.now()); undefined before the first. */
+  private neededAt?: number;
   /** A page opened ahead for the next call (a new context costs a renderer process), for the user agent it was opened with. */
   private spare?: { userAgent: string | undefined; tab: Promise<Tab> };
   private active = 0;
@@ -178,6 +197,7 @@ export class PlaywrightRenderer implements PageRenderer {
     const call = tab.call;
     if (call?.document && !call.given && req.isNavigationRequest() && req.frame() === tab.page.mainFrame() && sameDocument(req.url(), call.url)) {
       call.given = true;
+      call.onHandedOver?.();
       // UTF-8 and said so in the header, which outranks a <meta charset>: the browser decodes it as the fetch did.
       return route.fulfill({ status: 200, contentType: `${call.document.mediaType}; charset=utf-8`, body: call.document.html });
     }
@@ -210,9 +230,26 @@ export class PlaywrightRenderer implements PageRenderer {
     this.spare = { userAgent, tab };
   }
 
+  prepare(userAgent: string | undefined): void {
+    const expected = this.neededAt !== undefined && Date.now() - this.neededAt < EXPECTED_WITHIN_MS;
+    if (!expected || this.active > 0) return;
+    // A launch that fails here is tried again, and reported, by the call that needs the browser.
+    if (!this.browser) this.launch().then(() => this.keepSpare(userAgent), ignoreFailure(log, 'starting the browser ahead'));
+    // Running, it stays while calls keep coming: closed and launched again each minute, it would cost more than it idles.
+    this.closeWhenIdle();
+  }
+
+  private closeWhenIdle(): void {
+    clearTimeout(this.idle);
+    if (this.active > 0) return;
+    this.idle = setTimeout(() => void this.close(), IDLE_CLOSE_MS);
+    this.idle.unref();
+  }
+
   async render(url: string, opts: RenderOptions): Promise<RenderResult> {
     clearTimeout(this.idle);
     this.active++;
+    this.neededAt = Date.now();
     const userAgent = opts.userAgent || undefined;
     try {
       const browser = await this.launch();
@@ -220,7 +257,8 @@ export class PlaywrightRenderer implements PageRenderer {
       const deadline = Date.now() + opts.timeoutMs;
       const tab = await this.takeTab(browser, userAgent);
       const { context, page } = tab;
-      tab.call = { url, document: opts.document, given: false };
+      tab.call = { url, document: opts.document, given: false, onHandedOver: opts.onHandedOver };
+      if (!opts.document) opts.onHandedOver?.();
       // Cancelled: closing the page's context ends its work; one already closed rejects, which changes nothing.
       const onAbort = () => void context.close().catch(() => undefined);
       opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -251,10 +289,7 @@ export class PlaywrightRenderer implements PageRenderer {
     } finally {
       this.active--;
       if (!opts.signal?.aborted) this.keepSpare(userAgent);
-      if (this.active === 0) {
-        this.idle = setTimeout(() => void this.close(), 60_000);
-        this.idle.unref();
-      }
+      this.closeWhenIdle();
     }
   }
 

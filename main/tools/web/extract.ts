@@ -134,6 +134,9 @@ function numberReferences(markdown: string, targets: string[]): string {
   return `${body}\n\n${[...numbers].map(([id, n]) => `[${n}]: ${targets[id]!}`).join('\n')}`;
 }
 
+/** The parsed page an extraction read, links resolved (Readability ran on a copy), for what else is asked of it. */
+export type ParsedPage = ReturnType<typeof parseHTML>['document'];
+
 /**
  * Main content as GitHub-flavoured markdown (Readability, then turndown) and
  * as plain text with one block a line. Readability runs with its default
@@ -141,7 +144,16 @@ function numberReferences(markdown: string, targets: string[]): string {
  * box beat the article.
  */
 export function extract(html: string, baseUrl: string, links: LinkStyle = 'references'): Extracted {
-  const { document } = parseHTML(html);
+  return extractPage(html, baseUrl, links).extracted;
+}
+
+/** `extract`, with the parsed page kept (parsing is a good part of the cost, and deciding about rendering reads it too). */
+export function extractPage(html: string, baseUrl: string, links: LinkStyle = 'references'): { extracted: Extracted; page: ParsedPage } {
+  return extractParsed(parseHTML(html).document, html, baseUrl, links);
+}
+
+/** `extractPage` on a page already parsed (`parsePage`). */
+export function extractParsed(document: ParsedPage, html: string, baseUrl: string, links: LinkStyle = 'references'): { extracted: Extracted; page: ParsedPage } {
   const base = documentBase(document as unknown as Document, baseUrl);
   absolutize(document as unknown as Document, base, !rulesOff.has('anchors'));
   const title = (document.querySelector('title')?.textContent ?? '').trim();
@@ -168,5 +180,9 @@ export function extract(html: string, baseUrl: string, links: LinkStyle = 'refer
   if (links !== 'inline') converted = converted.replace(/<div class="joplin-table-wrapper">([\s\S]*?<\/table>)<\/div>/g, (_m, table: string) => blockText(parseHTML(`<!doctype html><html><body>${table}</body></html>`).document.body));
   const markdown = numberReferences(converted.replace(/\n{3,}/g, '\n\n').trim(), references);
   const text = blockText(parseHTML(`<!doctype html><html><body>${contentHtml}</body></html>`).document.body);
-  return { title: article?.title?.trim() || title, markdown, text };
+  return { extracted: { title: article?.title?.trim() || title, markdown, text }, page: document };
+}
+
+export function parsePage(html: string): ParsedPage {
+  return parseHTML(html).document;
 }

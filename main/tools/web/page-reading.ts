@@ -1,58 +1,40 @@
-import type { PageRenderer } from './browser.js';
+import type { PageRenderer, RenderResult } from './browser.js';
 import type { Extracted } from './extract.js';
 import type { LinkStyle } from './link-styles.js';
-import { lazyModule } from '../../core/lazy-module.js';
 import { blockText } from './block-text.js';
-
-/** Where the text of an HTML page came from: the browser's DOM after scripts ran, or the bytes as fetched. */
-const linkedom = lazyModule<typeof import('linkedom')>('linkedom');
+import { shingleList, shingles } from './shingles.js';
+import { askedToRender, renderNeed, shellBeforeExtraction, SHELL_SHINGLES, type RenderAsked, type RenderDecision } from './render-need.js';
+import type { RenderOutcome, RenderReason, RenderReport } from './render-report.js';
 
 /** Where the text of an HTML page came from: the browser's DOM after scripts ran, or the bytes as fetched. */
 export type PageSource = 'rendered' | 'fetched';
 
 export interface PageReading {
+  /** The page's HTML for format "html": the DOM after scripts ran when the browser rendered it, else as fetched. */
   html: string;
   finalUrl: string;
   extracted: Extracted;
   from: PageSource;
   /** The browser's name when the rendered page is shown, else "http". */
   renderedWith: string;
-  /** Why the fetched page is shown although a browser was there, for the answer's notes. */
-  note?: string;
+  render: RenderReport;
 }
 
 export interface ReadingOptions {
   renderer?: PageRenderer;
-  /** Time left for rendering (the rest of READDOCS_TIMEOUT_MS) and the caller's extra wait. */
-  timeoutMs: number;
+  /** When the call's time (READDOCS_TIMEOUT_MS, fetching included) is up: what is left of it is the render's budget. */
+  deadline: number;
+  /** The caller's extra wait after the page settled (wait_ms, capped by READDOCS_WAIT_MAX_MS). */
   waitMs: number;
+  /** Rendering asked for whatever the page looks like: by the caller (any wait_ms) or READDOCS_RENDER=always. */
+  asked?: RenderAsked;
   userAgent?: string;
   signal?: AbortSignal;
   links: LinkStyle;
   /** The fetched page's media type (text/html, application/xhtml+xml), for the browser that is given it. */
   mediaType?: string;
-}
-
-const TOKEN = /[\p{L}\p{N}_]+/gu;
-
-/** A text's 4-token shingles in reading order. */
-function shingleList(text: string): string[] {
-  const t = text.match(TOKEN) ?? [];
-  const out: string[] = [];
-  for (let i = 0; i + 4 <= t.length; i++) out.push(t.slice(i, i + 4).join(' '));
-  return out;
-}
-
-function shingles(text: string): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const k of shingleList(text)) out.set(k, (out.get(k) ?? 0) + 1);
-  return out;
-}
-
-/** The text a page shows anywhere (not only its article), as shingles: what the fetched HTML already had. */
-export function pageShingles(html: string): Map<string, number> {
-  const { document } = linkedom().parseHTML(html);
-  return shingles(blockText(document.body ?? document.documentElement));
+  /** Called once rendering is decided, before it starts (ReadDocs becomes a task then). */
+  onRender?: () => Promise<unknown>;
 }
 
 export interface Judgement {
@@ -117,7 +99,6 @@ export function judgeRendering(rendered: Extracted, fetched: Extracted, fetchedP
   if (repicked > built) return { ...base, use: 'fetched', why: 'repicked' };
   return { ...base, use: 'rendered', why: 'adds-text' };
 }
-const SHELL_SHINGLES = 50;
 /** The share of the fetched article at either end that does not count as its inside (see judgeRendering). */
 const EDGE_SHARE = 0.03;
 const KEEP_SHARE = 0.9;
@@ -129,33 +110,92 @@ const KEEP_SHARE = 0.9;
 const MIN_BUILT = 10;
 const MIN_BUILT_SHARE = 0.1;
 
-/** Whether readHtmlPage will have the browser render the page (a browser, and time left for it). */
-export function willRender(renderer: PageRenderer | undefined, timeoutMs: number): renderer is PageRenderer {
-  return renderer !== undefined && timeoutMs >= 1000;
-}
+/** Less time than this left and the page is not rendered. */
+const MIN_RENDER_MS = 1000;
+/**
+ * How long extraction waits for the browser to take the document before it runs: the browser is handed the page by
+ * this process, which cannot answer it while it extracts; past this (the browser still starting) extraction goes first.
+ */
+const HANDOVER_WAIT_MS = 250;
 
 /**
- * An HTML page's main content: rendered by the browser when there is one and rendering does not make it worse,
- * else as fetched. The fetched page is extracted first, so a browser that fails or runs out of time costs nothing.
+ * An HTML page's main content. The fetched page is parsed and judged first (render-need.ts): the browser runs only
+ * where it can change the answer, and then its result is shown only where rendering does not make it worse
+ * (judgeRendering). Where rendering is known before the article is extracted (asked for, or the page is a shell), the
+ * browser starts first and the extraction runs while it loads the page.
  */
 export async function readHtmlPage(html: string, finalUrl: string, o: ReadingOptions): Promise<PageReading> {
-  const { extract } = await import('./extract.js');
-  const fetched = extract(html, finalUrl, o.links);
-  const asFetched = (note?: string): PageReading => ({ html, finalUrl, extracted: fetched, from: 'fetched', renderedWith: 'http', note });
-  if (!o.renderer) return asFetched();
-  if (!willRender(o.renderer, o.timeoutMs)) return asFetched(`fetching took most of READDOCS_TIMEOUT_MS, so the page was not rendered; scripts were not run`);
-  let r;
+  const { extractParsed, parsePage } = await import('./extract.js');
+  const page = parsePage(html);
+  // The whole document, not `body`: linkedom can leave a page's text outside the body it reports (Readability's yahoo-3).
+  const pageText = blockText(page.documentElement);
+  const early = askedToRender(o.asked) ?? shellBeforeExtraction(page, pageText);
+  let rendering = early ? await startRender(html, finalUrl, early, o) : undefined;
+  if (rendering && 'promise' in rendering) await Promise.race([rendering.handedOver, rendering.promise.then(ignore, ignore), delay(HANDOVER_WAIT_MS)]);
+  const fetched = extractParsed(page, html, finalUrl, o.links).extracted;
+  const asFetched = (render: RenderReport, shownHtml = html): PageReading => ({ html: shownHtml, finalUrl, extracted: fetched, from: 'fetched', renderedWith: 'http', render });
+  if (!rendering) {
+    const need = renderNeed(page, fetched);
+    if (!need.render) return asFetched({ ran: false, reason: need.why, outcome: null, ms: null, note: notRendered(need, o.renderer) });
+    rendering = await startRender(html, finalUrl, need, o);
+  }
+  if (!('promise' in rendering)) return asFetched(rendering);
+  const { reason, detail: why } = rendering;
+  const name = o.renderer!.name;
+  let r: RenderResult;
   try {
-    r = await o.renderer.render(finalUrl, { waitMs: o.waitMs, timeoutMs: o.timeoutMs, userAgent: o.userAgent, signal: o.signal, document: { html, mediaType: o.mediaType ?? 'text/html' } });
+    r = await rendering.promise;
   } catch (err) {
     if (o.signal?.aborted) throw err;
-    return asFetched(`the browser failed (${(err as Error).message.split('\n')[0]}); showing the page as fetched, scripts were not run`);
+    const report: RenderReport = { ran: true, reason, outcome: 'failed', ms: rendering.ms(), note: `the browser failed (${(err as Error).message.split('\n')[0]}); showing the page as fetched, scripts were not run` };
+    return asFetched(report);
   }
+  const ms = rendering.ms();
+  const { extract } = await import('./extract.js');
   const rendered = extract(r.html, r.finalUrl, o.links);
-  const judged = judgeRendering(rendered, fetched, () => pageShingles(html));
-  if (judged.use === 'rendered') return { html: r.html, finalUrl: r.finalUrl, extracted: rendered, from: 'rendered', renderedWith: o.renderer.name };
-  if (judged.why === 'lost-text') return asFetched(`after scripts ran the page kept only ${Math.round(judged.kept * 100)}% of its text as fetched, so it is shown as fetched`);
-  if (judged.why === 'repicked') return asFetched(`after scripts ran, the article took in more of the page around it than the scripts added, so it is shown as fetched; format "html" shows the page after scripts ran`);
-  // Scripts added nothing to speak of: the same article, as fetched.
-  return asFetched();
+  const judged = judgeRendering(rendered, fetched, () => shingles(pageText));
+  const ran = (outcome: RenderOutcome, note: string): RenderReport => ({ ran: true, reason, outcome, ms, note });
+  if (judged.use === 'rendered') return { html: r.html, finalUrl: r.finalUrl, extracted: rendered, from: 'rendered', renderedWith: name, render: ran('shown', `rendered in ${name} (${why}); showing the page after its scripts ran`) };
+  if (judged.why === 'lost-text') return asFetched(ran('lost-text', `rendered in ${name} (${why}); after scripts ran the page kept only ${Math.round(judged.kept * 100)}% of its text as fetched, so it is shown as fetched`), r.html);
+  if (judged.why === 'repicked') return asFetched(ran('repicked', `rendered in ${name} (${why}); after scripts ran, the article took in more of the page around it than the scripts added, so it is shown as fetched; format "html" shows the page after scripts ran`), r.html);
+  return asFetched(ran('same', `rendered in ${name} (${why}); its scripts added nothing to the article, so it is shown as fetched`), r.html);
+}
+
+interface Rendering {
+  reason: RenderReason;
+  /** The reason in a sentence. */
+  detail: string;
+  promise: Promise<RenderResult>;
+  /** Resolves once the browser has been handed the document. */
+  handedOver: Promise<void>;
+  ms(): number;
+}
+
+/** Starts the browser on the page, or says why it cannot (none, or no time left). */
+async function startRender(html: string, finalUrl: string, need: RenderDecision, o: ReadingOptions): Promise<Rendering | RenderReport> {
+  const { why: reason, detail } = need;
+  if (!o.renderer) return { ran: false, reason: 'no-browser', outcome: null, ms: null, note: `no browser found, so scripts were not run (they would have been: ${detail}): install Chrome, Chromium or Edge, or set BROWSER_PATH` };
+  const budget = o.deadline - Date.now();
+  if (budget < MIN_RENDER_MS) return { ran: false, reason: 'no-time', outcome: null, ms: null, note: `fetching took most of READDOCS_TIMEOUT_MS, so the page was not rendered (${detail}); scripts were not run` };
+  await o.onRender?.();
+  const t0 = performance.now();
+  let handed = (): void => undefined;
+  const handedOver = new Promise<void>((resolve) => (handed = resolve));
+  const promise = o.renderer.render(finalUrl, { waitMs: o.waitMs, timeoutMs: budget, userAgent: o.userAgent, signal: o.signal, document: { html, mediaType: o.mediaType ?? 'text/html' }, onHandedOver: () => handed() });
+  // Awaited by readHtmlPage; until then a failure must not count as unhandled.
+  promise.catch(ignore);
+  return { reason, detail, promise, handedOver, ms: () => Math.round(performance.now() - t0) };
+}
+
+function notRendered(need: { why: 'complete' | 'no-scripts'; detail: string }, renderer: PageRenderer | undefined): string {
+  // Scripts could add to a complete article in ways no reading of its HTML foresees: the way to ask for them is said.
+  return renderer && need.why === 'complete' ? `not rendered: ${need.detail}; wait_ms renders it in ${renderer.name}` : `not rendered: ${need.detail}`;
+}
+
+function ignore(): void {
+  // A render's failure is reported where it is awaited.
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

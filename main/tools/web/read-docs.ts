@@ -6,6 +6,7 @@ import { fetchUrl } from './http-fetch.js';
 import { prepareImage, describeImage } from '../media/image.js';
 import { decodeHtml, decodeText } from './decode.js';
 import { LINK_STYLES } from './link-styles.js';
+import { renderReportSchema, type RenderReport } from './render-report.js';
 
 const FORMATS = ['markdown', 'text', 'html'] as const;
 
@@ -40,14 +41,15 @@ export const readDocsTool = defineTool({
   title: 'Read a web page',
   group: 'web',
   description:
-    'Fetch a URL and return its main content as markdown (default), plain text or the rendered HTML. Pages are rendered in a real ' +
-    'browser so JavaScript-built docs work; wait_ms waits longer for late content. Markdown keeps link text in place and lists each URL ' +
+    'Fetch a URL and return its main content as markdown (default), plain text or HTML. A page whose text scripts build (an app shell, ' +
+    'a placeholder in the article) is rendered in a real browser so JavaScript-built docs work; a complete article is answered as fetched. ' +
+    'wait_ms renders any page and waits that much longer for late content. Markdown keeps link text in place and lists each URL ' +
     'once at the end as absolute URLs (links: "text" drops URLs, "inline" keeps them in place). PDFs come back as text, images as images, JSON and ' +
     'plain text as is. Long pages are cut; pass offset to read on. Only http and https URLs.',
   inputSchema: z.object({
     url: z.string().describe('The URL to fetch'),
     format: z.enum(FORMATS, { error: 'format must be markdown, text or html' }).optional().describe('Output format: text, html, or markdown'),
-    wait_ms: z.number().int().min(0, 'wait_ms must be 0 or more').optional().describe('Wait time for page load in ms'),
+    wait_ms: z.number().int().min(0, 'wait_ms must be 0 or more').optional().describe('Render the page in the browser and wait this many ms more for late content'),
     offset: z.number().int().min(0, 'offset must be 0 or more').optional().describe('Character offset to continue reading a long page'),
     links: z
       .enum(LINK_STYLES, { error: 'links must be references, text or inline' })
@@ -61,14 +63,15 @@ export const readDocsTool = defineTool({
     format: z.string(),
     content_type: z.string(),
     rendered_with: z.string().describe('The browser whose rendering is shown, or "http" when the page is shown as fetched'),
-    extracted_from: z.enum(['rendered', 'fetched']).nullable().describe('For HTML pages: whether the content shown is the page after its scripts ran in the browser, or as fetched (no browser, the browser failed, or rendering added no text of its own or lost text the fetched page had); null for other types'),
+    extracted_from: z.enum(['rendered', 'fetched']).nullable().describe('For HTML pages: whether the content shown is the page after its scripts ran in the browser, or as fetched (not rendered, the browser failed, or rendering added no text of its own or lost text the fetched page had: `render` says which); null for other types'),
+    render: renderReportSchema.nullable().describe('For HTML pages: whether a browser rendered the page and why, and what came of it; null for other types'),
     charset: z.string().describe('How the bytes were decoded when not rendered by a browser, e.g. "windows-1252 (meta)"; empty otherwise'),
     total_chars: z.number().int(),
     next_offset: z.number().int().nullable(),
   }),
   annotations: { title: 'Read a web page', readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   // A client that follows tasks (io.modelcontextprotocol/tasks) gets the call as a task once a browser renders the page
-  // (seconds); a page shown as fetched is answered directly.
+  // (seconds); a page that is not rendered is answered directly.
   taskSupport: 'optional',
   deferTask: true,
   async handler(args, ctx): Promise<ToolResult> {
@@ -78,6 +81,8 @@ export const readDocsTool = defineTool({
     const timeoutMs = s.get('READDOCS_TIMEOUT_MS');
     const ua = s.get('USER_AGENT_READDOCS');
     const started = Date.now();
+    // The browser starts while the page is fetched, if it is likely to be needed (browser.ts prepare).
+    ctx.services.browser()?.prepare?.(ua || undefined);
     const fetched = await fetchUrl(url.href, { timeoutMs, maxBytes: s.get('READDOCS_MAX_BYTES'), userAgent: ua, signal: ctx.signal, tool: 'ReadDocs' });
     const type = fetched.contentType.split(';')[0]!.trim();
     const base = { url: url.href, final_url: fetched.finalUrl, content_type: type || 'unknown' };
@@ -86,7 +91,7 @@ export const readDocsTool = defineTool({
       const img = await prepareImage(fetched.body, fetched.finalUrl, { maxEdge: s.get('IMAGE_MAX_EDGE'), maxBytes: s.get('IMAGE_MAX_BYTES') });
       return {
         content: [{ type: 'text', text: describeImage(fetched.finalUrl, img) }, { type: 'image', data: img.data.toString('base64'), mimeType: img.mimeType }],
-        structuredContent: { ...base, title: '', format: 'image', rendered_with: 'http', extracted_from: null, charset: '', total_chars: 0, next_offset: null },
+        structuredContent: { ...base, title: '', format: 'image', rendered_with: 'http', extracted_from: null, render: null, charset: '', total_chars: 0, next_offset: null },
       };
     }
 
@@ -94,6 +99,7 @@ export const readDocsTool = defineTool({
     let body: string;
     let renderedWith = 'http';
     let extractedFrom: 'rendered' | 'fetched' | null = null;
+    let render: RenderReport | null = null;
     let charset = '';
     const notes: string[] = [];
     if (type === 'application/pdf' || fetched.body.subarray(0, 5).toString('latin1') === '%PDF-') {
@@ -108,22 +114,21 @@ export const readDocsTool = defineTool({
       }
     } else if (type === 'text/html' || type === 'application/xhtml+xml' || (type === '' && /<html[\s>]/i.test(fetched.body.subarray(0, 2048).toString()))) {
       const decoded = await decodeHtml(fetched.body, fetched.contentType);
-      const renderer = ctx.services.browser();
-      const { readHtmlPage, willRender } = await import('./page-reading.js');
-      // One budget for the whole call: what fetching used is not given to the browser again.
-      const renderBudget = timeoutMs - (Date.now() - started);
-      if (willRender(renderer, renderBudget)) await ctx.startTask?.();
+      const { readHtmlPage } = await import('./page-reading.js');
       const reading = await readHtmlPage(decoded.text, fetched.finalUrl, {
-        renderer,
-        timeoutMs: renderBudget,
+        renderer: ctx.services.browser(),
+        // One budget for the whole call: what fetching and extraction used is not given to the browser again.
+        deadline: started + timeoutMs,
         waitMs: Math.min(args.wait_ms ?? 0, s.get('READDOCS_WAIT_MAX_MS')),
+        asked: (args.wait_ms ?? 0) > 0 ? 'wait_ms' : s.get('READDOCS_RENDER') === 'always' ? 'setting' : undefined,
         userAgent: ua || undefined,
         signal: ctx.signal,
         links: args.links ?? 'references',
         mediaType: type || 'text/html',
+        onRender: async () => ctx.startTask?.(),
       });
-      if (!renderer) notes.push('no browser found, so scripts were not run: install Chrome, Chromium or Edge, or set BROWSER_PATH');
-      if (reading.note) notes.push(reading.note);
+      notes.push(reading.render.note);
+      render = reading.render;
       renderedWith = reading.renderedWith;
       extractedFrom = reading.from;
       charset = reading.from === 'fetched' ? `${decoded.encoding} (${decoded.source})` : '';
@@ -157,7 +162,7 @@ export const readDocsTool = defineTool({
     for (const n of notes) parts.push(`[Note: ${n}]`);
     return {
       content: [{ type: 'text', text: parts.join('\n') }],
-      structuredContent: { ...base, title, format, rendered_with: renderedWith, extracted_from: extractedFrom, charset, total_chars: body.length, next_offset: cut.next ?? null },
+      structuredContent: { ...base, title, format, rendered_with: renderedWith, extracted_from: extractedFrom, render, charset, total_chars: body.length, next_offset: cut.next ?? null },
     };
   },
 });
