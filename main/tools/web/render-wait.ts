@@ -87,13 +87,21 @@ export async function settle(page: SettlingPage, inFlight: Set<unknown>, deadlin
   }
 }
 
-/** The DOM as HTML; a page caught mid-navigation (a script redirect) is read again once it has one. */
-export async function snapshot(page: { content(): Promise<string>; waitForTimeout(ms: number): Promise<void> }): Promise<string> {
+/**
+ * The DOM as HTML, without its scripts: what they built is in the DOM, and their code (often hundreds of kB inline, or a
+ * page's whole content again as a JSON island) is no text to extract, only more to carry over and parse. Removed and
+ * serialized in one step in the page, which is not used again. A page caught mid-navigation (a script redirect) is read
+ * again once it has one.
+ */
+export async function snapshot(page: { evaluate<R>(fn: () => R): Promise<R>; waitForTimeout(ms: number): Promise<void> }): Promise<string> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await page.content();
+      return await page.evaluate(() => {
+        for (const s of Array.from(document.querySelectorAll('script'))) s.remove();
+        return (document.doctype ? `<!DOCTYPE ${document.doctype.name}>` : '') + document.documentElement.outerHTML;
+      });
     } catch (err) {
-      if (attempt >= 20 || !/navigating/i.test((err as Error).message)) throw err;
+      if (attempt >= 20 || !/navigat/i.test((err as Error).message)) throw err;
       await page.waitForTimeout(100);
     }
   }
