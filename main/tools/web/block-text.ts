@@ -15,10 +15,11 @@ const BLOCK = new Set([
 const SPACED = new Set(['P', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'PRE', 'BLOCKQUOTE', 'TABLE', 'FIGURE', 'UL', 'OL', 'DL', 'HR']);
 const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD']);
 
-const TEXT_NODE = 3;
-const ELEMENT_NODE = 1;
+export const TEXT_NODE = 3;
+export const ELEMENT_NODE = 1;
 
-interface DomNode {
+/** What of a DOM node (linkedom's or the browser's) reading its text needs. */
+export interface DomNode {
   nodeType: number;
   nodeName: string;
   textContent: string | null;

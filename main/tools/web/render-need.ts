@@ -1,6 +1,7 @@
 import type { Extracted, ParsedPage } from './extract.js';
 import { shingleCount, TOKEN } from './shingles.js';
 import type { RenderReason } from './render-report.js';
+import { ELEMENT_NODE, TEXT_NODE, type DomNode } from './block-text.js';
 
 /*
  * Whether a browser can change what ReadDocs answers, decided from the page as fetched before any browser runs. The
@@ -41,17 +42,13 @@ const WRITES_CONTENT = /\.(innerHTML|outerHTML|textContent|innerText|insertAdjac
 const WRITTEN_WORDS = 13;
 
 const JS_TYPES = new Set(['', 'module', 'text/javascript', 'application/javascript', 'text/ecmascript', 'application/ecmascript', 'application/x-javascript', 'text/jscript']);
-const TEXT_NODE = 3;
-const ELEMENT_NODE = 1;
 
-interface DomNode {
-  nodeType: number;
-  nodeName: string;
-  textContent: string | null;
-  childNodes: ArrayLike<DomNode>;
+/** A node as the placeholder walk reads it: its text, and an element's attributes. */
+interface ScannedNode extends DomNode {
+  childNodes: ArrayLike<ScannedNode>;
   getAttribute?(name: string): string | null;
   hasAttribute?(name: string): boolean;
-  querySelector?(selector: string): DomNode | null;
+  querySelector?(selector: string): ScannedNode | null;
 }
 
 /** Rendering asked for by the caller (wait_ms) or the settings (READDOCS_RENDER=always). */
@@ -64,7 +61,7 @@ export function askedToRender(asked: RenderAsked | undefined): RenderDecision | 
   return undefined;
 }
 
-function isScript(el: DomNode): boolean {
+function isScript(el: ScannedNode): boolean {
   const type = (el.getAttribute?.('type') ?? '').split(';')[0]!.trim().toLowerCase();
   return JS_TYPES.has(type);
 }
@@ -152,12 +149,12 @@ function words(text: string): string[] {
  */
 function placeholderWithin(page: ParsedPage, article: string, inline: string[]): string | undefined {
   // The whole document (see page-reading.ts: the body linkedom reports can be empty while the page has text).
-  const root: DomNode | null = page.documentElement;
+  const root: ScannedNode | null = page.documentElement;
   if (!root) return undefined;
   const ids = lookedUp(inline);
   const seen: string[] = [];
   const found: { what: string; start: number; end: number }[] = [];
-  const walk = (node: DomNode, inCode: boolean): void => {
+  const walk = (node: ScannedNode, inCode: boolean): void => {
     if (node.nodeType === TEXT_NODE) {
       const t = node.textContent ?? '';
       if (!inCode && TEMPLATE.test(t)) found.push({ what: 'template markup', start: seen.length, end: seen.length + words(t).length });
