@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { inputResponse, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
-import { capabilitiesOf, isModern, ownState, ROOTS_KEY } from './request-context.js';
+import { capabilitiesOf, ownState, requestEra, ROOTS_KEY } from './request-context.js';
 
 export { ROOTS_KEY };
 
@@ -22,7 +22,7 @@ export interface RootMemory {
  * asked first, else the root (null: the client has no file root).
  */
 export function modernRoot(ctx: ServerContext, server: McpServer['server'], client: string, memory?: RootMemory): { root: string | null } | 'ask' | undefined {
-  if (!isModern(ctx, server) || !capabilitiesOf(ctx, server).roots) return undefined;
+  if (requestEra(ctx, server) !== 'modern' || !capabilitiesOf(ctx, server).roots) return undefined;
   const answer = inputResponse(ctx.mcpReq.inputResponses, ROOTS_KEY);
   if (answer.kind === 'roots') {
     const root = firstRootPath(answer.roots) ?? null;

@@ -1,5 +1,6 @@
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, createRequestStateCodec, inputResponse, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import { randomBytes } from 'node:crypto';
+import { eraOf, type ProtocolEra } from './protocol-era.js';
 import type { ClientAsk, RoundTrip, Rounds, Services } from '../tools/types.js';
 import type { CallChannel } from '../calls/calls.js';
 
@@ -40,30 +41,30 @@ export function ownState(ctx: ServerContext, client: string): RoundState | undef
  * question as an input_required result and retries with the answer.
  */
 export function roundTripOf(ctx: ServerContext, server: McpServer['server'], client: string): RoundTrip | undefined {
-  // A 2026-07-28 request carries its version and capabilities in its own envelope (stdio included).
-  const envelope: Record<string, unknown> = ctx.mcpReq.envelope ?? {};
-  const version = envelope[PROTOCOL_VERSION_META_KEY] ?? server.getNegotiatedProtocolVersion();
-  const caps = envelope[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities();
-  const canElicit = typeof caps === 'object' && caps !== null && 'elicitation' in caps && Boolean(caps.elicitation);
-  if (typeof version !== 'string' || version < '2026-07-28' || !canElicit) return undefined;
+  if (requestEra(ctx, server) !== 'modern' || !capabilitiesOf(ctx, server).elicitation) return undefined;
   const state = ownState(ctx, client);
   const reply = inputResponse(ctx.mcpReq.inputResponses, 'ask');
   if (typeof state?.questionId !== 'number' || reply.kind !== 'elicit') return {};
   return { answer: { questionId: state.questionId, result: { action: reply.action, ...(reply.content ? { content: reply.content as Record<string, string> } : {}) } } };
 }
 
-/** Whether this request is served on 2026-07-28 (its own envelope says so, stdio included). */
-export function isModern(ctx: ServerContext, server: McpServer['server']): boolean {
+/**
+ * The protocol era this request is served in: a modern request names its version in its own envelope
+ * (stdio included), else the connection's negotiated version decides (protocol-era.ts reads both).
+ */
+export function requestEra(ctx: ServerContext, server: McpServer['server']): ProtocolEra | undefined {
   const envelope: Record<string, unknown> = ctx.mcpReq.envelope ?? {};
-  const version = envelope[PROTOCOL_VERSION_META_KEY] ?? server.getNegotiatedProtocolVersion();
-  return typeof version === 'string' && version >= '2026-07-28';
+  return eraOf(envelope[PROTOCOL_VERSION_META_KEY] ?? server.getNegotiatedProtocolVersion());
+}
+
+/** The era of the connection (the version it negotiated), for what is not tied to one request. */
+export function connectionEra(server: McpServer['server']): ProtocolEra | undefined {
+  return eraOf(server.getNegotiatedProtocolVersion());
 }
 
 /** A 2026-07-28 call's round-trip state for tools that ask the client themselves (plugins). */
 export function roundsOf(ctx: ServerContext, server: McpServer['server'], client: string): Rounds | undefined {
-  const envelope: Record<string, unknown> = ctx.mcpReq.envelope ?? {};
-  const version = envelope[PROTOCOL_VERSION_META_KEY] ?? server.getNegotiatedProtocolVersion();
-  if (typeof version !== 'string' || version < '2026-07-28') return undefined;
+  if (requestEra(ctx, server) !== 'modern') return undefined;
   const state = ownState(ctx, client);
   const replay = Array.isArray(state?.replay) ? state.replay : [];
   const responses: unknown = ctx.mcpReq.inputResponses;
@@ -84,7 +85,7 @@ export function channelOf(ctx: ServerContext, server: McpServer['server'], servi
   let step = 0;
   let sending: Promise<void> = Promise.resolve();
   let answered = false;
-  const modern = (server.getNegotiatedProtocolVersion() ?? '') >= '2026-07-28';
+  const modern = connectionEra(server) === 'modern';
   const canElicit = !modern && Boolean(server.getClientCapabilities()?.elicitation);
   return {
     signal: ctx.mcpReq.signal,

@@ -1,4 +1,5 @@
 import { VERSION } from '../core/version.js';
+import { MODERN_VERSIONS } from './protocol-era.js';
 
 /**
  * Who the server is and what it offers, without the MCP SDK: `pincer stdio
@@ -27,13 +28,11 @@ export const SERVER_CAPABILITIES = {
   extensions: { 'io.modelcontextprotocol/tasks': {}, 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
 };
 
-/** The modern protocol revisions served (2025-era versions are negotiated by initialize). */
-export const MODERN_VERSIONS = ['2026-07-28'];
 
 /** The `server/discover` result, as the SDK encodes it on 2026-07-28. */
 export function discoverResult(): Record<string, unknown> {
   return {
-    supportedVersions: MODERN_VERSIONS,
+    supportedVersions: [...MODERN_VERSIONS],
     capabilities: SERVER_CAPABILITIES,
     instructions: SERVER_INSTRUCTIONS,
     resultType: 'complete',

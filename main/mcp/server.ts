@@ -10,7 +10,7 @@ import type { Contributions } from '../calls/contributions.js';
 import type { TaskRunner } from '../calls/task-runner.js';
 import { registerTaskMethods } from './tasks.js';
 import { statelessIdentity, type ClientHandle } from './client-identity.js';
-import { askState, channelOf, roundsOf } from './request-context.js';
+import { askState, channelOf, connectionEra, roundsOf } from './request-context.js';
 import { registerToolCall } from './tool-call.js';
 import { appsOf } from './views.js';
 import { firstRootPath, type RootMemory } from './client-roots.js';
@@ -76,7 +76,7 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
     return {};
   });
   const wantsFires = (): boolean =>
-    mcp.isConnected() && logLevel !== undefined && LOG_SEVERITY.indexOf(logLevel) <= LOG_SEVERITY.indexOf('info') && (server.getNegotiatedProtocolVersion() ?? '') < '2026-07-28';
+    mcp.isConnected() && logLevel !== undefined && LOG_SEVERITY.indexOf(logLevel) <= LOG_SEVERITY.indexOf('info') && connectionEra(server) !== 'modern';
   registerResources(mcp, services, deps.contributions, subscriptions);
   registerPrompts(mcp, services, deps.contributions, {
     context: (ctx) => ({ services, wantsProgress: false, progress: async () => undefined, ...channelOf(ctx, server, services), workdir, rounds: roundsOf(ctx, server, callerForCall().id) }),
@@ -104,7 +104,7 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
   });
   const workdir = (): string | undefined | Promise<string | undefined> => {
     // 2026-07-28 has no server-to-client requests: tools/call asks in its own round trips (tool-call.ts).
-    if (!server.getClientCapabilities()?.roots || (server.getNegotiatedProtocolVersion() ?? '') >= '2026-07-28') return opts.client?.cwd;
+    if (!server.getClientCapabilities()?.roots || connectionEra(server) === 'modern') return opts.client?.cwd;
     if (roots && 'known' in roots) return roots.known ?? opts.client?.cwd;
     if (!roots) {
       const asked: { pending: Promise<string | undefined> } = {

@@ -6,7 +6,7 @@ import { JSONRPC_ERROR } from '../calls/call-errors.js';
 import type { TaskRunner, TaskOutcome, Requestor } from '../calls/task-runner.js';
 import type { McpTaskRow } from '../store/mcp-tasks.js';
 import { createTaskResult, missingTasksCapability, tasksNegotiated } from './tasks.js';
-import { askState, capabilitiesOf, channelOf, isModern, roundTripOf, roundsOf } from './request-context.js';
+import { askState, capabilitiesOf, channelOf, requestEra, roundTripOf, roundsOf } from './request-context.js';
 import { appsOf } from './views.js';
 import { modernRoot, ROOTS_KEY, type RootMemory } from './client-roots.js';
 
@@ -81,7 +81,7 @@ export function registerToolCall(mcp: McpServer, scope: ToolCallScope): void {
       const failure = outcome.result._meta?.[PROTOCOL_FAILURE];
       if (failure && typeof failure === 'object' && 'code' in failure && typeof failure.code === 'number') throw new ProtocolError(failure.code, firstTextOf(outcome.result));
       const lacking = outcome.result._meta?.[MISSING_CAPABILITY];
-      if (Array.isArray(lacking) && isModern(ctx, server)) {
+      if (Array.isArray(lacking) && requestEra(ctx, server) === 'modern') {
         throw new MissingRequiredClientCapabilityError({ requiredCapabilities: Object.fromEntries(lacking.map((c) => [String(c), {}])) }, firstTextOf(outcome.result));
       }
       const need = needInputOf(outcome.result);

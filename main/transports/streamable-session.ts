@@ -4,6 +4,7 @@ import { SessionEventStore } from './event-store.js';
 import { SseStream } from './sse-stream.js';
 import { StreamDeadlines, monotonicMs } from './stream-deadlines.js';
 import { sendJson, sendRpcError } from '../access/respond.js';
+import { primesStreams } from '../mcp/protocol-era.js';
 
 /** The SDK's batch limit for one POST. */
 const MAX_BATCH = 100;
@@ -209,7 +210,7 @@ export class StreamableSessionTransport implements Transport {
     ex.streamId = `${this.sessionId}:${++this.streamSeq}`;
     if (res.destroyed) return;
     const sse = this.attach(ex.streamId, res);
-    if (this.supported.includes(ex.protocolVersion) && ex.protocolVersion >= '2025-11-25') sse.prime(this.events.mark(ex.streamId));
+    if (this.supported.includes(ex.protocolVersion) && primesStreams(ex.protocolVersion)) sse.prime(this.events.mark(ex.streamId));
     for (const id of ex.ids) {
       const a = ex.answers.get(id);
       if (a) sse.write(a, this.events.store(ex.streamId, a));

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PROTOCOL_VERSION_META_KEY, createMcpHandler, type JSONRPCMessage, type McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { createMcpHandler, type JSONRPCMessage, type McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { classifyValue, replyCode, RpcCode } from './stdio-transport.js';
 import { StreamableSessionTransport, isInitialize } from './streamable-session.js';
 import { ModernHttp } from './modern-http.js';
@@ -10,6 +10,7 @@ import type { SessionTable } from '../access/sessions.js';
 import type { ParsedBody } from '../access/body.js';
 import { sendJson, sendRpcError } from '../access/respond.js';
 import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
+import { isModernEnvelope } from '../mcp/protocol-era.js';
 
 export type StreamableRoutes = ReturnType<typeof streamableRoutes>;
 
@@ -160,13 +161,9 @@ export function streamableRoutes(deps: StreamableDeps) {
 }
 
 
-/** An `initialize` whose own envelope names 2026-07-28 or later. */
+/** An `initialize` whose own envelope names a modern revision (protocol-era.ts). */
 function isModernInitialize(m: unknown): boolean {
-  if (!m || typeof m !== 'object' || !('method' in m) || m.method !== 'initialize' || !('params' in m)) return false;
-  const params: unknown = m.params;
-  const meta: unknown = params && typeof params === 'object' && '_meta' in params ? params._meta : undefined;
-  const version: unknown = meta && typeof meta === 'object' && PROTOCOL_VERSION_META_KEY in meta ? (meta as Record<string, unknown>)[PROTOCOL_VERSION_META_KEY] : undefined;
-  return typeof version === 'string' && version >= '2026-07-28';
+  return Boolean(m && typeof m === 'object' && 'method' in m && m.method === 'initialize' && 'params' in m && isModernEnvelope(m.params));
 }
 
 function idOf(m: unknown): string | number | null {

@@ -1,5 +1,6 @@
-import { isJSONRPCNotification, isJSONRPCRequest, PROTOCOL_VERSION_META_KEY, SUBSCRIPTION_ID_META_KEY, type JSONRPCMessage, type MessageExtraInfo, type RequestId, type Transport, type TransportSendOptions } from '@modelcontextprotocol/server';
+import { isJSONRPCNotification, isJSONRPCRequest, SUBSCRIPTION_ID_META_KEY, type JSONRPCMessage, type MessageExtraInfo, type RequestId, type Transport, type TransportSendOptions } from '@modelcontextprotocol/server';
 import { TaskListens } from './task-listen.js';
+import { isModernEnvelope } from '../mcp/protocol-era.js';
 
 /**
  * A line connection (`pincer stdio --standalone`, the bridge's pipe) with task-status listens:
@@ -32,7 +33,7 @@ export class TaskListenWire implements Transport {
   }
 
   private receive(m: JSONRPCMessage, extra?: MessageExtraInfo): void {
-    if (isJSONRPCRequest(m) && TaskListens.wants(m) && isModern(m.params)) return this.listen(m.id, m);
+    if (isJSONRPCRequest(m) && TaskListens.wants(m) && isModernEnvelope(m.params)) return this.listen(m.id, m);
     if (isJSONRPCNotification(m) && m.method === 'notifications/cancelled') {
       const requestId = m.params?.requestId;
       const stop = (typeof requestId === 'string' || typeof requestId === 'number') && this.subs.get(requestId);
@@ -75,11 +76,4 @@ export class TaskListenWire implements Transport {
     this.stopAll();
     return this.inner.close();
   }
-}
-
-/** A request whose own envelope names 2026-07-28 or later (listen is not a 2025-era method). */
-function isModern(params: unknown): boolean {
-  const meta = typeof params === 'object' && params !== null && '_meta' in params ? params._meta : undefined;
-  const version = typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta ? (meta as Record<string, unknown>)[PROTOCOL_VERSION_META_KEY] : undefined;
-  return typeof version === 'string' && version >= '2026-07-28';
 }
