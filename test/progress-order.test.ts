@@ -64,7 +64,7 @@ test('the answer waits for progress already asked for, however slow its send; pr
     },
   } as unknown as ServerContext;
   const server = { getNegotiatedProtocolVersion: () => '2025-11-25', getClientCapabilities: () => ({}) } as unknown as McpServer['server'];
-  const channel = channelOf(ctx, server, {} as Services);
+  const channel = channelOf(ctx, server, {} as Services, 'client:test');
   // Bash's last flush: not awaited, right before the call returns its result.
   void channel.progress!('first');
   void channel.progress!('second');

@@ -1,5 +1,7 @@
-import type { CallToolResult, Tool, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/server';
-import { ASK_IN_CLIENT, NEED_INPUT, type RoundTrip, type Services, type ToolContext, type ToolGroup } from '../tools/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import type { Services, ToolContext, ToolGroup } from '../tools/types.js';
+import { CapabilityMissing, InputNeeded, NEED_INPUT, missingCapability, needInput } from '../tools/client-asks.js';
+import { clientAsking, type ClientReach } from './asking.js';
 import { UserError, errorMessage } from '../core/errors.js';
 import { timeOrderedId } from '../core/ids.js';
 import { secretPreview } from '../core/redact.js';
@@ -22,24 +24,16 @@ export interface CallChannel {
   signal: AbortSignal;
   /** Present when the client asked for progress. */
   progress?: (message: string, progress?: number, total?: number) => Promise<void>;
-  /** Multi round-trip asking (2026-07-28 clients that can show a form). */
-  roundTrip?: RoundTrip;
-  /** The client's working folder (first root, else where its bridge started), when it has one. */
   /**
    * The client's working folder (first root, else where its bridge started), when it has one.
    * Synchronous when it is known: an extra await on every call splits the HTTP answer's headers
    * from its body and costs a cheap call about a millisecond over Streamable HTTP.
    */
   workdir?: () => string | undefined | Promise<string | undefined>;
-  /** Present when the client can show a form. */
-  elicit?: (params: ElicitRequestFormParams, signal?: AbortSignal) => Promise<ElicitResult>;
   log?: ToolContext['log'];
-  request?: ToolContext['request'];
   clientCapabilities?: Record<string, unknown>;
-  rounds?: ToolContext['rounds'];
-  taskInput?: ToolContext['taskInput'];
-  task?: ToolContext['task'];
-  startTask?: ToolContext['startTask'];
+  /** How the call can reach its client (its stream, its round trips, its task): calls/asking.ts picks. */
+  reach?: ClientReach;
 }
 
 export interface CallRequest {
@@ -149,7 +143,7 @@ export class ToolCalls {
     let error: CallError | undefined;
     const output = this.registry.schemas(tool).output;
     try {
-      result = await tool.handler(parsed.data, this.context(caller, req.channel, settings));
+      result = await tool.handler(parsed.data, this.context(caller, req.channel, settings, name));
       const problem = output && !result.isError && !asksFirst(result) ? this.outputs.problem(output, result.structuredContent) : undefined;
       if (problem && problem !== UNCHECKED) {
         // The client would throw such a result away ("data must NOT have additional properties"):
@@ -160,12 +154,18 @@ export class ToolCalls {
       }
       if (result.isError) error = { code: 'TOOL_FAILED', message: firstText(result) };
     } catch (err) {
-      if (!(err instanceof UserError)) log.error(`${name} failed`, { err });
-      // A write found pincer.db deleted or replaced (store/file-guard.ts): the call said so before it wrote anything.
-      const unavailable = err instanceof UserError && err.code === 'STORE_UNAVAILABLE';
-      const message = unavailable ? `${name}: ${err.message}` : err instanceof UserError ? err.message : `${name} failed: ${errorMessage(err)}`;
-      result = failure(message);
-      error = { code: unavailable ? 'STORE_UNAVAILABLE' : 'TOOL_FAILED', message, ...(err instanceof UserError ? { reason: err.code } : {}) };
+      if (err instanceof InputNeeded || err instanceof CapabilityMissing) {
+        // An ask that cannot be answered yet: the client is asked first, or told what it lacks.
+        result = asked(err);
+        if (result.isError) error = { code: 'TOOL_FAILED', message: firstText(result) };
+      } else {
+        if (!(err instanceof UserError)) log.error(`${name} failed`, { err });
+        // A write found pincer.db deleted or replaced (store/file-guard.ts): the call said so before it wrote anything.
+        const unavailable = err instanceof UserError && err.code === 'STORE_UNAVAILABLE';
+        const message = unavailable ? `${name}: ${err.message}` : err instanceof UserError ? err.message : `${name} failed: ${errorMessage(err)}`;
+        result = failure(message);
+        error = { code: unavailable ? 'STORE_UNAVAILABLE' : 'TOOL_FAILED', message, ...(err instanceof UserError ? { reason: err.code } : {}) };
+      }
     }
     events.publish({ type: 'tool_call_finished', id: callId, tool: name, session: caller.id, client, ms: Date.now() - started, isError: Boolean(result.isError), summary: secretPreview(firstText(result), known), at: Date.now() });
     if (caller.hasCallbacks) result = this.prependFires(caller, result, result.isError ? undefined : output);
@@ -203,27 +203,34 @@ export class ToolCalls {
     return shaped;
   }
 
-  private context(caller: Caller, channel: CallChannel, settings: SettingsView): ToolContext {
-    return {
-      // A project's narrowed settings reach the tools through their services.
-      services: settings === this.services.settings ? this.services : { ...this.services, settings },
-      signal: channel.signal,
-      sessionId: caller.id,
-      clientName: caller.clientName,
-      wantsProgress: channel.progress !== undefined,
-      progress: channel.progress ?? (async () => undefined),
-      elicit: channel.elicit,
-      workdir: channel.workdir,
-      roundTrip: channel.roundTrip,
-      log: channel.log,
-      request: channel.request,
-      clientCapabilities: channel.clientCapabilities,
-      rounds: channel.rounds,
-      taskInput: channel.taskInput,
-      task: channel.task,
-      startTask: channel.startTask,
-    };
+  private context(caller: Caller, channel: CallChannel, settings: SettingsView, tool: string): ToolContext {
+    // A project's narrowed settings reach the tools through their services.
+    return callContext(settings === this.services.settings ? this.services : { ...this.services, settings }, caller, channel, tool);
   }
+}
+
+/** What a tool (or a plugin's prompt) gets for one call from its channel: calls/asking.ts asks for it. */
+export function callContext(services: Services, caller: Pick<Caller, 'id' | 'clientName'>, channel: CallChannel, tool: string): ToolContext {
+  const progress = channel.progress ?? (async () => undefined);
+  const clientCapabilities = channel.clientCapabilities ?? {};
+  const asking = clientAsking({ tool, services, signal: channel.signal, progress: (m) => progress(m), sessionId: caller.id, clientName: caller.clientName, clientCapabilities }, channel.reach);
+  return {
+    services,
+    signal: channel.signal,
+    sessionId: caller.id,
+    clientName: caller.clientName,
+    wantsProgress: channel.progress !== undefined,
+    progress,
+    workdir: channel.workdir,
+    log: channel.log,
+    clientCapabilities,
+    ask: asking.ask,
+    askUser: asking.askUser,
+    get canStartTask() {
+      return asking.canStartTask;
+    },
+    startTask: asking.startTask,
+  };
 }
 
 function refused(code: CallErrorCode, message: string): CallOutcome {
@@ -236,7 +243,12 @@ function failure(text: string): CallToolResult {
 
 /** A result that asks the client before the call can finish: no answer yet, nothing for the model. */
 function asksFirst(result: CallToolResult): boolean {
-  return Boolean(result._meta?.[ASK_IN_CLIENT] || result._meta?.[NEED_INPUT]);
+  return Boolean(result._meta?.[NEED_INPUT]);
+}
+
+/** What an ask that could not answer yet makes of the call: a round trip, or the missing capability named. */
+function asked(err: InputNeeded | CapabilityMissing): CallToolResult {
+  return err instanceof InputNeeded ? needInput(err) : missingCapability(err.capabilities, err.message);
 }
 
 function firstText(result: CallToolResult): string {

@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { McpTasksRepo, TERMINAL, workOf, type McpTaskRow, type McpTaskWork } from '../store/mcp-tasks.js';
 import type { Db } from '../store/db.js';
 import type { EventChannel } from '../tools/events.js';
-import type { TaskHandle } from '../tools/types.js';
+import type { TaskReach } from './asking.js';
 import { QUESTION_INPUT_KEY, type QuestionTaskWork } from '../tools/interaction/ask-user-question.js';
 import { UserError, errorMessage } from '../core/errors.js';
 import { logger } from '../core/log.js';
@@ -211,9 +211,10 @@ export class TaskRunner {
     return this.repo.settle(id, 'failed', { error, message: error.message });
   }
 
-  /** What the tool running as task `id` may tell it (ToolContext.task). */
-  handle(id: string): TaskHandle {
+  /** How the call running as task `id` asks (calls/asking.ts): the task's input, or the question it waits on. */
+  reach(id: string): Required<TaskReach> {
     return {
+      input: (requests) => this.askInput(id, requests),
       awaitQuestion: (questionId, request) => {
         this.repo.setWork(id, { kind: 'question', id: questionId });
         // What the task waits for, in tasks/get and on the dashboard's task list.

@@ -1,8 +1,13 @@
-import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, createRequestStateCodec, inputResponse, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, createRequestStateCodec, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import { randomBytes } from 'node:crypto';
 import { eraOf, type ProtocolEra } from './protocol-era.js';
-import type { ClientAsk, RoundTrip, Rounds, Services } from '../tools/types.js';
+import { ignoreFailure, logger } from '../core/log.js';
+import type { Services } from '../tools/types.js';
+import type { ClientAsk } from '../tools/client-asks.js';
+import type { Rounds, StreamAsk } from '../calls/asking.js';
 import type { CallChannel } from '../calls/calls.js';
+
+const log = logger('mcp');
 
 // What one MCP request brings to a call: its envelope (version, capabilities), its round-trip
 // state and its stream back to the client. Shared by tools/call (tool-call.ts) and prompts/get.
@@ -37,18 +42,6 @@ export function ownState(ctx: ServerContext, client: string): RoundState | undef
 }
 
 /**
- * Multi round-trip asking: a 2026-07-28 client that can show a form gets the
- * question as an input_required result and retries with the answer.
- */
-export function roundTripOf(ctx: ServerContext, server: McpServer['server'], client: string): RoundTrip | undefined {
-  if (requestEra(ctx, server) !== 'modern' || !capabilitiesOf(ctx, server).elicitation) return undefined;
-  const state = ownState(ctx, client);
-  const reply = inputResponse(ctx.mcpReq.inputResponses, 'ask');
-  if (typeof state?.questionId !== 'number' || reply.kind !== 'elicit') return {};
-  return { answer: { questionId: state.questionId, result: { action: reply.action, ...(reply.content ? { content: reply.content as Record<string, string> } : {}) } } };
-}
-
-/**
  * The protocol era this request is served in: a modern request names its version in its own envelope
  * (stdio included), else the connection's negotiated version decides (protocol-era.ts reads both).
  */
@@ -62,7 +55,10 @@ export function connectionEra(server: McpServer['server']): ProtocolEra | undefi
   return eraOf(server.getNegotiatedProtocolVersion());
 }
 
-/** A 2026-07-28 call's round-trip state for tools that ask the client themselves (plugins). */
+/**
+ * A 2026-07-28 call's round trips (calls/asking.ts): the answers this retry carries, and what the sealed
+ * state minted for this client says of the earlier rounds (their answers, the question on show).
+ */
 export function roundsOf(ctx: ServerContext, server: McpServer['server'], client: string): Rounds | undefined {
   if (requestEra(ctx, server) !== 'modern') return undefined;
   const state = ownState(ctx, client);
@@ -71,22 +67,25 @@ export function roundsOf(ctx: ServerContext, server: McpServer['server'], client
   const own: Record<string, unknown> = responses && typeof responses === 'object' ? { ...(responses as Record<string, unknown>) } : {};
   // The roots Pincer asked for itself (client-roots.ts) are no answer to the tool's own asks.
   delete own[ROOTS_KEY];
-  return { inputResponses: own, replay };
+  return { inputResponses: own, replay, ...(typeof state?.questionId === 'number' ? { questionId: state.questionId } : {}) };
 }
 
 /**
- * The per-call channel back to this client: its cancel signal, progress and (2025-era) elicitation.
+ * The per-call channel back to this client: its cancel signal, progress, and how it can be asked —
+ * requests on the call's stream (2025 era) or round trips (2026-07-28; calls/asking.ts picks).
  * `settle` is called before the call's answer is sent: progress notifications go out one after
  * another, the answer waits for those already asked for, and any asked for later are dropped — a
  * progress notification after its response names a token the client has forgotten.
  */
-export function channelOf(ctx: ServerContext, server: McpServer['server'], services: Services): CallChannel & { settle(): Promise<void> } {
+export function channelOf(ctx: ServerContext, server: McpServer['server'], services: Services, client: string): CallChannel & { settle(): Promise<void> } {
   const token = ctx.mcpReq._meta?.progressToken;
   let step = 0;
   let sending: Promise<void> = Promise.resolve();
   let answered = false;
-  const modern = connectionEra(server) === 'modern';
-  const canElicit = !modern && Boolean(server.getClientCapabilities()?.elicitation);
+  // No timeout of our own beyond ASK_TIMEOUT_S: the person may take minutes; the client's cancel ends it sooner.
+  // Sent on this request's own stream (related to the tools/call), which every transport delivers.
+  const stream: StreamAsk = (method, params, signal) => sendToClient(ctx, method, params, services.settings.get('ASK_TIMEOUT_S') * 1000, signal);
+  const rounds = roundsOf(ctx, server, client);
   return {
     signal: ctx.mcpReq.signal,
     progress:
@@ -98,16 +97,14 @@ export function channelOf(ctx: ServerContext, server: McpServer['server'], servi
             step = Math.max(step + 1, progress ?? 0);
             const params = { progressToken: token, progress: step, ...(total ? { total } : {}), message };
             const sent = sending.then(() => ctx.mcpReq.notify({ method: 'notifications/progress', params }));
-            // The answer waits for this send, not for its outcome (a client that left fails it).
-            sending = sent.catch(() => undefined);
+            // The answer waits for this send, not for its outcome: a client that left fails it, and the caller hears so.
+            sending = sent.catch(ignoreFailure(log, 'a progress notification'));
             return sent;
           },
-    // No timeout of our own: the person may take minutes; the client's cancel or ASK_TIMEOUT_S ends it.
-    // Sent on this request's own stream (related to the tools/call), which every transport delivers.
-    elicit: canElicit ? (params, signal) => ctx.mcpReq.send({ method: 'elicitation/create', params }, { timeout: services.settings.get('ASK_TIMEOUT_S') * 1000, signal }) : undefined,
     log: (level, data) => ctx.mcpReq.log(level, data),
-    request: modern ? undefined : (method: ClientAsk, params, signal) => sendToClient(ctx, method, params, services.settings.get('ASK_TIMEOUT_S') * 1000, signal),
     clientCapabilities: capabilitiesOf(ctx, server),
+    // 2026-07-28 (rounds) has no server-to-client requests: it asks in round trips.
+    reach: rounds ? { rounds } : { stream },
     settle: () => {
       answered = true;
       return sending;

@@ -1,6 +1,6 @@
 import { McpServer, inputRequired, type InputRequests, type LoggingLevel } from '@modelcontextprotocol/server';
 import type { Services, ToolGroup } from '../tools/types.js';
-import type { ToolCalls } from '../calls/calls.js';
+import { callContext, type ToolCalls } from '../calls/calls.js';
 import type { Notifier } from '../calls/notifier.js';
 import { Caller } from '../calls/caller.js';
 import { SERVER_CAPABILITIES, SERVER_INFO, SERVER_INSTRUCTIONS } from './server-info.js';
@@ -10,7 +10,7 @@ import type { Contributions } from '../calls/contributions.js';
 import type { TaskRunner } from '../calls/task-runner.js';
 import { registerTaskMethods } from './tasks.js';
 import { statelessIdentity, type ClientHandle } from './client-identity.js';
-import { askState, channelOf, connectionEra, roundsOf } from './request-context.js';
+import { askState, channelOf, connectionEra } from './request-context.js';
 import { registerToolCall } from './tool-call.js';
 import { appsOf } from './views.js';
 import { firstRootPath, type RootMemory } from './client-roots.js';
@@ -79,7 +79,10 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
     mcp.isConnected() && logLevel !== undefined && LOG_SEVERITY.indexOf(logLevel) <= LOG_SEVERITY.indexOf('info') && connectionEra(server) !== 'modern';
   registerResources(mcp, services, deps.contributions, subscriptions);
   registerPrompts(mcp, services, deps.contributions, {
-    context: (ctx) => ({ services, wantsProgress: false, progress: async () => undefined, ...channelOf(ctx, server, services), workdir, rounds: roundsOf(ctx, server, callerForCall().id) }),
+    context: (ctx, prompt) => {
+      const asking = callerForCall();
+      return callContext(services, asking, { ...channelOf(ctx, server, services, asking.id), workdir }, prompt);
+    },
     inputRequired: async (need) => inputRequired({ inputRequests: need.inputRequests as InputRequests, requestState: await askState.mint({ replay: need.replay, client: callerForCall().id }) }),
   });
   registerCompletion(mcp, services, deps.contributions);

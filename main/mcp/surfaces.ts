@@ -1,5 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, type InputRequiredResult, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
-import { NEED_INPUT, type NeedInput, type Services, type ToolContext } from '../tools/types.js';
+import type { Services, ToolContext } from '../tools/types.js';
+import { needInputOf, type NeedInput } from '../tools/client-asks.js';
 import { RESOURCES, isResource, readResource, listPrompts, getPrompt, RESOURCE_NOT_FOUND, PROMPT_NOT_FOUND } from '../calls/surfaces.js';
 import type { Contributions } from '../calls/contributions.js';
 import { complete, completeParams } from '../calls/completion.js';
@@ -82,15 +83,15 @@ export function registerPrompts(mcp: McpServer, services: Services, contribution
     const args = req.params.arguments ?? {};
     const missing = (plugin.prompt.arguments ?? []).filter((a) => a.required && args[a.name] === undefined).map((a) => a.name);
     if (missing.length) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${req.params.name} needs the argument(s) ${missing.join(', ')}.`);
-    const result = await pluginAnswer(`Prompt ${req.params.name}`, () => plugin.get(args, call.context(ctx)));
-    const need = result._meta?.[NEED_INPUT];
-    return need && typeof need === 'object' ? call.inputRequired(need as NeedInput) : result;
+    const result = await pluginAnswer(`Prompt ${req.params.name}`, () => plugin.get(args, call.context(ctx, req.params.name)));
+    const need = needInputOf(result);
+    return need ? call.inputRequired(need) : result;
   });
 }
 
 /** How a plugin's prompt gets a tool's context and asks the client (server.ts owns both). */
 export interface PromptCallHooks {
-  context(ctx: ServerContext): ToolContext;
+  context(ctx: ServerContext, prompt: string): ToolContext;
   /** prompts/get may answer input_required on 2026-07-28 (SEP-2322), as tools/call does. */
   inputRequired(need: NeedInput): Promise<InputRequiredResult>;
 }

@@ -1,12 +1,14 @@
 import { MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, inputRequired, type CallToolResult, type InputRequests, type McpServer } from '@modelcontextprotocol/server';
-import { ASK_IN_CLIENT, NEED_INPUT, MISSING_CAPABILITY, PROTOCOL_FAILURE, type AskInClient, type NeedInput, type Services, type ToolGroup, type ClientAsk } from '../tools/types.js';
+import { PROTOCOL_FAILURE, type Services, type ToolGroup } from '../tools/types.js';
+import { MISSING_CAPABILITY, needInputOf } from '../tools/client-asks.js';
+import type { TaskReach } from '../calls/asking.js';
 import type { ToolCalls, CallChannel, CallOutcome } from '../calls/calls.js';
 import type { Caller } from '../calls/caller.js';
 import { JSONRPC_ERROR } from '../calls/call-errors.js';
 import type { TaskRunner, TaskOutcome, Requestor } from '../calls/task-runner.js';
 import type { McpTaskRow } from '../store/mcp-tasks.js';
 import { createTaskResult, missingTasksCapability, tasksNegotiated } from './tasks.js';
-import { askState, capabilitiesOf, channelOf, requestEra, roundTripOf, roundsOf } from './request-context.js';
+import { askState, capabilitiesOf, channelOf, requestEra } from './request-context.js';
 import { appsOf } from './views.js';
 import { modernRoot, ROOTS_KEY, type RootMemory } from './client-roots.js';
 
@@ -57,16 +59,16 @@ export function registerToolCall(mcp: McpServer, scope: ToolCallScope): void {
       const caller = scope.callerForCall();
       const clientCapabilities = capabilitiesOf(ctx, server);
       const row = scope.mcpTasks.start(request.params.name, requestorOf(caller), async (signal, taskId): Promise<TaskOutcome> => {
-        const channel = { workdir, signal, clientCapabilities, taskInput: (requests: Record<string, { method: ClientAsk; params: Record<string, unknown> }>) => scope.mcpTasks.askInput(taskId, requests), task: scope.mcpTasks.handle(taskId) };
+        const channel: CallChannel = { workdir, signal, clientCapabilities, reach: { task: scope.mcpTasks.reach(taskId) } };
         return taskOutcomeOf(server, await calls.call({ name: request.params.name, arguments: request.params.arguments, caller, group, channel, apps }));
       });
       return createTaskResult(row) as CallToolResult;
     }
     const caller = scope.callerForCall();
-    const { settle, ...onRequest } = channelOf(ctx, server, services);
+    const { settle, ...onRequest } = channelOf(ctx, server, services, caller.id);
     // Progress for this call goes out before its answer, never after it.
     try {
-      const channel: CallChannel = { ...onRequest, workdir, roundTrip: roundTripOf(ctx, server, caller.id), rounds: roundsOf(ctx, server, caller.id) };
+      const channel: CallChannel = { ...onRequest, workdir };
       // A tool that gathers input first (deferTask) runs on this request until its handler starts the task.
       const deferred = canTask ? deferral(scope, server, request.params.name, caller, channel) : undefined;
       const running = calls.call({ name: request.params.name, arguments: request.params.arguments, caller, group, channel: deferred?.channel ?? channel, apps });
@@ -74,10 +76,6 @@ export function registerToolCall(mcp: McpServer, scope: ToolCallScope): void {
       const first = deferred ? await Promise.race([running.then((done) => ({ done })), deferred.started.then((task) => ({ task }))]) : { done: await running };
       if ('task' in first) return createTaskResult(first.task) as CallToolResult;
       const outcome = first.done;
-      const ask = askInClientOf(outcome.result);
-      if (ask) {
-        return inputRequired({ inputRequests: { ask: inputRequired.elicit(ask.params) }, requestState: await askState.mint({ questionId: ask.questionId, client: caller.id, ...carry }) });
-      }
       const failure = outcome.result._meta?.[PROTOCOL_FAILURE];
       if (failure && typeof failure === 'object' && 'code' in failure && typeof failure.code === 'number') throw new ProtocolError(failure.code, firstTextOf(outcome.result));
       const lacking = outcome.result._meta?.[MISSING_CAPABILITY];
@@ -85,7 +83,10 @@ export function registerToolCall(mcp: McpServer, scope: ToolCallScope): void {
         throw new MissingRequiredClientCapabilityError({ requiredCapabilities: Object.fromEntries(lacking.map((c) => [String(c), {}])) }, firstTextOf(outcome.result));
       }
       const need = needInputOf(outcome.result);
-      if (need) return inputRequired({ inputRequests: need.inputRequests as InputRequests, requestState: await askState.mint({ replay: need.replay, client: caller.id, ...carry }) });
+      if (need) {
+        const sealed = { replay: need.replay, ...(need.questionId !== undefined ? { questionId: need.questionId } : {}), client: caller.id, ...carry };
+        return inputRequired({ inputRequests: need.inputRequests as InputRequests, requestState: await askState.mint(sealed) });
+      }
       const protocolCode = outcome.error ? JSONRPC_ERROR[outcome.error.code] : undefined;
       if (protocolCode !== undefined) throw new ProtocolError(protocolCode as ProtocolErrorCode, outcome.error!.message);
       return server.projectCallToolResult(outcome.result, outcome.outputSchema);
@@ -122,29 +123,33 @@ function deferral(scope: ToolCallScope, server: McpServer['server'], name: strin
   const outcome = new Promise<CallOutcome>((resolve) => (callOutcome = resolve));
   let taskStarted!: (row: McpTaskRow) => void;
   const started = new Promise<McpTaskRow>((resolve) => (taskStarted = resolve));
-  let taskInput: NonNullable<CallChannel['taskInput']> | undefined;
+  let task: TaskReach | undefined;
   const whileOnRequest = <A extends unknown[]>(f: ((...a: A) => Promise<void>) | undefined) => (f ? (...a: A) => (escalated ? Promise.resolve() : f(...a)) : undefined);
   const deferredChannel: CallChannel = {
     ...channel,
     signal: abort.signal,
     progress: whileOnRequest(channel.progress),
     log: whileOnRequest(channel.log),
-    startTask: (work) => {
-      if (!taskInput) {
-        escalated = true;
-        channel.signal.removeEventListener('abort', followRequest);
-        // Work that outlives the hub (Bash's job) finishes the task through its keeper; else the call's outcome does.
-        const row = work
-          ? scope.mcpTasks.begin(name, requestorOf(caller), work)
-          : scope.mcpTasks.start(name, requestorOf(caller), async (signal) => {
-              // tasks/cancel (or the hub stopping) reaches the call through the signal it already holds.
-              signal.addEventListener('abort', () => abort.abort(), { once: true });
-              return taskOutcomeOf(server, await outcome);
-            });
-        taskInput = (requests) => scope.mcpTasks.askInput(row.id, requests);
-        taskStarted(row);
-      }
-      return Promise.resolve({ taskInput });
+    reach: {
+      ...channel.reach,
+      startTask: (work) => {
+        if (!task) {
+          escalated = true;
+          channel.signal.removeEventListener('abort', followRequest);
+          // Work that outlives the hub (Bash's job) finishes the task through its keeper; else the call's outcome does.
+          const row = work
+            ? scope.mcpTasks.begin(name, requestorOf(caller), work)
+            : scope.mcpTasks.start(name, requestorOf(caller), async (signal) => {
+                // tasks/cancel (or the hub stopping) reaches the call through the signal it already holds.
+                signal.addEventListener('abort', () => abort.abort(), { once: true });
+                return taskOutcomeOf(server, await outcome);
+              });
+          // Only AskUserQuestion makes its question a task's work, and it is a task from the start.
+          task = { input: scope.mcpTasks.reach(row.id).input };
+          taskStarted(row);
+        }
+        return Promise.resolve(task);
+      },
     },
   };
   return { channel: deferredChannel, started, running: (p: Promise<CallOutcome>) => callOutcome(p) };
@@ -158,14 +163,4 @@ export function requestorOf(caller: Caller): Requestor {
 function firstTextOf(result: CallToolResult): string {
   const t = result.content.find((c) => c.type === 'text');
   return t && 'text' in t ? t.text : 'The client lacks a capability this tool needs.';
-}
-
-function needInputOf(result: CallToolResult): NeedInput | undefined {
-  const need = result._meta?.[NEED_INPUT];
-  return need && typeof need === 'object' ? (need as NeedInput) : undefined;
-}
-
-function askInClientOf(result: CallToolResult): AskInClient | undefined {
-  const ask = result._meta?.[ASK_IN_CLIENT];
-  return ask && typeof ask === 'object' ? (ask as AskInClient) : undefined;
 }

@@ -1,7 +1,7 @@
 import type { LoggingLevel } from '@modelcontextprotocol/server';
-import type { ClientAsk, ToolContext } from '../tools/types.js';
+import type { ToolContext } from '../tools/types.js';
+import { CapabilityMissing, type ClientAsk } from '../tools/client-asks.js';
 import { parseQuestions } from '../tools/interaction/questions.js';
-import { UserError } from '../core/errors.js';
 
 /**
  * What a plugin's handler gets as its second argument (docs/PLUGINS.md): the
@@ -36,67 +36,13 @@ export interface PluginContext {
   startTask(): Promise<void>;
 }
 
-/** Thrown when the client lacks capabilities the handler needs; the tool turns it into `missingCapability`. */
-export class CapabilityMissing extends Error {
-  constructor(readonly capabilities: string[], tool: string) {
-    super(`${tool} needs the client capabilit${capabilities.length > 1 ? 'ies' : 'y'} ${capabilities.join(', ')}, which this client did not declare.`);
-  }
-}
-
-/** Thrown inside a handler on 2026-07-28 when the client must answer first; the tool turns it into `needInput`. */
-export class InputNeeded extends Error {
-  constructor(
-    readonly inputRequests: Record<string, { method: ClientAsk; params: Record<string, unknown> }>,
-    readonly replay: unknown[],
-  ) {
-    super('This call needs input from the client.');
-  }
-}
-
-const CAPABILITY_OF: Record<ClientAsk, string> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
-
+/**
+ * The plugin's view of the call's context: every ask goes through the call's own `ask`/`askUser`
+ * (calls/asking.ts), which picks how the client is reached on this generation and transport.
+ */
 export function pluginContext(ctx: ToolContext, tool: string): PluginContext {
   const capabilities = ctx.clientCapabilities ?? {};
-  const rounds = ctx.rounds;
-  // Answers of earlier rounds, replayed in the order the handler asks again.
-  const answered = [...(rounds?.replay ?? [])];
-  let asked = 0;
-  // Set once the call is a task (from the start, or when the handler calls startTask).
-  let taskInput = ctx.taskInput;
-  const askClient = async (requests: Record<string, { method: ClientAsk; params?: Record<string, unknown> }>): Promise<Record<string, Record<string, unknown>>> => {
-    const missing = [...new Set(Object.values(requests).map((r) => CAPABILITY_OF[r.method]))].filter((c) => !capabilities[c]);
-    if (missing.length) throw new CapabilityMissing(missing, tool);
-    if (taskInput) {
-      // A task: it waits as input_required until the client answers through tasks/update.
-      const inputRequests: Record<string, { method: ClientAsk; params: Record<string, unknown> }> = {};
-      for (const [k, r] of Object.entries(requests)) inputRequests[k] = { method: r.method, params: r.params ?? {} };
-      return taskInput(inputRequests);
-    }
-    if (rounds) {
-      const round = asked++;
-      if (round < answered.length) return answered[round] as Record<string, Record<string, unknown>>;
-      const keys = Object.keys(requests);
-      const got: Record<string, Record<string, unknown>> = {};
-      for (const k of keys) {
-        const v = rounds.inputResponses[k];
-        if (v && typeof v === 'object') got[k] = v as Record<string, unknown>;
-      }
-      if (keys.every((k) => got[k])) {
-        answered.push(got);
-        return got;
-      }
-      const inputRequests: Record<string, { method: ClientAsk; params: Record<string, unknown> }> = {};
-      // The plugin's own keys: which round is asking is in the sealed state (how many rounds it replays).
-      for (const k of keys) inputRequests[k] = { method: requests[k]!.method, params: requests[k]!.params ?? {} };
-      throw new InputNeeded(inputRequests, answered);
-    }
-    const send = ctx.request;
-    if (!send) throw new UserError(`${tool}: this connection cannot carry requests to the client.`, 'UNSUPPORTED');
-    const out: Record<string, Record<string, unknown>> = {};
-    await Promise.all(Object.entries(requests).map(async ([k, r]) => (out[k] = await send(r.method, r.params ?? {}, ctx.signal))));
-    return out;
-  };
-  const one = async (method: ClientAsk, params: Record<string, unknown>) => (await askClient({ ask: { method, params } })).ask!;
+  const one = async (method: ClientAsk, params: Record<string, unknown>) => (await ctx.ask({ ask: { method, params } })).ask!;
   return {
     signal: ctx.signal,
     client: { ...(ctx.clientName ? { name: ctx.clientName } : {}), capabilities },
@@ -108,19 +54,15 @@ export function pluginContext(ctx: ToolContext, tool: string): PluginContext {
     elicit: (params) => one('elicitation/create', params),
     sample: (params) => one('sampling/createMessage', params),
     listRoots: () => one('roots/list', {}),
-    askClient,
+    askClient: (requests) => ctx.ask(requests),
     requireCapability: (...names) => {
       const missing = names.filter((n) => !capabilities[n]);
       if (missing.length) throw new CapabilityMissing(missing, tool);
     },
-    startTask: async () => {
-      if (ctx.startTask && !taskInput) taskInput = (await ctx.startTask()).taskInput;
-    },
+    startTask: () => ctx.startTask(),
     askUser: async (questions) => {
       const parsed = parseQuestions(typeof questions === 'string' ? questions : JSON.stringify(questions));
-      // In a task no client deadline needs beating: wait for the answer (the dashboard's) instead of
-      // replying after ASK_REPLY_S that it is still open, which a handler could not collect later.
-      const r = await ctx.services.asker.ask(parsed, ctx, taskInput ? 'plugin-task' : 'ask');
+      const r = await ctx.askUser({ questions: parsed, purpose: 'plugin' });
       return { status: r.status, answers: r.status === 'answered' ? r.answers : [] };
     },
   };

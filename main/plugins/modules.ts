@@ -5,8 +5,8 @@ import type { Contribution, ContributedPrompt, ContributedResource, ContributedT
 import type { AnyTool, ToolContext } from '../tools/types.js';
 import { errorMessage } from '../core/errors.js';
 import { pluginTool, type ObjectSchema } from './tool.js';
-import { pluginContext, CapabilityMissing, InputNeeded, type PluginContext } from './context.js';
-import { NEED_INPUT } from '../tools/types.js';
+import { pluginContext, type PluginContext } from './context.js';
+import { CapabilityMissing, InputNeeded, NEED_INPUT } from '../tools/client-asks.js';
 import type { ItemRef } from './protocol.js';
 import { LoadFailure, PluginStopped, PluginWorker, type HubContext } from './plugin-worker.js';
 import { PluginShape, ToolSpec, PromptSpec, ResourceSpec, TemplateSpec, lineOf, lineOfText } from './spec.js';

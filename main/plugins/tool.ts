@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { fromJsonSchema, type CallToolResult, type ToolAnnotations, type StandardSchemaV1 } from '@modelcontextprotocol/server';
-import { needInput, missingCapability, PROTOCOL_FAILURE, type AnyTool, type ToolContext } from '../tools/types.js';
+import { PROTOCOL_FAILURE, type AnyTool, type ToolContext } from '../tools/types.js';
 import { UserError, errorMessage } from '../core/errors.js';
-import { InputNeeded, CapabilityMissing } from './context.js';
+import { InputNeeded, CapabilityMissing } from '../tools/client-asks.js';
 
 /** A JSON Schema object as a plugin declares it (an object schema, the way MCP publishes tool inputs). */
 export type ObjectSchema = { type: 'object'; [k: string]: unknown };
@@ -50,9 +50,8 @@ export function pluginTool(spec: PluginToolSpec): AnyTool {
       try {
         return await spec.run(args, ctx);
       } catch (err) {
-        if (err instanceof InputNeeded) return needInput({ inputRequests: err.inputRequests, replay: err.replay });
-        if (err instanceof CapabilityMissing) return missingCapability(err.capabilities, err.message);
-        if (err instanceof UserError) throw err;
+        // Asking the client first, a capability it lacks (the call core answers both), or a refusal the hub gave.
+        if (err instanceof InputNeeded || err instanceof CapabilityMissing || err instanceof UserError) throw err;
         // An error carrying a JSON-RPC code is the plugin saying "this is a protocol error", not a tool failure.
         const code = err && typeof err === 'object' && 'code' in err && typeof err.code === 'number' && Number.isInteger(err.code) && err.code <= -32000 && err.code >= -32768 ? err.code : undefined;
         if (code !== undefined) return { content: [{ type: 'text', text: errorMessage(err) }], isError: true, _meta: { [PROTOCOL_FAILURE]: { code, message: errorMessage(err) } } };

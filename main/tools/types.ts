@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { CallToolResult, ToolAnnotations, ElicitRequestFormParams, ElicitResult, LoggingLevel } from '@modelcontextprotocol/server';
+import type { CallToolResult, ToolAnnotations, LoggingLevel } from '@modelcontextprotocol/server';
 import type { SettingsView } from '../core/settings/view.js';
 import type { PincerPaths } from '../core/paths.js';
 import type { Db } from '../store/db.js';
@@ -12,7 +12,9 @@ import type { QuestionsRepo } from '../store/questions.js';
 import type { McpTaskWork } from '../store/mcp-tasks.js';
 import type { CallbackScheduler } from './workflow/scheduler.js';
 import type { SkillCatalog } from './workflow/skills.js';
-import type { Asker } from './interaction/asker.js';
+import type { Asker, AskOutcome } from './interaction/asker.js';
+import type { Question } from './interaction/questions.js';
+import type { ClientRequests } from './client-asks.js';
 import type { PageRenderer } from './web/browser.js';
 import type { SearchService } from './search/service.js';
 
@@ -61,108 +63,43 @@ export interface ToolContext {
    * client gave none (then BASH_CWD, then home).
    */
   workdir?: () => string | undefined | Promise<string | undefined>;
-  /**
-   * Present when the client asks in multi round-trips (2026-07-28) and can
-   * show a form: a tool may then answer with `askInClient` and is called
-   * again with the person's `answer`.
-   */
-  roundTrip?: RoundTrip;
-  /** Present when the client can show a form (it declared elicitation). */
-  elicit?: (params: ElicitRequestFormParams, signal?: AbortSignal) => Promise<ElicitResult>;
   /** A log message to the client (notifications/message, at the level it set), when its connection can carry one. */
   log?: (level: LoggingLevel, data: unknown) => Promise<void>;
-  /**
-   * A request to the client on this call's stream (2025-era connections): sampling, roots or a form.
-   * Undefined where the client cannot be asked (2026-07-28 asks in round trips, see `roundTrip`).
-   */
-  request?: (method: ClientAsk, params: Record<string, unknown>, signal?: AbortSignal) => Promise<Record<string, unknown>>;
   /** Which capabilities the client declared (for the call's era), so a tool asks only what it can answer. */
   clientCapabilities?: Record<string, unknown>;
-  /** Present on 2026-07-28 calls: a tool asks the client by answering `needInput` and is called again. */
-  rounds?: Rounds;
-  /** Present when the call runs as a task: asking the client parks the task as input_required until tasks/update answers. */
-  taskInput?: (requests: Record<string, { method: ClientAsk; params: Record<string, unknown> }>) => Promise<Record<string, Record<string, unknown>>>;
-  /** Present when the call runs as a task (the tasks extension): what the tool may tell the task. */
-  task?: TaskHandle;
   /**
-   * Present when the call may still become a task (a tool with `deferTask`, called by a client of the
-   * tasks extension): from this call on the client has the task, and asking the client parks the task as
-   * input_required (before it, asking is a multi round-trip of the request itself). Resolves to how the
-   * task asks the client. With `work` (what outlives the hub: Bash's job), the task is finished from that
-   * work by its keeper (calls/job-tasks.ts), not from this call's result.
+   * Asks the client — a form, a model sample, its roots — and resolves to its answers by key: the one
+   * way, on every generation and transport (calls/asking.ts picks how: the call's stream, a multi
+   * round-trip, the task's input). Throws CapabilityMissing when the client did not declare what a
+   * request needs, and InputNeeded on 2026-07-28 when the client must answer first (tools/client-asks.ts).
    */
-  startTask?: (work?: McpTaskWork) => Promise<{ taskInput: NonNullable<ToolContext['taskInput']> }>;
-}
-
-/** What a tool running as a task may tell it. */
-export interface TaskHandle {
+  ask(requests: ClientRequests): Promise<Record<string, Record<string, unknown>>>;
   /**
-   * The task now waits on question `questionId` (in SQLite): recorded as its work, so that the next hub
-   * finishes the task after a restart or handover instead of failing it. `request` is the form tasks/get
-   * shows the client (input_required); without one the task stays `working` and the dashboard answers.
+   * Puts Pincer's own question to the person — in the client's form where the call can carry one,
+   * and on the dashboard — and resolves to how it was settled (calls/asking.ts).
    */
-  awaitQuestion(questionId: number, request?: { method: 'elicitation/create'; params: Record<string, unknown> }): void;
+  askUser(question: UserQuestion): Promise<AskOutcome>;
+  /** True while the call may still become a task (a tool with `deferTask`, called by a client of the tasks extension). */
+  readonly canStartTask: boolean;
+  /**
+   * Makes the call a task now, when it may become one (else nothing happens): the client has the task
+   * from here, and what is asked after parks the task as input_required. With `work` (what outlives
+   * the hub: Bash's job), the task is finished from that work by its keeper (calls/job-tasks.ts), not
+   * from this call's result.
+   */
+  startTask(work?: McpTaskWork): Promise<void>;
 }
 
-/** What a tool may ask of the client. */
-export type ClientAsk = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
-
-export interface RoundTrip {
-  /** The client's reply to the form the previous round asked for, and the question it belongs to. */
-  answer?: { questionId: number; result: ElicitResult };
-}
-
-/** A 2026-07-28 call's multi round-trip state, for tools that ask the client (see `needInput`). */
-export interface Rounds {
-  /** The client's responses to the previous round's input requests, by key. */
-  inputResponses: Record<string, unknown>;
-  /** What earlier rounds of this call were answered, in order (sealed in the request state). */
-  replay: unknown[];
-}
-
-/** `_meta` key of a result that needs the client's input before the call can finish (see `needInput`). */
-export const NEED_INPUT = 'dev.pincer/need-input';
-
-export interface NeedInput {
-  inputRequests: Record<string, { method: ClientAsk; params: Record<string, unknown> }>;
-  /** Earlier rounds' answers, carried (sealed) to the retry. */
-  replay: unknown[];
-}
+/**
+ * A question to the person: new `questions`, or `questionId` to collect one asked earlier. Who asks
+ * decides how it may be settled: `ask` (AskUserQuestion) is asked in the client's form on every
+ * generation, may reply that it is still open and be collected later, and is a task's work; `plugin`
+ * (a plugin's ctx.askUser) and `plan` (PlanMode's approval) wait for the answer where the call is.
+ */
+export type UserQuestion = { purpose: 'ask' | 'plugin' | 'plan' } & ({ questions: Question[] } | { questionId: number });
 
 /** `_meta` key of a result that is a protocol-level failure `{ code, message }` (a plugin threw an error with a JSON-RPC code). */
 export const PROTOCOL_FAILURE = 'dev.pincer/protocol-failure';
-
-/** `_meta` key of a result saying the call needs client capabilities the client did not declare (see `missingCapability`). */
-export const MISSING_CAPABILITY = 'dev.pincer/missing-capability';
-
-/**
- * A failure because the client lacks capabilities (e.g. sampling): a 2026-07-28 client gets the protocol's
- * -32021 error naming them; a 2025-era client this result's text.
- */
-export function missingCapability(capabilities: string[], text: string): ToolResult {
-  return { content: [{ type: 'text', text }], isError: true, _meta: { [MISSING_CAPABILITY]: capabilities } };
-}
-
-/** A result saying "ask the client these, then call again": the MCP adapter turns it into an input_required result. */
-export function needInput(need: NeedInput): ToolResult {
-  return { content: [{ type: 'text', text: 'This call needs input from the client.' }], _meta: { [NEED_INPUT]: need } };
-}
-
-/** `_meta` key of a result that asks the client for a form before the call can finish (see `askInClient`). */
-export const ASK_IN_CLIENT = 'dev.pincer/ask-in-client';
-
-export interface AskInClient {
-  questionId: number;
-  params: ElicitRequestFormParams;
-}
-
-/**
- * A result saying "show the person this form, then call again": the MCP
- * adapter turns it into the protocol's input_required result.
- */
-export function askInClient(ask: AskInClient, text: string): ToolResult {
-  return { content: [{ type: 'text', text }], _meta: { [ASK_IN_CLIENT]: ask } };
-}
 
 export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   name: string;

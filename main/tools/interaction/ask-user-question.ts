@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { inputResponse, type CallToolResult } from '@modelcontextprotocol/server';
-import { askInClient, defineTool, textResult, type TaskHandle, type ToolContext, type ToolResult } from '../types.js';
+import { defineTool, textResult, type ToolResult, type UserQuestion } from '../types.js';
 import { UserError } from '../../core/errors.js';
 import type { SettingsView } from '../../core/settings/view.js';
 import type { Asker, AskOutcome } from './asker.js';
@@ -28,39 +28,18 @@ export const askUserQuestionTool = defineTool({
   view: { uri: VIEWS.question },
   async handler(args, ctx) {
     if (args.questions_json !== undefined && args.question_id !== undefined) throw new UserError('AskUserQuestion: pass questions_json to ask, or question_id to collect an earlier answer, not both.', 'INVALID_INPUT');
-    let r;
-    const asker = ctx.services.asker;
-    if (ctx.task) r = await askAsTask(args, ctx, ctx.task);
-    else if (ctx.roundTrip?.answer) r = asker.settleFromClient(ctx.roundTrip.answer.questionId, ctx.roundTrip.answer.result);
-    else if (ctx.roundTrip && args.questions_json !== undefined) {
-      // 2026-07-28 with a form: the client shows it and calls again with the answer (the dashboard may answer first).
-      const opened = asker.open(parseQuestions(args.questions_json), ctx);
-      return askInClient(opened, `Question ${opened.questionId} is shown to the person in the client.`);
-    } else if (args.question_id !== undefined) r = await asker.collect(args.question_id, ctx);
-    else if (args.questions_json !== undefined) r = await asker.ask(parseQuestions(args.questions_json), ctx);
+    // Asked (or collected) the way the call can carry it: the client's form — on its stream, in a round
+    // trip, in a task's input — and the dashboard, whichever answers first (calls/asking.ts).
+    let question: UserQuestion;
+    if (args.question_id !== undefined) question = { questionId: args.question_id, purpose: 'ask' };
+    else if (args.questions_json !== undefined) question = { questions: parseQuestions(args.questions_json), purpose: 'ask' };
     else throw new UserError('AskUserQuestion: questions_json is missing; pass the questions to ask (or question_id to collect an earlier answer).', 'INVALID_INPUT');
-    return outcomeResult(r, ctx.services.settings);
+    return outcomeResult(await ctx.askUser(question), ctx.services.settings);
   },
   // A client of the tasks extension gets the question as a task: input_required with the form, answered
   // by tasks/update or the dashboard, and carried over a hub restart (the question lives in SQLite).
   taskSupport: 'optional',
 });
-
-/**
- * AskUserQuestion as a task: the question is opened (the dashboard shows it), the task records it as
- * its work and, when the client can show a form, waits as input_required with it; whoever answers
- * first settles the question, and the task ends with the same result a plain call gives.
- */
-async function askAsTask(args: { questions_json?: string; question_id?: number }, ctx: ToolContext, task: TaskHandle): Promise<AskOutcome> {
-  const asker = ctx.services.asker;
-  const canElicit = Boolean(ctx.clientCapabilities?.elicitation);
-  let id: number;
-  if (args.question_id !== undefined) id = args.question_id;
-  else if (args.questions_json !== undefined) id = asker.open(parseQuestions(args.questions_json), ctx, 'ask', canElicit).questionId;
-  else throw new UserError('AskUserQuestion: questions_json is missing; pass the questions to ask (or question_id to collect an earlier answer).', 'INVALID_INPUT');
-  task.awaitQuestion(id, canElicit ? { method: 'elicitation/create', params: { ...asker.formOf(id) } } : undefined);
-  return asker.settled(id, ctx.signal);
-}
 
 /** The tool result for a question's outcome (a plain call, a task, or a task another hub started). */
 export function outcomeResult(r: AskOutcome, settings: SettingsView): ToolResult {

@@ -68,8 +68,9 @@ export const bashTool = defineTool({
   async handler(args, ctx) {
     // Run as a job: for a client of the tasks extension (the call may become a task), and for one of MCP
     // Apps (its job view follows the output live and kills it; the dashboard lists a command that ran long).
-    if (ctx.startTask || appsNegotiated(ctx.clientCapabilities)) {
-      const answered = await runBashAsJob(args.command, args.timeout, ctx, ctx.startTask);
+    const asTask = ctx.canStartTask;
+    if (asTask || appsNegotiated(ctx.clientCapabilities)) {
+      const answered = await runBashAsJob(args.command, args.timeout, ctx, asTask);
       if (answered) return answered;
     }
     return runBash(args.command, args.timeout, ctx);
@@ -217,7 +218,7 @@ export async function runBash(command: string, timeoutArg: number | undefined, c
 }
 
 /**
- * Bash as a supervised background job from the start. For a client of the tasks extension (`startTask`), a
+ * Bash as a supervised background job from the start. For a client of the tasks extension (`asTask`), a
  * command still running after BASH_TASK_AFTER_MS makes the call a task whose work (the job) outlives the
  * hub; for a client of MCP Apps the call waits for the job to end, which its job view shows meanwhile.
  * Either way the answer is Bash's own; a job that ended within BASH_TASK_AFTER_MS is forgotten, one that
@@ -225,12 +226,12 @@ export async function runBash(command: string, timeoutArg: number | undefined, c
  * (`_meta[VIEW_META]`). Undefined when the call cannot end past the threshold (tasks: its timeout is
  * shorter) or no job can be started: then Bash runs the command itself.
  */
-async function runBashAsJob(command: string, timeoutArg: number | undefined, ctx: ToolContext, startTask: ToolContext['startTask']): Promise<ToolResult | undefined> {
+async function runBashAsJob(command: string, timeoutArg: number | undefined, ctx: ToolContext, asTask: boolean): Promise<ToolResult | undefined> {
   const { settings, jobs } = ctx.services;
   if (command.trim() === '') throw new UserError('Bash: command is empty; pass the shell command to run.', 'INVALID_INPUT');
   const timeout = timeoutOf(timeoutArg, ctx);
   const after = settings.get('BASH_TASK_AFTER_MS');
-  if ((startTask && timeout <= after) || ctx.services.readOnly || jobs.repo.countRunning() >= settings.get('JOB_MAX_CONCURRENT')) return undefined;
+  if ((asTask && timeout <= after) || ctx.services.readOnly || jobs.repo.countRunning() >= settings.get('JOB_MAX_CONCURRENT')) return undefined;
   const place = await startingPlace(ctx);
   const cwd = place.dir;
   await commandEnvReady();
@@ -249,7 +250,7 @@ async function runBashAsJob(command: string, timeoutArg: number | undefined, ctx
   const stream = settings.get('STREAMING') && ctx.wantsProgress;
   // A task escalates after the threshold; an MCP Apps call waits for the end (the supervisor keeps the
   // timeout; the bound here only guards against a supervisor that never writes its record).
-  const until = Date.now() + (startTask ? after : timeout + 30_000);
+  const until = Date.now() + (asTask ? after : timeout + 30_000);
   let sent = 0;
   let rec = readExitRecord(job.exit_path);
   while (!rec && Date.now() < until && !ctx.signal.aborted) {
@@ -264,12 +265,12 @@ async function runBashAsJob(command: string, timeoutArg: number | undefined, ctx
     if (rec) return finishInTime(job.id, rec, view, ctx, 'client');
     return { content: [{ type: 'text', text: '[Command cancelled by the client; it was killed with its child processes.]' }], isError: true };
   }
-  if (!rec && !startTask) {
+  if (!rec && !asTask) {
     rec = await stopUnended(job.id, ctx);
     if (!rec) return { content: [{ type: 'text', text: `[Bash: background job ${job.id}, which ran the command, ended without recording how (${ctx.services.jobs.get(job.id, 'Bash').note ?? 'its supervisor is gone'}). ReadBgOutput ${job.id} shows the output it left.]` }], isError: true };
   }
   if (rec) return finishInTime(job.id, rec, view, ctx, 'other', Date.now() - job.started_at > after);
-  await startTask!({ kind: 'job', id: job.id, bash: view });
+  await ctx.startTask({ kind: 'job', id: job.id, bash: view });
   // This client's next command starts where this one ends, when it ends while this hub runs.
   onJobEnd(job.id, (dir) => rememberFolder(ctx, dir));
   return textResult(`The command is still running after ${formatDuration(after)}: it goes on as background job ${job.id}, and the call as a task.`);

@@ -125,7 +125,7 @@ export const readDocsTool = defineTool({
         signal: ctx.signal,
         links: args.links ?? 'references',
         mediaType: type || 'text/html',
-        onRender: async () => ctx.startTask?.(),
+        onRender: async () => ctx.startTask(),
       });
       notes.push(reading.render.note);
       render = reading.render;

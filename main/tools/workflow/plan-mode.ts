@@ -74,11 +74,10 @@ export const planModeTool = defineTool({
           changed();
           return textResult(`Plan stored (${text.split('\n').length} lines from ${file}); plan mode is off. Go ahead.`, planJson(repo.current()));
         }
-        const outcome = await ctx.services.asker.ask(
-          [{ question: `Approve the plan for "${current.goal}"?\n\n${text.slice(0, 4000)}`, header: 'Plan', options: [{ label: 'Approve' }, { label: 'Reject' }], multiSelect: false }],
-          ctx,
-          'plan',
-        );
+        const outcome = await ctx.askUser({
+          questions: [{ question: `Approve the plan for "${current.goal}"?\n\n${text.slice(0, 4000)}`, header: 'Plan', options: [{ label: 'Approve' }, { label: 'Reject' }], multiSelect: false }],
+          purpose: 'plan',
+        });
         if (outcome.status !== 'answered') {
           repo.exit(current.id, file, text, 'rejected', outcome.status === 'timeout' ? 'nobody answered' : 'declined');
           changed();
