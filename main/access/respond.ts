@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { jsonRpcErrorBody } from './security.js';
+import { HTTP_STATUS, RPC_REFUSALS, errorBody, rpcErrorBody, type RpcRefusal, type WireCode } from '../core/wire-errors.js';
 
 /**
  * A JSON answer on plain node:http, as express's `res.status(s).json(b)`
@@ -15,9 +15,15 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
-/** A JSON-RPC error with `id: null`: the answer to a request that could not be read or routed. */
-export function sendRpcError(res: ServerResponse, status: number, code: number, message: string, headers?: Record<string, string>): void {
-  sendJson(res, status, jsonRpcErrorBody(code, message), headers);
+/** A JSON-RPC refusal with its status (core/wire-errors.ts): the answer to a request that could not be read or routed (`id: null` unless it could be read). */
+export function sendRpcError(res: ServerResponse, refusal: RpcRefusal, message: string, opts: { headers?: Record<string, string>; id?: string | number | null; data?: unknown } = {}): void {
+  const { code, status } = RPC_REFUSALS[refusal];
+  sendJson(res, status, rpcErrorBody(code, message, opts.id ?? null, opts.data), opts.headers);
+}
+
+/** A refused REST request: `{ success: false, error: { code, message } }` with the code's one status. */
+export function sendError(res: ServerResponse, code: WireCode, message: string, extra?: Record<string, unknown>): void {
+  sendJson(res, HTTP_STATUS[code], errorBody(code, message, extra));
 }
 
 /** How much of an oversized body the hub reads (and discards) so that its client can read the 413. */
@@ -36,8 +42,9 @@ export function refuseTooLarge(req: IncomingMessage, res: ServerResponse, messag
     req.socket.destroy();
     return;
   }
-  const text = JSON.stringify(jsonRpcErrorBody(-32600, message));
-  res.writeHead(413, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)), Connection: 'close' });
+  const { code, status } = RPC_REFUSALS.BODY_TOO_LARGE;
+  const text = JSON.stringify(rpcErrorBody(code, message));
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)), Connection: 'close' });
   res.write(text);
   if (req.complete) {
     res.end();

@@ -2,6 +2,7 @@ import type { Duplex } from 'node:stream';
 import crypto from 'node:crypto';
 import type { Request, Response, NextFunction } from 'express';
 import type { Settings } from '../core/settings/settings.js';
+import { RPC_REFUSALS, rpcErrorBody, type RpcRefusal } from '../core/wire-errors.js';
 
 /** 256 bits of randomness, URL-safe so it pastes into headers and configs as-is. */
 export function generateToken(): string {
@@ -21,16 +22,13 @@ function digestOf(token: string): Buffer {
   return expectedDigest.digest;
 }
 
-export function jsonRpcErrorBody(code: number, message: string): object {
-  return { jsonrpc: '2.0', id: null, error: { code, message } };
-}
-
 const UPGRADE_REASONS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 421: 'Misdirected Request', 426: 'Upgrade Required', 503: 'Service Unavailable' };
 
 /** Answers a refused upgrade request (WebSocket, the bridge's pipe) with an HTTP error and a JSON-RPC error body, and closes it. */
-export function refuseUpgrade(socket: Duplex, status: number, message: string): void {
-  const body = JSON.stringify(jsonRpcErrorBody(status === 401 ? -32001 : -32000, message));
-  const auth = status === 401 ? 'WWW-Authenticate: Bearer realm="pincer"\r\n' : '';
+export function refuseUpgrade(socket: Duplex, refusal: RpcRefusal, message: string): void {
+  const { code, status } = RPC_REFUSALS[refusal];
+  const body = JSON.stringify(rpcErrorBody(code, message));
+  const auth = refusal === 'UNAUTHORIZED' ? 'WWW-Authenticate: Bearer realm="pincer"\r\n' : '';
   socket.end(`HTTP/1.1 ${status} ${UPGRADE_REASONS[status] ?? 'Error'}\r\n${auth}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
@@ -60,10 +58,10 @@ export interface GuardOptions {
 /** `<label>.pincer.localhost`: browsers resolve it to loopback themselves, so no DNS answer can rebind it. */
 export const DASHBOARD_HOST = /^[0-9a-f]{32}\.pincer\.localhost$/;
 
+/** A request refused before any server read it: its name (status and JSON-RPC code, core/wire-errors.ts) and why. */
 export interface Refusal {
-  status: number;
+  refusal: RpcRefusal;
   message: string;
-  code: number;
 }
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -86,7 +84,7 @@ export function hostOriginProblem(headers: Headers, opts: GuardOptions): Refusal
   const allowed = allowedFor(bind, remote && !remoteAny, port);
   const host = header(headers, 'host');
   if (!host || (!remoteAny && !allowed.hosts.has(hostnameOf(host)) && !DASHBOARD_HOST.test(hostnameOf(host)))) {
-    return { status: 421, code: -32000, message: `Misdirected request: Host "${host ?? ''}" is not this Pincer hub. Connect to http://127.0.0.1:${port}.` };
+    return { refusal: 'MISDIRECTED', message: `Misdirected request: Host "${host ?? ''}" is not this Pincer hub. Connect to http://127.0.0.1:${port}.` };
   }
   const origin = header(headers, 'origin');
   if (origin !== undefined) {
@@ -95,7 +93,7 @@ export function hostOriginProblem(headers: Headers, opts: GuardOptions): Refusal
     const dashboard = opts.dashboardHost?.();
     const own = allowed.origins.has(o) || (opts.extraOrigins ?? []).includes(o) || (remoteAny && o === `http://${hostnameOf(host)}:${port}`) || (dashboard !== undefined && o === `http://${dashboard}:${port}`);
     if (!own) {
-      return { status: 403, code: -32000, message: `Forbidden: requests from the web origin ${origin} are not allowed. Only the Pincer dashboard may call the hub from a browser.` };
+      return { refusal: 'FORBIDDEN', message: `Forbidden: requests from the web origin ${origin} are not allowed. Only the Pincer dashboard may call the hub from a browser.` };
     }
   }
   return undefined;
@@ -117,7 +115,8 @@ export function hostAndOriginGuard(opts: GuardOptions) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const problem = hostOriginProblem(req.headers, opts);
     if (problem) {
-      res.status(problem.status).json(jsonRpcErrorBody(problem.code, problem.message));
+      const { code, status } = RPC_REFUSALS[problem.refusal];
+      res.status(status).json(rpcErrorBody(code, problem.message));
       return;
     }
     next();
@@ -136,8 +135,7 @@ export function tokenProblem(headers: Headers, settings: Settings): Refusal | un
   const token = presentedToken(headers);
   if (token !== undefined && tokensEqual(token, settings.get('AUTH_TOKEN'))) return undefined;
   return {
-    status: 401,
-    code: -32001,
+    refusal: 'UNAUTHORIZED',
     message: token === undefined
       ? 'Unauthorized: send the header "Authorization: Bearer <token>". `pincer token` prints the token (AUTH_TOKEN in pincer-env.txt).'
       : 'Unauthorized: the token is wrong. `pincer token` prints the current one (it changes when rotated).',
@@ -157,6 +155,7 @@ export function requireToken(settings: Settings) {
       next();
       return;
     }
-    res.status(401).set(unauthorizedHeaders(req.headers)).json(jsonRpcErrorBody(problem.code, problem.message));
+    const { code, status } = RPC_REFUSALS[problem.refusal];
+    res.status(status).set(unauthorizedHeaders(req.headers)).json(rpcErrorBody(code, problem.message));
   };
 }

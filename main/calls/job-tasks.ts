@@ -5,6 +5,7 @@ import { bashJobEnded, bashResultOfJob } from '../tools/shell/bash-job.js';
 import type { McpTaskWork } from '../store/mcp-tasks.js';
 import type { TaskOutcome, WorkKeeper } from './task-runner.js';
 import { UserError } from '../core/errors.js';
+import { RPC } from '../core/wire-errors.js';
 
 /**
  * Keeps MCP tasks whose work is a background job (a Bash call that ran past BASH_TASK_AFTER_MS): the
@@ -16,11 +17,11 @@ export function jobKeeper(jobs: JobManager): WorkKeeper {
     check(work: McpTaskWork): TaskOutcome | undefined {
       if (work.kind !== 'job') return undefined;
       const row = jobs.repo.get(work.id);
-      if (!row) return { error: { code: -32603, message: `Background job ${work.id}, which ran this task's command, is no longer in Pincer's database; its outcome is unknown. Run the command again.` } };
+      if (!row) return { error: { code: RPC.InternalError, message: `Background job ${work.id}, which ran this task's command, is no longer in Pincer's database; its outcome is unknown. Run the command again.` } };
       const job = jobs.reconcile(row);
       if (isActive(job)) return undefined;
       if (job.status === 'lost') {
-        return { error: { code: -32603, message: `Background job ${job.id}, which ran this task's command, was lost (${job.note ?? 'its supervisor stopped without recording an exit'}); its outcome is unknown. ReadBgOutput ${job.id} shows the output it left; run the command again if needed.` } };
+        return { error: { code: RPC.InternalError, message: `Background job ${job.id}, which ran this task's command, was lost (${job.note ?? 'its supervisor stopped without recording an exit'}); its outcome is unknown. ReadBgOutput ${job.id} shows the output it left; run the command again if needed.` } };
       }
       // An older Pincer's job kept only its code: the row says how it ended.
       const rec: ExitRecord = readExitRecord(job.exit_path) ?? { code: job.exit_code, signal: null, endedAt: job.ended_at ?? Date.now(), dropped: 0 };

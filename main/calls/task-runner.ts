@@ -9,6 +9,7 @@ import { UserError, errorMessage } from '../core/errors.js';
 import { logger } from '../core/log.js';
 import { newTaskOwner, ownerRunning, type TaskOwnerRole } from './task-owner.js';
 import { TaskResultFiles, boundedError } from './task-results.js';
+import { RPC } from '../core/wire-errors.js';
 
 const log = logger('mcp-tasks');
 
@@ -30,7 +31,7 @@ export type TaskOutcome = { result: CallToolResult } | { error: { code: number; 
 
 /** The error a task whose work died with its hub is failed with (never "unknown task"). */
 export const LOST_WITH_HUB = {
-  code: -32603,
+  code: RPC.InternalError,
   message: 'The Pincer hub that ran this task stopped (a restart or a handover) before the work finished, and the work stopped with it. Call the tool again.',
 };
 
@@ -242,7 +243,7 @@ export class TaskRunner {
           if (!abort.signal.aborted) this.settle(id, outcome);
         },
         (err: unknown) => {
-          if (!abort.signal.aborted) this.settle(id, { error: { code: -32603, message: `${tool} failed: ${errorMessage(err)}` } });
+          if (!abort.signal.aborted) this.settle(id, { error: { code: RPC.InternalError, message: `${tool} failed: ${errorMessage(err)}` } });
         },
       )
       .catch((err: unknown) => log.warn(`task ${id} could not be recorded: ${errorMessage(err)}`))

@@ -1,9 +1,11 @@
+import { RPC, rpcErrorBody } from '../core/wire-errors.js';
+
 /**
  * A `pincer stdio` that cannot serve (a Node too old, a data folder that is a file, a mistyped option in
  * the client's config, a server that failed to load) answers each request its client sends with the
- * reason — JSON-RPC error -32000, "Pincer: <reason>" — until the input ends, so the client shows why
- * instead of a closed pipe. Imports nothing and uses plain JSON.parse: it runs on any Node, before (or
- * instead of) the rest of Pincer.
+ * reason — JSON-RPC error RPC.ServerError, "Pincer: <reason>" — until the input ends, so the client shows why
+ * instead of a closed pipe. Imports only the wire vocabulary (itself free of imports at run time) and
+ * uses plain JSON.parse: it runs on any Node, before (or instead of) the rest of Pincer.
  */
 export function answerEveryRequest(input: NodeJS.ReadableStream, message: string, code = 1): Promise<number> {
   return new Promise((resolve) => {
@@ -19,7 +21,7 @@ export function answerEveryRequest(input: NodeJS.ReadableStream, message: string
       for (const m of Array.isArray(msg) ? msg : [msg]) {
         const id = (m as { id?: unknown; method?: unknown } | null)?.id;
         if ((typeof id === 'string' || typeof id === 'number') && typeof (m as { method?: unknown }).method === 'string') {
-          process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message: `Pincer: ${message}` } }) + '\n');
+          process.stdout.write(JSON.stringify(rpcErrorBody(RPC.ServerError, `Pincer: ${message}`, id)) + '\n');
         }
       }
     };

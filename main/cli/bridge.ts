@@ -9,13 +9,12 @@ import { pincerPaths } from '../core/paths.js';
 import { discoverResult } from '../mcp/server-info.js';
 import { errorMessage } from '../core/errors.js';
 import { installLastResort } from '../core/last-resort.js';
+import { RPC } from '../core/wire-errors.js';
 
 const log = logger('bridge');
 
 /** What a request in flight gets when the hub it went to closes before answering. */
 export const RESTARTING = 'Pincer is restarting, send the request again';
-/** JSON-RPC "server error" range: the hub could not be reached or started. */
-const HUB_UNAVAILABLE = -32000;
 const REPLAY_PREFIX = 'pincer-bridge-replay-';
 /** A failed hub start is reported again without a new attempt for this long. */
 const START_RETRY_MS = 2000;
@@ -125,7 +124,7 @@ class Bridge {
     if (max !== undefined && line.length * 3 > max && Buffer.byteLength(line) > max) {
       for (const id of ids) {
         this.pending.delete(id);
-        this.write(errorLine(id, -32600, `Invalid Request: a message of ${Buffer.byteLength(line)} bytes is larger than the hub accepts (MAX_BODY_BYTES = ${max}).`));
+        this.write(errorLine(id, RPC.InvalidRequest, `Invalid Request: a message of ${Buffer.byteLength(line)} bytes is larger than the hub accepts (MAX_BODY_BYTES = ${max}).`));
       }
       if (ids.length === 0) log.warn(`dropped a ${Buffer.byteLength(line)}-byte notification: larger than the hub's MAX_BODY_BYTES (${max})`);
       return;
@@ -267,7 +266,7 @@ class Bridge {
         this.held.push({ line: p.line, ids: [id] });
       } else {
         this.pending.delete(id);
-        this.write(errorLine(id, HUB_UNAVAILABLE, `${RESTARTING} (the hub went away: ${why}).`));
+        this.write(errorLine(id, RPC.ServerError, `${RESTARTING} (the hub went away: ${why}).`));
       }
     }
     this.connect();
@@ -280,7 +279,7 @@ class Bridge {
     this.reported = err;
     const held = this.held;
     this.held = [];
-    for (const h of held) for (const id of h.ids) if (this.pending.delete(id)) this.write(errorLine(id, HUB_UNAVAILABLE, `Pincer: ${errorMessage(err)}`));
+    for (const h of held) for (const id of h.ids) if (this.pending.delete(id)) this.write(errorLine(id, RPC.ServerError, `Pincer: ${errorMessage(err)}`));
   }
 
   /** stdin ended: answers still on their way get a moment to arrive (a script may close its input right after its requests). */

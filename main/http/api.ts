@@ -2,7 +2,8 @@ import express from 'express';
 import type { Runtime } from '../calls/runtime.js';
 import { objectBody } from './express-body.js';
 import type { SessionTable } from '../access/sessions.js';
-import { ERROR_HTTP_STATUS, UserError } from '../core/errors.js';
+import { UserError } from '../core/errors.js';
+import { sendError } from '../access/respond.js';
 import { Question } from '../tools/interaction/questions.js';
 import type { QuestionRow } from '../store/questions.js';
 import type { EngineHealth } from '../tools/search/health.js';
@@ -44,7 +45,7 @@ export function hubApi(runtime: Runtime, _sessions: SessionTable): express.Route
       res.json({ success: true, question: questionView(row) });
     } catch (err) {
       if (err instanceof UserError) {
-        res.status(ERROR_HTTP_STATUS[err.code]).json({ success: false, error: { code: err.code, message: err.message } });
+        sendError(res, err.code, err.message);
         return;
       }
       throw err;

@@ -1,7 +1,9 @@
 import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
 import express, { type Request, type Response, type NextFunction } from 'express';
 import type { McpServer } from '@modelcontextprotocol/server';
-import { hostAndOriginGuard, requireToken, jsonRpcErrorBody, type GuardOptions } from '../access/security.js';
+import { hostAndOriginGuard, requireToken, type GuardOptions } from '../access/security.js';
+import { sendError, sendRpcError } from '../access/respond.js';
+import { RPC, RPC_REFUSALS, rpcErrorBody } from '../core/wire-errors.js';
 import { jsonBodies, bodyOf } from './express-body.js';
 import type { StreamableRoutes } from '../transports/streamable.js';
 import { compatRouter } from './compat-routes.js';
@@ -92,7 +94,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
   const legacy = new Map<string, LegacySseTransport>();
   function openLegacySse(req: Request, res: Response): void {
     if (!sessions.hasRoom() || !sessions.hasStreamRoom()) {
-      res.status(503).json(jsonRpcErrorBody(-32000, 'Too many sessions: the hub is at MAX_SESSIONS or MAX_STREAMS.'));
+      sendRpcError(res, 'UNAVAILABLE', 'Too many sessions: the hub is at MAX_SESSIONS or MAX_STREAMS.');
       return;
     }
     const server = deps.newServer('legacy', 'sse', clientHandleFrom(req.headers));
@@ -122,7 +124,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
     const id = String(req.query.sessionId ?? '');
     const transport = legacy.get(id);
     if (!transport) {
-      res.status(404).json(jsonRpcErrorBody(-32001, `Session ${id || '(none)'} not found: open GET /sse first and POST to the endpoint it announces.`));
+      sendRpcError(res, 'SESSION_NOT_FOUND', `Session ${id || '(none)'} not found: open GET /sse first and POST to the endpoint it announces.`);
       return;
     }
     sessions.touch(id);
@@ -134,7 +136,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
   for (const r of deps.extraRoutes ?? []) app.use(r);
 
   app.use((req, res) => {
-    res.status(404).json({ success: false, error: { code: 'NOT_FOUND', message: `No route ${req.method} ${req.path}. GET /api/mcp/health, POST /mcp, GET /sse, POST /api/mcp/jsonrpc, GET /api/mcp/tools.` } });
+    sendError(res, 'NOT_FOUND', `No route ${req.method} ${req.path}. GET /api/mcp/health, POST /mcp, GET /sse, POST /api/mcp/jsonrpc, GET /api/mcp/tools.`);
   });
   app.use((err: Error & { status?: number; type?: string }, req: Request, res: Response, _next: NextFunction) => {
     const status = err.status ?? 500;
@@ -145,7 +147,8 @@ export function buildApp(deps: AppDeps): BuiltApp {
       return;
     }
     const message = err.type === 'entity.too.large' ? `Request body is larger than MAX_BODY_BYTES (${settings.get('MAX_BODY_BYTES')}).` : status >= 500 ? `Internal error: ${err.message}` : err.message;
-    res.status(status).json(jsonRpcErrorBody(status === 413 ? -32600 : -32603, message));
+    // Express's own status (a body past the limit, one it could not read) with its JSON-RPC counterpart.
+    res.status(status).json(rpcErrorBody(status === RPC_REFUSALS.BODY_TOO_LARGE.status ? RPC.InvalidRequest : RPC.InternalError, message));
   });
 
   return { app, closeEventStreams: events.closeAll, closeLegacy: async () => Promise.all([...legacy.values()].map((t) => t.close())) };

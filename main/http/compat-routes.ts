@@ -4,9 +4,10 @@ import type { Dispatcher } from '../transports/dispatch.js';
 import type { Runtime } from '../calls/runtime.js';
 import { Caller } from '../calls/caller.js';
 import { clientHandleFrom } from '../mcp/client-identity.js';
-import { HTTP_STATUS, PAUSED_MESSAGE } from '../calls/call-errors.js';
+import { PAUSED_MESSAGE } from '../calls/call-errors.js';
+import { HTTP_STATUS, RPC, RPC_REFUSALS, rpcErrorBody } from '../core/wire-errors.js';
 import { RESOURCES, readResource, listPrompts, getPrompt, RESOURCE_NOT_FOUND, PROMPT_NOT_FOUND } from '../calls/surfaces.js';
-import { jsonRpcErrorBody } from '../access/security.js';
+import { sendError, sendRpcError } from '../access/respond.js';
 import { bodyOf, objectBody } from './express-body.js';
 
 export interface CompatDeps {
@@ -22,7 +23,7 @@ function namedCaller(transport: string, id: string): Caller {
   return c;
 }
 
-function groupParam(req: Request, res: Response, answer: (message: string) => void = (message) => res.status(404).json({ success: false, error: { code: 'GROUP_NOT_FOUND', message } })): ToolGroup | undefined | false {
+function groupParam(req: Request, res: Response, answer: (message: string) => void = (message) => sendError(res, 'NOT_FOUND', message)): ToolGroup | undefined | false {
   const g = (req.params.group ?? req.query.group ?? req.query.stream) as string | undefined;
   if (g === undefined || g === '') return undefined;
   if ((TOOL_GROUPS as readonly string[]).includes(g)) return g as ToolGroup;
@@ -40,9 +41,9 @@ function groupNotFound(req: Request, res: Response, message: string): void {
     const id = m && typeof m === 'object' && 'id' in m ? m.id : null;
     return typeof id === 'string' || typeof id === 'number' ? id : null;
   };
-  const error = (id: string | number | null) => ({ jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${message} POST to /api/mcp/jsonrpc, or /api/mcp/jsonrpc/<group> with one of those.`, data: { groups: [...TOOL_GROUPS] } } });
+  const error = (id: string | number | null) => rpcErrorBody(RPC_REFUSALS.METHOD_NOT_FOUND.code, `Method not found: ${message} POST to /api/mcp/jsonrpc, or /api/mcp/jsonrpc/<group> with one of those.`, id, { groups: [...TOOL_GROUPS] });
   const body = parsed.ok && Array.isArray(parsed.value) && parsed.value.length > 0 ? parsed.value.map((m) => error(idOf(m))) : error(parsed.ok ? idOf(parsed.value) : null);
-  res.status(404).json(body);
+  res.status(RPC_REFUSALS.METHOD_NOT_FOUND.status).json(body);
 }
 
 /** Aborts the in-flight call when the HTTP client goes away. */
@@ -67,7 +68,8 @@ export function compatRouter(deps: CompatDeps): express.Router {
     if (group === false) return;
     const parsed = bodyOf(req);
     if (!parsed.ok) {
-      res.status(200).json(jsonRpcErrorBody(-32700, `Parse error: the request body is not valid JSON (${parsed.error})`));
+      // In-band, as every answer of this endpoint: HTTP says the route took the request.
+      res.status(200).json(rpcErrorBody(RPC.ParseError, `Parse error: the request body is not valid JSON (${parsed.error})`));
       return;
     }
     const signal = abortOnClose(res);
@@ -87,7 +89,7 @@ export function compatRouter(deps: CompatDeps): express.Router {
   r.post('/api/mcp/jsonrpc/:group', jsonrpc);
   // Only POST carries JSON-RPC here; other methods are told so (405), not "no route" (404).
   r.all(['/api/mcp/jsonrpc', '/api/mcp/jsonrpc/:group'], (req, res) => {
-    res.status(405).set('Allow', 'POST').json(jsonRpcErrorBody(-32000, `Method Not Allowed: ${req.method} ${req.path}. POST a JSON-RPC 2.0 request (or batch) here.`));
+    sendRpcError(res, 'METHOD_NOT_ALLOWED', `Method Not Allowed: ${req.method} ${req.path}. POST a JSON-RPC 2.0 request (or batch) here.`, { headers: { Allow: 'POST' } });
   });
 
   r.get('/api/mcp/tools', async (req, res) => {
@@ -117,7 +119,7 @@ export function compatRouter(deps: CompatDeps): express.Router {
   r.get('/api/mcp/tools/:name', (req, res) => {
     const tool = calls.describe(String(req.params.name));
     if (!tool) {
-      res.status(404).json({ success: false, error: { code: 'TOOL_NOT_FOUND', message: `No tool "${req.params.name}" is being served. GET /api/mcp/tools lists them.` } });
+      sendError(res, 'TOOL_NOT_FOUND', `No tool "${req.params.name}" is being served. GET /api/mcp/tools lists them.`);
       return;
     }
     res.json({ success: true, tool });
@@ -127,7 +129,7 @@ export function compatRouter(deps: CompatDeps): express.Router {
     const body = objectBody(req, res);
     if (!body) return;
     if (typeof body.name !== 'string') {
-      res.status(400).json({ success: false, error: { code: 'INVALID_REQUEST', message: 'Send a JSON body {"name": "<tool>", "arguments": {...}}.' }, isError: true });
+      sendError(res, 'INVALID_INPUT', 'Send a JSON body {"name": "<tool>", "arguments": {...}}.', { isError: true });
       return;
     }
     const started = Date.now();
@@ -137,9 +139,8 @@ export function compatRouter(deps: CompatDeps): express.Router {
     const workdir = handle.cwd ? () => handle.cwd : undefined;
     const { result, error } = await calls.call({ name: body.name, arguments: body.arguments ?? {}, caller, channel: { signal: abortOnClose(res), workdir } });
     const metadata = { tool: body.name, duration: `${Date.now() - started}ms`, timestamp: Date.now() };
-    const status = error ? HTTP_STATUS[error.code] : 200;
-    if (error && status !== 200) {
-      res.status(status).json({ success: false, error: { code: error.code, message: error.message }, isError: true, metadata });
+    if (error && HTTP_STATUS[error.code] !== HTTP_STATUS.TOOL_FAILED) {
+      sendError(res, error.code, error.message, { isError: true, metadata });
       return;
     }
     // A tool's own failure is a 200 result the model reads; `error` names its code (and the UserError's reason) for scripts.
@@ -155,7 +156,7 @@ export function compatRouter(deps: CompatDeps): express.Router {
   r.get('/api/mcp/resources/:uri', (req, res) => {
     const uri = String(req.params.uri);
     const resource = readResource(services, uri);
-    if (!resource) res.status(404).json({ success: false, error: { code: 'RESOURCE_NOT_FOUND', message: RESOURCE_NOT_FOUND(uri) } });
+    if (!resource) sendError(res, 'NOT_FOUND', RESOURCE_NOT_FOUND(uri));
     else res.json({ success: true, resource });
   });
 
@@ -170,7 +171,7 @@ export function compatRouter(deps: CompatDeps): express.Router {
     const name = String(req.params.name);
     const args = body.arguments;
     const prompt = getPrompt(services, name, typeof args === 'object' && args !== null ? stringArg(args) : typeof args === 'string' ? args : undefined);
-    if (!prompt) res.status(404).json({ success: false, error: { code: 'PROMPT_NOT_FOUND', message: PROMPT_NOT_FOUND(name) } });
+    if (!prompt) sendError(res, 'NOT_FOUND', PROMPT_NOT_FOUND(name));
     else res.json({ success: true, prompt });
   });
 

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import type { HubEvent } from '../tools/events.js';
 import type { EventBus } from '../calls/event-bus.js';
 import type { SessionTable } from '../access/sessions.js';
-import { jsonRpcErrorBody } from '../access/security.js';
+import { sendRpcError } from '../access/respond.js';
 
 /** `GET /api/mcp/connect`: the hub's live events as SSE, for dashboards and scripts. */
 export function eventsRoute(bus: EventBus, sessions: SessionTable, heartbeatMs = 15_000) {
@@ -10,7 +10,7 @@ export function eventsRoute(bus: EventBus, sessions: SessionTable, heartbeatMs =
   const open = new Map<Response, () => void>();
   const handler = (req: Request, res: Response) => {
     if (!sessions.hasStreamRoom()) {
-      res.status(503).json(jsonRpcErrorBody(-32000, 'Too many open streams: the hub is at MAX_STREAMS. Close unused dashboards or raise MAX_STREAMS.'));
+      sendRpcError(res, 'UNAVAILABLE', 'Too many open streams: the hub is at MAX_STREAMS. Close unused dashboards or raise MAX_STREAMS.');
       return;
     }
     const done = sessions.openStream();

@@ -1,6 +1,6 @@
 import express, { type Request, type Response, type NextFunction } from 'express';
 import type { Settings } from '../core/settings/settings.js';
-import { refuseTooLarge } from '../access/respond.js';
+import { refuseTooLarge, sendError } from '../access/respond.js';
 import { EMPTY_BODY, declaredTooLarge, parseBody, type ParsedBody } from '../access/body.js';
 
 const bodies = new WeakMap<Request, ParsedBody>();
@@ -40,12 +40,12 @@ export function bodyOf(req: Request): ParsedBody {
 export function objectBody(req: Request, res: Response): Record<string, unknown> | undefined {
   const b = bodyOf(req);
   if (!b.ok) {
-    res.status(400).json({ success: false, error: { code: 'INVALID_JSON', message: `The request body is not valid JSON (${b.error}). Send a JSON object.` } });
+    sendError(res, 'INVALID_INPUT', `The request body is not valid JSON (${b.error}). Send a JSON object.`);
     return undefined;
   }
   if (b.value === undefined) return {};
   if (typeof b.value !== 'object' || b.value === null || Array.isArray(b.value)) {
-    res.status(400).json({ success: false, error: { code: 'INVALID_JSON', message: 'The request body must be a JSON object.' } });
+    sendError(res, 'INVALID_INPUT', 'The request body must be a JSON object.');
     return undefined;
   }
   return b.value as Record<string, unknown>;

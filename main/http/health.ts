@@ -37,7 +37,7 @@ export function healthRoute(deps: HealthDeps, next: RequestListener): RequestLis
     const q = url.indexOf('?');
     if ((q < 0 ? url : url.slice(0, q)) !== HEALTH_PATH || (req.method !== 'GET' && req.method !== 'HEAD')) return next(req, res);
     const refused = hostOriginProblem(req.headers, deps.guard);
-    if (refused) return sendRpcError(res, refused.status, refused.code, refused.message);
+    if (refused) return sendRpcError(res, refused.refusal, refused.message);
     const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
     const challenge = query.get('challenge') ?? undefined;
     const asker = query.get('asker');

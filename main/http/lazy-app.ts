@@ -22,7 +22,7 @@ export class LazyApp {
       ({ app }) => app(req, res),
       (err: Error) => {
         log.error(`the hub's routes could not be loaded: ${err.message}`, { err });
-        sendRpcError(res, 500, -32603, `Internal error: the hub's routes could not be loaded (${err.message}). Reinstall Pincer.`);
+        sendRpcError(res, 'INTERNAL', `Internal error: the hub's routes could not be loaded (${err.message}). Reinstall Pincer.`);
       },
     );
   };

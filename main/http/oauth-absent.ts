@@ -1,4 +1,5 @@
 import express from 'express';
+import { OAUTH_ABSENT } from '../core/wire-errors.js';
 
 /**
  * Pincer signs clients in with a bearer token, not OAuth. A client that meets
@@ -24,8 +25,8 @@ export const OAUTH_PATHS = [
 export function oauthAbsentRoutes(): express.Router {
   const r = express.Router();
   r.all(OAUTH_PATHS, (req, res) => {
-    res.status(404).json({
-      error: 'not_found',
+    res.status(OAUTH_ABSENT.status).json({
+      error: OAUTH_ABSENT.error,
       error_description:
         `Pincer has no OAuth (${req.path}). Send the header "Authorization: Bearer <token>"; ` +
         '`pincer token` prints the token (it changes when rotated).',

@@ -5,6 +5,8 @@ import { HandoverRequest, handoverSigned } from './identity.js';
 import type { HubRole } from './lock.js';
 import { pidAlive } from '../core/pid.js';
 import { logger } from '../core/log.js';
+import { HTTP_STATUS, RPC_REFUSALS, errorBody, rpcErrorBody, type HandoverErrorCode } from '../core/wire-errors.js';
+import type { Refusal } from '../access/security.js';
 import { HEALTH_PATH } from '../http/health.js';
 import { HELLO_PATH } from '../http/dashboard/sessions.js';
 
@@ -17,7 +19,6 @@ const MAX_SKEW_MS = 60_000;
 /** A call waiting for a person's answer does not end on its own; the handover does not wait for it. */
 const WAITS_FOR_A_PERSON = new Set(['AskUserQuestion']);
 
-export type HandoverErrorCode = 'HANDOVER_BAD_REQUEST' | 'HANDOVER_NOT_SIGNED' | 'HANDOVER_REPLAYED' | 'HANDOVER_IN_PROGRESS' | 'TRAY_OWNS_HUB' | 'HANDOVER_REFUSED';
 
 export interface HandoverTo {
   pid: number;
@@ -33,7 +34,7 @@ export interface HandoverGateOptions {
   graceMs: number;
   port: () => number;
   /** The hub's Host/Origin guard: a web page must not be able to ask either. */
-  refuse: (req: http.IncomingMessage) => { status: number; message: string } | undefined;
+  refuse: (req: http.IncomingMessage) => Refusal | undefined;
   onHandover: (to: HandoverTo) => void;
   /** A signed stop request (`pincer stop`): drain like a handover, then stop. */
   onStop: (by: number) => void;
@@ -45,8 +46,8 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown, close
   res.end(text);
 }
 
-function fail(res: http.ServerResponse, status: number, code: HandoverErrorCode, message: string): void {
-  sendJson(res, status, { success: false, error: { code, message } });
+function fail(res: http.ServerResponse, code: HandoverErrorCode | 'TOO_LARGE', message: string, close = false): void {
+  sendJson(res, HTTP_STATUS[code], errorBody(code, message), close);
 }
 
 /**
@@ -102,7 +103,7 @@ export class HandoverGate {
       if (pathname === HANDOVER_PATH && req.method === 'POST') {
         this.handle(req, res).catch((err: unknown) => {
           log.warn(`handover request failed: ${err instanceof Error ? err.message : String(err)}`, { err });
-          if (!res.headersSent) fail(res, 500, 'HANDOVER_REFUSED', 'The handover request could not be handled; see hub.log.');
+          if (!res.headersSent) fail(res, 'HANDOVER_REFUSED', 'The handover request could not be handled; see hub.log.');
         });
         return;
       }
@@ -110,7 +111,8 @@ export class HandoverGate {
       // proves no hub that is going away (its next request would go to whoever takes the port).
       const work = pathname !== HEALTH_PATH && pathname !== HELLO_PATH;
       if (this.draining && (!work || (req.method !== 'GET' && req.method !== 'HEAD')) && !(work && this.servesToTheEnd)) {
-        sendJson(res, 503, { jsonrpc: '2.0', id: null, status: 'restarting', error: { code: -32000, message: RESTARTING_MESSAGE } }, true);
+        const { code, status } = RPC_REFUSALS.UNAVAILABLE;
+        sendJson(res, status, { ...rpcErrorBody(code, RESTARTING_MESSAGE), status: 'restarting' }, true);
         req.resume();
         return;
       }
@@ -128,8 +130,8 @@ export class HandoverGate {
   }
 
   /** For the WebSocket upgrade: no new connections while handing over. */
-  upgradeRefusal(): { status: number; message: string } | undefined {
-    return this.draining ? { status: 503, message: RESTARTING_MESSAGE } : undefined;
+  upgradeRefusal(): Refusal | undefined {
+    return this.draining ? { refusal: 'UNAVAILABLE', message: RESTARTING_MESSAGE } : undefined;
   }
 
   /** From now on new calls, upgrades and dashboard proofs are answered "restarting" (a hub that closes). */
@@ -171,7 +173,9 @@ export class HandoverGate {
     const refused = this.opts.refuse(req);
     if (refused) {
       req.resume();
-      fail(res, refused.status, 'HANDOVER_REFUSED', refused.message);
+      // A web page or a foreign Host: refused as every route refuses it (access/security.ts).
+      const { code, status } = RPC_REFUSALS[refused.refusal];
+      sendJson(res, status, rpcErrorBody(code, refused.message));
       return;
     }
     const chunks: Buffer[] = [];
@@ -179,7 +183,7 @@ export class HandoverGate {
     for await (const chunk of req as AsyncIterable<Buffer>) {
       size += chunk.length;
       if (size > 4096) {
-        sendJson(res, 413, { success: false, error: { code: 'HANDOVER_BAD_REQUEST', message: 'A handover request is a small JSON object (at most 4 KB).' } }, true);
+        fail(res, 'TOO_LARGE', 'A handover request is a small JSON object (at most 4 KB).', true);
         req.destroy();
         return;
       }
@@ -189,28 +193,28 @@ export class HandoverGate {
     try {
       json = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     } catch {
-      fail(res, 400, 'HANDOVER_BAD_REQUEST', 'The handover request body is not JSON.');
+      fail(res, 'HANDOVER_BAD_REQUEST', 'The handover request body is not JSON.');
       return;
     }
     const parsed = HandoverRequest.safeParse(json);
     if (!parsed.success) {
-      fail(res, 400, 'HANDOVER_BAD_REQUEST', `The handover request is malformed: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')}.`);
+      fail(res, 'HANDOVER_BAD_REQUEST', `The handover request is malformed: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')}.`);
       return;
     }
     const r = parsed.data;
     if (!handoverSigned(this.opts.secret, r)) {
-      fail(res, 403, 'HANDOVER_NOT_SIGNED', "The handover request is not signed with this data folder's hub-secret; only Pincer of the same user and PINCER_HOME can take over.");
+      fail(res, 'HANDOVER_NOT_SIGNED', "The handover request is not signed with this data folder's hub-secret; only Pincer of the same user and PINCER_HOME can take over.");
       return;
     }
     const now = Date.now();
     for (const [n, at] of this.nonces) if (now - at > 2 * MAX_SKEW_MS) this.nonces.delete(n);
     if (Math.abs(now - r.at) > MAX_SKEW_MS || this.nonces.has(r.nonce)) {
-      fail(res, 403, 'HANDOVER_REPLAYED', 'The handover request is stale or was already used; send a fresh one.');
+      fail(res, 'HANDOVER_REPLAYED', 'The handover request is stale or was already used; send a fresh one.');
       return;
     }
     this.nonces.set(r.nonce, now);
     if (this.draining) {
-      fail(res, 409, 'HANDOVER_IN_PROGRESS', 'This hub is already handing over; wait for it to exit.');
+      fail(res, 'HANDOVER_IN_PROGRESS', 'This hub is already handing over; wait for it to exit.');
       return;
     }
     if (r.stop) {
@@ -220,11 +224,11 @@ export class HandoverGate {
       return;
     }
     if (this.opts.role === 'desktop' && !r.force) {
-      fail(res, 409, 'TRAY_OWNS_HUB', 'The Pincer tray app runs this hub; a headless hub does not take over from it. Use it, quit the tray app, or take over with "pincer serve --takeover".');
+      fail(res, 'TRAY_OWNS_HUB', 'The Pincer tray app runs this hub; a headless hub does not take over from it. Use it, quit the tray app, or take over with "pincer serve --takeover".');
       return;
     }
     if (!pidAlive(r.pid)) {
-      fail(res, 400, 'HANDOVER_BAD_REQUEST', `Process ${r.pid} asking to take over is not running.`);
+      fail(res, 'HANDOVER_BAD_REQUEST', `Process ${r.pid} asking to take over is not running.`);
       return;
     }
     log.info(`handing over to pid ${r.pid} (${r.role})`);

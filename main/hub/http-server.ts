@@ -3,7 +3,7 @@ import type net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { guardConnections } from '../access/connection-guard.js';
 import { declaredTooLarge } from '../access/body.js';
-import { jsonRpcErrorBody } from '../access/security.js';
+import { RPC_REFUSALS, rpcErrorBody } from '../core/wire-errors.js';
 import { logger } from '../core/log.js';
 import { RESTARTING_MESSAGE } from './handover.js';
 
@@ -42,8 +42,9 @@ export interface HubServer {
 
 function restarting(res: http.ServerResponse): void {
   if (res.headersSent) return void res.end();
-  res.writeHead(503, { 'Content-Type': 'application/json', Connection: 'close' });
-  res.end(JSON.stringify(jsonRpcErrorBody(-32000, RESTARTING_MESSAGE)));
+  const { code, status } = RPC_REFUSALS.UNAVAILABLE;
+  res.writeHead(status, { 'Content-Type': 'application/json', Connection: 'close' });
+  res.end(JSON.stringify(rpcErrorBody(code, RESTARTING_MESSAGE)));
 }
 
 const netClose = process.getBuiltinModule('node:net').Server.prototype.close;
@@ -149,8 +150,9 @@ function createHttpServer(handler: http.RequestListener, maxBodyBytes: () => num
   server.on('checkContinue', (req, res) => {
     const tooLarge = declaredTooLarge(req.headers, maxBodyBytes());
     if (tooLarge) {
-      res.writeHead(413, { 'Content-Type': 'application/json', Connection: 'close' });
-      res.end(JSON.stringify(jsonRpcErrorBody(-32600, tooLarge)));
+      const { code, status } = RPC_REFUSALS.BODY_TOO_LARGE;
+      res.writeHead(status, { 'Content-Type': 'application/json', Connection: 'close' });
+      res.end(JSON.stringify(rpcErrorBody(code, tooLarge)));
       return;
     }
     res.writeContinue();

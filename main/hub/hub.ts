@@ -15,7 +15,7 @@ import { homeSecret, identityFor } from './identity.js';
 import { joinBeside, listenAfter, SHARES_PORT, type TwinState } from './listen.js';
 import { hubServer } from './http-server.js';
 import { fileId, watchHome } from './home-watch.js';
-import { generateToken, isLoopbackAddress, hostOriginProblem, tokenProblem, type GuardOptions } from '../access/security.js';
+import { generateToken, isLoopbackAddress, hostOriginProblem, tokenProblem, type GuardOptions, type Refusal } from '../access/security.js';
 import { SessionTable } from '../access/sessions.js';
 import { Dispatcher } from '../transports/dispatch.js';
 import { LazyApp } from '../http/lazy-app.js';
@@ -192,12 +192,12 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
 
     const routes = serviceWorkerGuard(mcpFastPath({ guard, settings, handle: streamable.handle }, healthRoute({ guard, runtime: rt, sessions, startedAt, secret, identify: (challenge, address) => identityFor(secret, role, challenge, address, SHARES_PORT) }, app.handler)));
     // Both upgrades (the bridge's pipe, WebSocket) open a session with a stream: the same checks, then room for one more.
-    const authorizeUpgrade = (req: http.IncomingMessage) => {
+    const authorizeUpgrade = (req: http.IncomingMessage): Refusal | undefined => {
       const refused =
         gate.upgradeRefusal() ??
         hostOriginProblem(req.headers, guard) ??
         tokenProblem(req.headers, settings) ??
-        (!sessions.hasRoom() || !sessions.hasStreamRoom() ? { status: 503, message: 'Too many sessions: the hub is at MAX_SESSIONS or MAX_STREAMS. Close unused clients or raise the limit.' } : undefined);
+        (!sessions.hasRoom() || !sessions.hasStreamRoom() ? { refusal: 'UNAVAILABLE', message: 'Too many sessions: the hub is at MAX_SESSIONS or MAX_STREAMS. Close unused clients or raise the limit.' } : undefined);
       return refused;
     };
     const pipes = new PipeEndpoint({

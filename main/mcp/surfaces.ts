@@ -1,4 +1,4 @@
-import { ProtocolError, ProtocolErrorCode, type InputRequiredResult, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, type InputRequiredResult, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import type { Services, ToolContext } from '../tools/types.js';
 import { needInputOf, type NeedInput } from '../tools/client-asks.js';
 import { RESOURCES, isResource, readResource, listPrompts, getPrompt, RESOURCE_NOT_FOUND, PROMPT_NOT_FOUND } from '../calls/surfaces.js';
@@ -7,9 +7,8 @@ import { complete, completeParams } from '../calls/completion.js';
 import { z } from 'zod';
 import { errorMessage } from '../core/errors.js';
 import { appsOf, readView, viewResources } from './views.js';
+import { RPC } from '../core/wire-errors.js';
 
-/** MCP's resource-not-found code (not in the SDK's enum). */
-const RESOURCE_NOT_FOUND_CODE = -32002;
 
 /**
  * Pincer answers every list on one page and never hands out a cursor, so any
@@ -18,7 +17,7 @@ const RESOURCE_NOT_FOUND_CODE = -32002;
  */
 export function rejectCursor(method: string, params: { cursor?: string } | undefined): void {
   if (params?.cursor === undefined) return;
-  throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid cursor for ${method}: Pincer returns the whole list on one page and gave out no cursor. Call ${method} without a cursor.`);
+  throw new ProtocolError(RPC.InvalidParams, `Invalid cursor for ${method}: Pincer returns the whole list on one page and gave out no cursor. Call ${method} without a cursor.`);
 }
 
 /** A plugin's handler failed: the client gets an internal error naming it; the hub and the other plugins go on. */
@@ -27,7 +26,7 @@ async function pluginAnswer<T>(what: string, fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (err) {
     if (err instanceof ProtocolError) throw err;
-    throw new ProtocolError(ProtocolErrorCode.InternalError, `${what} failed in its plugin: ${errorMessage(err)}`);
+    throw new ProtocolError(RPC.InternalError, `${what} failed in its plugin: ${errorMessage(err)}`);
   }
 }
 
@@ -53,10 +52,10 @@ export function registerResources(mcp: McpServer, services: Services, contributi
     if (plugin) return pluginAnswer(`Reading ${uri}`, () => plugin.read(uri, ctx.mcpReq.signal));
     const templated = contributions.templateFor(uri);
     if (templated) return pluginAnswer(`Reading ${uri}`, () => templated.template.read(uri, templated.variables, ctx.mcpReq.signal));
-    throw new ProtocolError(RESOURCE_NOT_FOUND_CODE, RESOURCE_NOT_FOUND(uri), { uri });
+    throw new ProtocolError(RPC.ResourceNotFound, RESOURCE_NOT_FOUND(uri), { uri });
   });
   server.setRequestHandler('resources/subscribe', (req) => {
-    if (!isResource(req.params.uri) && !contributions.resource(req.params.uri)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Cannot subscribe to ${req.params.uri}: unknown resource.`);
+    if (!isResource(req.params.uri) && !contributions.resource(req.params.uri)) throw new ProtocolError(RPC.InvalidParams, `Cannot subscribe to ${req.params.uri}: unknown resource.`);
     subscriptions.add(req.params.uri);
     return {};
   });
@@ -79,10 +78,10 @@ export function registerPrompts(mcp: McpServer, services: Services, contribution
     const p = getPrompt(services, req.params.name, req.params.arguments?.arguments);
     if (p) return p;
     const plugin = contributions.prompt(req.params.name);
-    if (!plugin) throw new ProtocolError(ProtocolErrorCode.InvalidParams, PROMPT_NOT_FOUND(req.params.name));
+    if (!plugin) throw new ProtocolError(RPC.InvalidParams, PROMPT_NOT_FOUND(req.params.name));
     const args = req.params.arguments ?? {};
     const missing = (plugin.prompt.arguments ?? []).filter((a) => a.required && args[a.name] === undefined).map((a) => a.name);
-    if (missing.length) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${req.params.name} needs the argument(s) ${missing.join(', ')}.`);
+    if (missing.length) throw new ProtocolError(RPC.InvalidParams, `Prompt ${req.params.name} needs the argument(s) ${missing.join(', ')}.`);
     const result = await pluginAnswer(`Prompt ${req.params.name}`, () => plugin.get(args, call.context(ctx, req.params.name)));
     const need = needInputOf(result);
     return need ? call.inputRequired(need) : result;
@@ -104,9 +103,9 @@ export interface PromptCallHooks {
 export function registerCompletion(mcp: McpServer, services: Services, contributions: Contributions): void {
   mcp.server.setRequestHandler('completion/complete', { params: z.looseObject({}), result: z.looseObject({}) }, async (raw) => {
     const checked = completeParams(raw);
-    if ('invalid' in checked) throw new ProtocolError(ProtocolErrorCode.InvalidParams, checked.invalid);
+    if ('invalid' in checked) throw new ProtocolError(RPC.InvalidParams, checked.invalid);
     const outcome = await complete(services, contributions, checked.params);
-    if ('unknown' in outcome) throw new ProtocolError(ProtocolErrorCode.InvalidParams, outcome.unknown);
+    if ('unknown' in outcome) throw new ProtocolError(RPC.InvalidParams, outcome.unknown);
     return { completion: outcome.completion };
   });
 }

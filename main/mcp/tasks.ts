@@ -1,9 +1,10 @@
-import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError, ProtocolError, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { POLL_INTERVAL_MS, type TaskRunner } from '../calls/task-runner.js';
 import type { McpTaskRow } from '../store/mcp-tasks.js';
 import type { EventBus } from '../calls/event-bus.js';
 import { UserError } from '../core/errors.js';
+import { RPC } from '../core/wire-errors.js';
 
 /** The tasks extension (SEP-2663) as 2026-07-28 names it. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -91,7 +92,7 @@ export function registerTaskMethods(mcp: McpServer, runner: TaskRunner, requesto
   const server = mcp.server;
   const known = (id: string): McpTaskRow => {
     const row = runner.forRequestor(id, requestor());
-    if (!row) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${id}. Task ids come from a tools/call this client made, answered with resultType "task"; a finished task is kept for its ttlMs.`);
+    if (!row) throw new ProtocolError(RPC.InvalidParams, `Unknown task: ${id}. Task ids come from a tools/call this client made, answered with resultType "task"; a finished task is kept for its ttlMs.`);
     return row;
   };
   const schemas = { params: TaskParams, result: z.looseObject({}) };
@@ -111,13 +112,13 @@ export function registerTaskMethods(mcp: McpServer, runner: TaskRunner, requesto
     const row = known(params.taskId);
     // The SDK lifts inputResponses off the params into the request context (as for any retried request).
     const responses: unknown = params.inputResponses ?? ctx.mcpReq.inputResponses;
-    if (!responses || typeof responses !== 'object' || Array.isArray(responses)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'tasks/update needs inputResponses: the answers by the keys tasks/get showed in inputRequests.');
+    if (!responses || typeof responses !== 'object' || Array.isArray(responses)) throw new ProtocolError(RPC.InvalidParams, 'tasks/update needs inputResponses: the answers by the keys tasks/get showed in inputRequests.');
     try {
       // Answers to nothing outstanding (the task ended, the dashboard answered first, an unknown key) are
       // ignored with the usual ack, as the extension says; tasks/get shows where the task is.
       runner.update(row.id, responses as Record<string, unknown>);
     } catch (err) {
-      if (err instanceof UserError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message);
+      if (err instanceof UserError) throw new ProtocolError(RPC.InvalidParams, err.message);
       throw err;
     }
     return { resultType: 'complete' };

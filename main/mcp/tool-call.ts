@@ -1,10 +1,10 @@
-import { MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, inputRequired, type CallToolResult, type InputRequests, type McpServer } from '@modelcontextprotocol/server';
+import { MissingRequiredClientCapabilityError, ProtocolError, inputRequired, type CallToolResult, type InputRequests, type McpServer } from '@modelcontextprotocol/server';
 import { PROTOCOL_FAILURE, type Services, type ToolGroup } from '../tools/types.js';
 import { MISSING_CAPABILITY, needInputOf } from '../tools/client-asks.js';
 import type { TaskReach } from '../calls/asking.js';
 import type { ToolCalls, CallChannel, CallOutcome } from '../calls/calls.js';
 import type { Caller } from '../calls/caller.js';
-import { JSONRPC_ERROR } from '../calls/call-errors.js';
+import { CALL_RPC_ERROR } from '../core/wire-errors.js';
 import type { TaskRunner, TaskOutcome, Requestor } from '../calls/task-runner.js';
 import type { McpTaskRow } from '../store/mcp-tasks.js';
 import { createTaskResult, missingTasksCapability, tasksNegotiated } from './tasks.js';
@@ -87,8 +87,8 @@ export function registerToolCall(mcp: McpServer, scope: ToolCallScope): void {
         const sealed = { replay: need.replay, ...(need.questionId !== undefined ? { questionId: need.questionId } : {}), client: caller.id, ...carry };
         return inputRequired({ inputRequests: need.inputRequests as InputRequests, requestState: await askState.mint(sealed) });
       }
-      const protocolCode = outcome.error ? JSONRPC_ERROR[outcome.error.code] : undefined;
-      if (protocolCode !== undefined) throw new ProtocolError(protocolCode as ProtocolErrorCode, outcome.error!.message);
+      const protocolCode = outcome.error ? CALL_RPC_ERROR[outcome.error.code] : undefined;
+      if (protocolCode !== undefined) throw new ProtocolError(protocolCode, outcome.error!.message);
       return server.projectCallToolResult(outcome.result, outcome.outputSchema);
     } finally {
       await settle();
@@ -98,7 +98,7 @@ export function registerToolCall(mcp: McpServer, scope: ToolCallScope): void {
 
 /** What a tool call's outcome makes of its task: its result (a tool error included), or the protocol error. */
 function taskOutcomeOf(server: McpServer['server'], outcome: CallOutcome): TaskOutcome {
-  const protocolCode = outcome.error ? JSONRPC_ERROR[outcome.error.code] : undefined;
+  const protocolCode = outcome.error ? CALL_RPC_ERROR[outcome.error.code] : undefined;
   if (protocolCode !== undefined) return { error: { code: protocolCode, message: outcome.error!.message } };
   const failure = outcome.result._meta?.[PROTOCOL_FAILURE];
   if (failure && typeof failure === 'object') return { error: failure as { code: number; message: string } };

@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { McpServer, ProtocolError, ProtocolErrorCode, isInputRequiredResult, type ReadResourceResult, type RegisteredResource, type Resource, type ServerContext } from '@modelcontextprotocol/server';
+import { McpServer, ProtocolError, isInputRequiredResult, type ReadResourceResult, type RegisteredResource, type Resource, type ServerContext } from '@modelcontextprotocol/server';
 import { registerAppResource, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import type { McpUiResourceMeta } from '@modelcontextprotocol/ext-apps';
 import { PACKAGE_ROOT } from '../core/version.js';
 import { appsNegotiated, VIEWS, type ViewName } from '../tools/views/links.js';
 import { capabilitiesOf } from './request-context.js';
 import { SERVER_INFO } from './server-info.js';
+import { RPC } from '../core/wire-errors.js';
 
 /**
  * The chat views (MCP Apps, ARCHITECTURE §1 "Views in the chat") as `ui://` resources, for a client that
@@ -39,7 +40,7 @@ function pageText(): string {
     try {
       page = fs.readFileSync(PAGE, 'utf8');
     } catch (err) {
-      throw new ProtocolError(ProtocolErrorCode.InternalError, `Pincer's chat views are not built (${PAGE}: ${(err as Error).message}). Run "npm run build" in the Pincer checkout.`);
+      throw new ProtocolError(RPC.InternalError, `Pincer's chat views are not built (${PAGE}: ${(err as Error).message}). Run "npm run build" in the Pincer checkout.`);
     }
   }
   return page;
@@ -81,6 +82,6 @@ export async function readView(uri: string, ctx: ServerContext): Promise<ReadRes
   const view = views().get(uri);
   if (!view) return undefined;
   const result = await view.readCallback(new URL(uri), ctx);
-  if (isInputRequiredResult(result)) throw new ProtocolError(ProtocolErrorCode.InternalError, `Reading ${uri} asked for input; a view's page never does.`);
+  if (isInputRequiredResult(result)) throw new ProtocolError(RPC.InternalError, `Reading ${uri} asked for input; a view's page never does.`);
   return result;
 }

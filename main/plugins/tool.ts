@@ -3,6 +3,7 @@ import { fromJsonSchema, type CallToolResult, type ToolAnnotations, type Standar
 import { PROTOCOL_FAILURE, type AnyTool, type ToolContext } from '../tools/types.js';
 import { UserError, errorMessage } from '../core/errors.js';
 import { InputNeeded, CapabilityMissing } from '../tools/client-asks.js';
+import { isServerErrorCode } from '../core/wire-errors.js';
 
 /** A JSON Schema object as a plugin declares it (an object schema, the way MCP publishes tool inputs). */
 export type ObjectSchema = { type: 'object'; [k: string]: unknown };
@@ -53,7 +54,7 @@ export function pluginTool(spec: PluginToolSpec): AnyTool {
         // Asking the client first, a capability it lacks (the call core answers both), or a refusal the hub gave.
         if (err instanceof InputNeeded || err instanceof CapabilityMissing || err instanceof UserError) throw err;
         // An error carrying a JSON-RPC code is the plugin saying "this is a protocol error", not a tool failure.
-        const code = err && typeof err === 'object' && 'code' in err && typeof err.code === 'number' && Number.isInteger(err.code) && err.code <= -32000 && err.code >= -32768 ? err.code : undefined;
+        const code = err && typeof err === 'object' && 'code' in err && isServerErrorCode(err.code) ? err.code : undefined;
         if (code !== undefined) return { content: [{ type: 'text', text: errorMessage(err) }], isError: true, _meta: { [PROTOCOL_FAILURE]: { code, message: errorMessage(err) } } };
         const message = `${spec.name} failed in its plugin (${spec.origin}): ${errorMessage(err)}`;
         spec.onFailure?.(message);

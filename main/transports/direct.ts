@@ -1,4 +1,5 @@
 import type { JSONRPCMessage, Transport, McpServer } from '@modelcontextprotocol/server';
+import { RPC } from '../core/wire-errors.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/server';
 import { rpcError } from './stdio-transport.js';
 
@@ -31,14 +32,14 @@ export class DirectTransport implements Transport {
       p.resolve({ ...(message as object), id: p.originalId } as JSONRPCMessage);
     } else if (m.id !== undefined && m.method !== undefined) {
       // A server-to-client request (ping, elicitation): no client is there to answer.
-      queueMicrotask(() => this.onmessage?.(rpcError(m.id!, -32601, `this session-less endpoint cannot answer ${m.method}`)));
+      queueMicrotask(() => this.onmessage?.(rpcError(m.id!, RPC.MethodNotFound, `this session-less endpoint cannot answer ${m.method}`)));
     } else {
       this.onNotification?.(message);
     }
   }
 
   async close(): Promise<void> {
-    for (const [id, p] of this.pending) p.resolve(rpcError(p.originalId, -32603, `the server closed before answering request ${String(id)}`));
+    for (const [id, p] of this.pending) p.resolve(rpcError(p.originalId, RPC.InternalError, `the server closed before answering request ${String(id)}`));
     this.pending.clear();
     this.onclose?.();
   }

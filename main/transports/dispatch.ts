@@ -1,4 +1,5 @@
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type McpServer } from '@modelcontextprotocol/server';
+import { RPC } from '../core/wire-errors.js';
 import { VERSION } from '../core/version.js';
 import { SERVER_INSTRUCTIONS, SERVER_CAPABILITIES } from '../mcp/server.js';
 import { directSession, type DirectTransport } from './direct.js';
@@ -67,7 +68,7 @@ export class Dispatcher {
 
   /** A JSON-RPC batch: answers in order, leaving out notifications. */
   async handleBatch(values: unknown[], group?: ToolGroup, signal?: AbortSignal, client?: ClientHandle): Promise<JSONRPCMessage[]> {
-    if (values.length === 0) return [rpcError(null, -32600, 'Invalid Request: empty batch')];
+    if (values.length === 0) return [rpcError(null, RPC.InvalidRequest, 'Invalid Request: empty batch')];
     const answers = await Promise.all(values.map((v) => this.handle(v, group, signal, client)));
     return answers.filter((a): a is JSONRPCMessage => a !== undefined);
   }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { RPC } from '../core/wire-errors.js';
 import type { ServerResponse } from 'node:http';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { classifyValue, rpcError } from './stdio-transport.js';
@@ -34,7 +35,7 @@ export class LegacySseTransport implements Transport {
   /** A POSTed body, already read as JSON once; malformed input is answered on the stream. */
   receive(body: { ok: true; value: unknown } | { ok: false; error: string }): void {
     if (!body.ok) {
-      void this.send(rpcError(null, -32700, `Parse error: ${body.error}`));
+      void this.send(rpcError(null, RPC.ParseError, `Parse error: ${body.error}`));
       return;
     }
     const r = classifyValue(body.value);

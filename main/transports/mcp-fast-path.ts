@@ -30,13 +30,13 @@ export function mcpFastPath(deps: FastPathDeps, next: RequestListener): RequestL
     const encoding = req.headers['content-encoding'];
     if (path !== '/mcp' || (encoding !== undefined && encoding.toLowerCase() !== 'identity')) return next(req, res);
     const refused = hostOriginProblem(req.headers, deps.guard);
-    if (refused) return sendRpcError(res, refused.status, refused.code, refused.message);
+    if (refused) return sendRpcError(res, refused.refusal, refused.message);
     const unauthorized = tokenProblem(req.headers, deps.settings);
-    if (unauthorized) return sendRpcError(res, 401, unauthorized.code, unauthorized.message, unauthorizedHeaders(req.headers));
+    if (unauthorized) return sendRpcError(res, unauthorized.refusal, unauthorized.message, { headers: unauthorizedHeaders(req.headers) });
     const serve = (body: ParsedBody) =>
       deps.handle(req, res, body).catch((err: Error) => {
         log.warn(`/mcp: ${err.message}`, { err });
-        sendRpcError(res, 500, -32603, `Internal error: ${err.message}`);
+        sendRpcError(res, 'INTERNAL', `Internal error: ${err.message}`);
       });
     if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return void serve(EMPTY_BODY);
     readBody(req, res, deps.settings.get('MAX_BODY_BYTES'), serve);

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { RPC_REFUSALS, rpcErrorBody } from '../core/wire-errors.js';
 import { classifyInboundRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { logger } from '../core/log.js';
 
@@ -41,7 +42,7 @@ export class ModernHttp {
       response = await this.handler.fetch(request, body === undefined ? undefined : { parsedBody: body });
     } catch (err) {
       log.warn(`modern handler: ${(err as Error).message}`, { err });
-      response = Response.json({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal server error' } }, { status: 500 });
+      response = Response.json(rpcErrorBody(RPC_REFUSALS.INTERNAL.code, 'Internal server error'), { status: RPC_REFUSALS.INTERNAL.status });
     }
     const headers: Record<string, string> = {};
     for (const [name, value] of response.headers) headers[name] = value;

@@ -12,8 +12,6 @@ import type { IncomingHttpHeaders } from 'node:http';
  * (ARCHITECTURE §1, protocol generations).
  */
 
-/** The draft schema's HEADER_MISMATCH, the code the SDK answers the standard-header cross-checks with. */
-export const HEADER_MISMATCH = -32020;
 
 const PARAM_PREFIX = 'mcp-param-';
 /** Headers the spec mirrors from every modern request; one copy each, or a proxy and the hub may read different ones. */

@@ -1,4 +1,5 @@
 import type { Duplex } from 'node:stream';
+import { RPC, rpcErrorBody } from '../core/wire-errors.js';
 import { isJSONRPCRequest, type JSONRPCMessage, type McpServer, type Transport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { GuardedStdioTransport } from './stdio-transport.js';
@@ -13,7 +14,6 @@ import { ignoreFailure, logger } from '../core/log.js';
  * hub instead of passing the error on (the contract of `/mcp/pipe`).
  */
 const RETRY_ELSEWHERE = { pincerRetry: true } as const;
-const RETRY_CODE = -32000;
 /** How long a closing hub waits for a bridge to end its side after the goodbye. */
 const GOODBYE_WAIT_MS = 2000;
 const log = logger('pipe');
@@ -112,7 +112,7 @@ class GatedTransport implements Transport {
     const refused = this.refusal();
     if (refused === undefined || !isJSONRPCRequest(m)) return this.onmessage?.(m);
     // A refusal to a bridge that left meanwhile: it retries elsewhere anyway.
-    void this.inner.send({ jsonrpc: '2.0', id: m.id, error: { code: RETRY_CODE, message: refused, data: RETRY_ELSEWHERE } }).catch(() => undefined);
+    void this.inner.send(rpcErrorBody(RPC.ServerError, refused, m.id, RETRY_ELSEWHERE) as JSONRPCMessage).catch(() => undefined);
   }
 
   start(): Promise<void> {

@@ -7,7 +7,7 @@ import { TaskListens, type TaskListenSource } from './task-listen.js';
 import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
 import type { SessionTable } from '../access/sessions.js';
 import { DisposableStore } from '../core/disposables.js';
-import { refuseUpgrade } from '../access/security.js';
+import { refuseUpgrade, type Refusal } from '../access/security.js';
 import { GOODBYE_HEADER, MAX_MESSAGE_HEADER, PIPE_PATH, PIPE_PROTOCOL } from '../core/pipe-protocol.js';
 import { logger } from '../core/log.js';
 
@@ -18,7 +18,7 @@ export interface PipeDeps {
   sessions: SessionTable;
   newServer: (client: ClientHandle) => McpServer;
   /** The same checks as /mcp (handover gate, Host/Origin, token) and room for one more session and stream; a refusal, or undefined. */
-  authorize: (req: http.IncomingMessage) => { status: number; message: string } | undefined;
+  authorize: (req: http.IncomingMessage) => Refusal | undefined;
   /** While the hub hands over: the message new requests on open pipes are refused with. */
   refusal: () => string | undefined;
   maxMessageBytes: () => number;
@@ -48,12 +48,12 @@ export class PipeEndpoint {
     if ((req.url ?? '/').split('?')[0] !== PIPE_PATH) return false;
     const wanted = String(req.headers.upgrade ?? '').toLowerCase();
     if (req.method !== 'GET' || wanted !== PIPE_PROTOCOL) {
-      refuseUpgrade(socket, 426, `${PIPE_PATH} is the bridge's channel: GET with "Connection: Upgrade" and "Upgrade: ${PIPE_PROTOCOL}".`);
+      refuseUpgrade(socket, 'UPGRADE_REQUIRED', `${PIPE_PATH} is the bridge's channel: GET with "Connection: Upgrade" and "Upgrade: ${PIPE_PROTOCOL}".`);
       return true;
     }
     const refused = this.deps.authorize(req);
     if (refused) {
-      refuseUpgrade(socket, refused.status, refused.message);
+      refuseUpgrade(socket, refused.refusal, refused.message);
       return true;
     }
     // The size limit travels with the answer, so the bridge can refuse an oversize request with its id.

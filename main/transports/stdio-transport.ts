@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { LineFramer, MAX_LINE_BYTES } from './line-framer.js';
+import { RPC, rpcErrorBody, type RpcCode } from '../core/wire-errors.js';
 import { isSpecType, parseJSONRPCMessage, specTypeSchemas, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
 
 
@@ -8,8 +9,8 @@ import { isSpecType, parseJSONRPCMessage, specTypeSchemas, type JSONRPCMessage, 
  * answers an unreadable request with `id: null`, which the SDK's message type
  * does not allow for; hence the one cast.
  */
-export function rpcError(id: string | number | null, code: number, message: string): JSONRPCMessage {
-  return { jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage;
+export function rpcError(id: string | number | null, code: RpcCode, message: string): JSONRPCMessage {
+  return rpcErrorBody(code, message, id) as unknown as JSONRPCMessage;
 }
 
 /** The id of a message that failed validation, when it has a usable one. */
@@ -21,8 +22,6 @@ export function salvageId(value: unknown): string | number | null {
   return null;
 }
 
-/** JSON-RPC error codes Pincer answers with before a message reaches the server. */
-export const RpcCode = { ParseError: -32700, InvalidRequest: -32600, MethodNotFound: -32601, InvalidParams: -32602 } as const;
 
 /** The request methods an MCP client may send, as the SDK's own ClientRequest union names them. */
 const CLIENT_METHODS: ReadonlySet<string> = new Set(unionMethods(specTypeSchemas.ClientRequest));
@@ -47,8 +46,8 @@ function arrayParamsReply(value: unknown): JSONRPCMessage | undefined {
   if (v.jsonrpc !== '2.0' || typeof v.method !== 'string' || !Array.isArray(v.params)) return undefined;
   const id = salvageId(value);
   if (id === null) return undefined;
-  if (!CLIENT_METHODS.has(v.method)) return rpcError(id, RpcCode.MethodNotFound, `Method not found: ${v.method}. MCP methods are initialize, tools/list, tools/call, resources/*, prompts/* and ping.`);
-  return rpcError(id, RpcCode.InvalidParams, `Invalid params: ${v.method} takes named params (a JSON object such as {"name": …}), not an array.`);
+  if (!CLIENT_METHODS.has(v.method)) return rpcError(id, RPC.MethodNotFound, `Method not found: ${v.method}. MCP methods are initialize, tools/list, tools/call, resources/*, prompts/* and ping.`);
+  return rpcError(id, RPC.InvalidParams, `Invalid params: ${v.method} takes named params (a JSON object such as {"name": …}), not an array.`);
 }
 
 /** initialize whose params are not {protocolVersion, capabilities, clientInfo}: -32602 with a sentence, not a validation dump. */
@@ -57,7 +56,7 @@ function initializeReply(message: JSONRPCMessage): JSONRPCMessage | undefined {
   if (m.method !== 'initialize' || m.id === undefined || isSpecType.InitializeRequestParams(m.params)) return undefined;
   return rpcError(
     m.id,
-    RpcCode.InvalidParams,
+    RPC.InvalidParams,
     'Invalid params: initialize needs params.protocolVersion (a string such as "2025-11-25"), params.capabilities (an object, {} for none) and params.clientInfo ({"name": …, "version": …}).',
   );
 }
@@ -79,7 +78,7 @@ export function classifyValue(value: unknown): { message: JSONRPCMessage } | { r
     const hasMethod = value && typeof value === 'object' && 'method' in value;
     if (id === null && hasMethod) return { ignore: 'invalid notification' };
     if (value && typeof value === 'object' && !hasMethod && ('result' in value || 'error' in value)) return { ignore: 'invalid response' };
-    return { reply: rpcError(id, RpcCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 request (needs "jsonrpc": "2.0", a string "method" and a string or number "id")') };
+    return { reply: rpcError(id, RPC.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 request (needs "jsonrpc": "2.0", a string "method" and a string or number "id")') };
   }
   const badInit = initializeReply(message);
   return badInit ? { reply: badInit } : { message };
@@ -123,7 +122,7 @@ export function classifyLine(line: string): { message: JSONRPCMessage } | { repl
   try {
     value = JSON.parse(line);
   } catch (err) {
-    return { reply: rpcError(null, RpcCode.ParseError, `Parse error: ${(err as Error).message}`) };
+    return { reply: rpcError(null, RPC.ParseError, `Parse error: ${(err as Error).message}`) };
   }
   return classifyValue(value);
 }
@@ -145,7 +144,7 @@ export class GuardedStdioTransport implements Transport {
     private output: Writable = process.stdout,
     maxBytes = MAX_LINE_BYTES,
   ) {
-    this.framer = new LineFramer({ line: (text) => this.handleLine(text), oversize: (max) => this.reply(rpcError(null, RpcCode.InvalidRequest, `Invalid Request: message larger than ${max} bytes was discarded`)) }, maxBytes);
+    this.framer = new LineFramer({ line: (text) => this.handleLine(text), oversize: (max) => this.reply(rpcError(null, RPC.InvalidRequest, `Invalid Request: message larger than ${max} bytes was discarded`)) }, maxBytes);
   }
 
   async start(): Promise<void> {

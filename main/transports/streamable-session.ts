@@ -4,6 +4,7 @@ import { SessionEventStore } from './event-store.js';
 import { SseStream } from './sse-stream.js';
 import { StreamDeadlines, monotonicMs } from './stream-deadlines.js';
 import { sendJson, sendRpcError } from '../access/respond.js';
+import { RPC, RPC_REFUSALS, rpcErrorBody } from '../core/wire-errors.js';
 import { primesStreams } from '../mcp/protocol-era.js';
 
 /** The SDK's batch limit for one POST. */
@@ -80,18 +81,18 @@ export class StreamableSessionTransport implements Transport {
   post(req: IncomingMessage, res: ServerResponse, messages: JSONRPCMessage[]): void {
     const accept = req.headers.accept;
     if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
-      return sendRpcError(res, 406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
+      return sendRpcError(res, 'NOT_ACCEPTABLE', 'Not Acceptable: Client must accept both application/json and text/event-stream');
     }
-    if (!isJsonContentType(req.headers['content-type'])) return sendRpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
-    if (messages.length > MAX_BATCH) return sendRpcError(res, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`);
-    if (this.closed) return sendRpcError(res, 404, -32001, 'Session not found');
+    if (!isJsonContentType(req.headers['content-type'])) return sendRpcError(res, 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported Media Type: Content-Type must be application/json');
+    if (messages.length > MAX_BATCH) return sendRpcError(res, 'INVALID_REQUEST', `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`);
+    if (this.closed) return sendRpcError(res, 'SESSION_NOT_FOUND', 'Session not found');
     const init = messages.find(isInitialize);
     if (init) {
-      if (this.sessionId !== undefined) return sendRpcError(res, 400, -32600, 'Invalid Request: Server already initialized');
-      if (messages.length > 1) return sendRpcError(res, 400, -32600, 'Invalid Request: Only one initialization request is allowed');
+      if (this.sessionId !== undefined) return sendRpcError(res, 'INVALID_REQUEST', 'Invalid Request: Server already initialized');
+      if (messages.length > 1) return sendRpcError(res, 'INVALID_REQUEST', 'Invalid Request: Only one initialization request is allowed');
       this.sessionId = this.opts.sessionId;
     } else {
-      if (this.sessionId === undefined) return sendRpcError(res, 400, -32000, 'Bad Request: Server not initialized');
+      if (this.sessionId === undefined) return sendRpcError(res, 'BAD_REQUEST', 'Bad Request: Server not initialized');
       if (this.badVersion(req, res)) return;
     }
     const ids: RequestId[] = [];
@@ -106,8 +107,8 @@ export class StreamableSessionTransport implements Transport {
     // reach the wrong one and the other would wait forever. The new POST is refused, naming the id.
     const busy = ids.filter((id) => this.byRequest.has(id));
     if (busy.length > 0) {
-      const errors = busy.map((id) => ({ jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: a request with id ${JSON.stringify(id)} is still in flight in this session; send each request with an id not in use` } }));
-      return sendJson(res, 400, messages.length === 1 ? errors[0] : errors);
+      const errors = busy.map((id) => rpcErrorBody(RPC.InvalidRequest, `Invalid Request: a request with id ${JSON.stringify(id)} is still in flight in this session; send each request with an id not in use`, id));
+      return sendJson(res, RPC_REFUSALS.INVALID_REQUEST.status, messages.length === 1 ? errors[0] : errors);
     }
     const header = req.headers['mcp-protocol-version'];
     const version = init ? initVersion(init) : typeof header === 'string' ? header : DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
@@ -121,8 +122,8 @@ export class StreamableSessionTransport implements Transport {
 
   /** GET: the standalone stream for server-initiated messages, or a resumed stream after Last-Event-ID. */
   get(req: IncomingMessage, res: ServerResponse): void {
-    if (!req.headers.accept?.includes('text/event-stream')) return sendRpcError(res, 406, -32000, 'Not Acceptable: Client must accept text/event-stream');
-    if (this.sessionId === undefined) return sendRpcError(res, 400, -32000, 'Bad Request: Server not initialized');
+    if (!req.headers.accept?.includes('text/event-stream')) return sendRpcError(res, 'NOT_ACCEPTABLE', 'Not Acceptable: Client must accept text/event-stream');
+    if (this.sessionId === undefined) return sendRpcError(res, 'BAD_REQUEST', 'Bad Request: Server not initialized');
     if (this.badVersion(req, res)) return;
     const last = req.headers['last-event-id'];
     if (typeof last === 'string' && last !== '') return this.resume(last, res);
@@ -130,14 +131,14 @@ export class StreamableSessionTransport implements Transport {
     // 409 becomes "Failed to open SSE stream: Conflict" in Gemini CLI, whose SDK sends a plain GET after a
     // resumed stream ends). Server messages keep arriving on the stream that is open.
     if (this.live.has(STANDALONE)) {
-      return sendRpcError(res, 405, -32000, "Method Not Allowed: this session's GET stream is already open; server messages arrive on it.", { Allow: 'POST, DELETE' });
+      return sendRpcError(res, 'METHOD_NOT_ALLOWED', "Method Not Allowed: this session's GET stream is already open; server messages arrive on it.", { headers: { Allow: 'POST, DELETE' } });
     }
     this.attach(STANDALONE, res).flush();
   }
 
   /** DELETE: the client ends the session. */
   async delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (this.sessionId === undefined) return sendRpcError(res, 400, -32000, 'Bad Request: Server not initialized');
+    if (this.sessionId === undefined) return sendRpcError(res, 'BAD_REQUEST', 'Bad Request: Server not initialized');
     if (this.badVersion(req, res)) return;
     this.opts.onClosedByClient();
     res.writeHead(200).end();
@@ -177,7 +178,7 @@ export class StreamableSessionTransport implements Transport {
     this.deadlines.stop();
     for (const ex of new Set(this.byRequest.values())) {
       // Nothing was sent for it yet: say why the answer will not come.
-      if (ex.res) sendRpcError(ex.res, 404, -32001, `Session ${this.sessionId ?? ''} was closed before the answer was ready (deleted, expired or the hub's token was rotated). Start a new session with initialize.`);
+      if (ex.res) sendRpcError(ex.res, 'SESSION_NOT_FOUND', `Session ${this.sessionId ?? ''} was closed before the answer was ready (deleted, expired or the hub's token was rotated). Start a new session with initialize.`);
     }
     this.byRequest.clear();
     for (const s of this.live.values()) s.end();
@@ -188,7 +189,7 @@ export class StreamableSessionTransport implements Transport {
   private badVersion(req: IncomingMessage, res: ServerResponse): boolean {
     const v = req.headers['mcp-protocol-version'];
     if (v === undefined || (typeof v === 'string' && this.supported.includes(v))) return false;
-    sendRpcError(res, 400, -32000, `Bad Request: Unsupported protocol version: ${String(v)} (supported versions: ${this.supported.join(', ')})`);
+    sendRpcError(res, 'BAD_REQUEST', `Bad Request: Unsupported protocol version: ${String(v)} (supported versions: ${this.supported.join(', ')})`);
     return true;
   }
 
@@ -237,7 +238,7 @@ export class StreamableSessionTransport implements Transport {
    */
   private resume(lastEventId: string, res: ServerResponse): void {
     const found = this.events.after(lastEventId);
-    if (!found) return sendRpcError(res, 400, -32000, 'Invalid event ID format');
+    if (!found) return sendRpcError(res, 'BAD_REQUEST', 'Invalid event ID format');
     this.live.get(found.stream)?.end();
     const sse = this.attach(found.stream, res);
     for (const e of found.events) sse.write(e.message, e.id);

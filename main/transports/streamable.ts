@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, type JSONRPCMessage, type McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
-import { classifyValue, replyCode, RpcCode } from './stdio-transport.js';
+import { classifyValue, replyCode } from './stdio-transport.js';
+import { RPC, RPC_REFUSALS } from '../core/wire-errors.js';
 import { StreamableSessionTransport, isInitialize } from './streamable-session.js';
 import { ModernHttp } from './modern-http.js';
 import { TaskListens, requestIdentity, type TaskListenSource } from './task-listen.js';
-import { HEADER_MISMATCH, paramHeaderProblem } from './param-headers.js';
+import { paramHeaderProblem } from './param-headers.js';
 import type { SessionTable } from '../access/sessions.js';
 import type { ParsedBody } from '../access/body.js';
 import { sendJson, sendRpcError } from '../access/respond.js';
@@ -43,36 +44,37 @@ export function streamableRoutes(deps: StreamableDeps) {
   async function handle(req: IncomingMessage, res: ServerResponse, parsed: ParsedBody): Promise<void> {
     const sidHeader = req.headers['mcp-session-id'];
     const sid = Array.isArray(sidHeader) ? sidHeader[0] : sidHeader;
-    if (!parsed.ok) return sendRpcError(res, 400, -32700, 'Parse error: the request body is not valid JSON');
+    if (!parsed.ok) return sendRpcError(res, 'PARSE_ERROR', 'Parse error: the request body is not valid JSON');
     const body = req.method === 'POST' ? parsed.value : undefined;
     // A body that is JSON but not JSON-RPC is an Invalid Request (-32600), not a parse error;
     // array params and a malformed initialize get -32601/-32602 before any session is touched.
     let messages: JSONRPCMessage[] | undefined;
     if (req.method === 'POST' && body !== undefined) {
-      if (Array.isArray(body) && body.length === 0) return sendRpcError(res, 400, RpcCode.InvalidRequest, 'Invalid Request: empty batch');
+      if (Array.isArray(body) && body.length === 0) return sendRpcError(res, 'INVALID_REQUEST', 'Invalid Request: empty batch');
       messages = [];
       for (const m of Array.isArray(body) ? body : [body]) {
         // 2026-07-28 removed initialize: a request that says it speaks that version gets Method not found (SEP-2575), not a complaint about its params.
         if (isModernInitialize(m)) {
-          return sendJson(res, 404, { jsonrpc: '2.0', id: idOf(m), error: { code: RpcCode.MethodNotFound, message: 'Method not found: initialize is not part of MCP 2026-07-28 (stateless); call server/discover instead.' } });
+          return sendRpcError(res, 'METHOD_NOT_FOUND', 'Method not found: initialize is not part of MCP 2026-07-28 (stateless); call server/discover instead.', { id: idOf(m) });
         }
         const r = classifyValue(m);
         if ('message' in r) {
           messages.push(r.message);
           continue;
         }
-        if ('reply' in r) return sendJson(res, replyCode(r.reply) === RpcCode.InvalidRequest ? 400 : 200, r.reply);
-        return sendRpcError(res, 400, RpcCode.InvalidRequest, `Invalid Request: ${r.ignore}`);
+        // A malformed request is refused as such; a method's own answer (-32601/-32602) is in-band.
+        if ('reply' in r) return sendJson(res, replyCode(r.reply) === RPC.InvalidRequest ? RPC_REFUSALS.INVALID_REQUEST.status : 200, r.reply);
+        return sendRpcError(res, 'INVALID_REQUEST', `Invalid Request: ${r.ignore}`);
       }
     }
 
     if (sid) {
       const http = transports.get(sid);
-      if (!http) return sendRpcError(res, 404, -32001, `Session ${sid} not found (it expired or the hub restarted). Start a new session with initialize.`);
+      if (!http) return sendRpcError(res, 'SESSION_NOT_FOUND', `Session ${sid} not found (it expired or the hub restarted). Start a new session with initialize.`);
       // Only requests count as use: a client that initialized, said initialized and left never used its session.
       deps.sessions.touch(sid, req.method !== 'POST' || (messages ?? []).some((m) => 'method' in m && 'id' in m));
       if (req.method === 'POST') {
-        if (!messages) return sendRpcError(res, 400, -32700, 'Parse error: Invalid JSON');
+        if (!messages) return sendRpcError(res, 'PARSE_ERROR', 'Parse error: Invalid JSON');
         return http.post(req, res, messages);
       }
       if (req.method === 'GET') {
@@ -81,14 +83,14 @@ export function streamableRoutes(deps: StreamableDeps) {
         return http.get(req, res);
       }
       if (req.method === 'DELETE') return http.delete(req, res);
-      return sendRpcError(res, 405, -32000, 'Method not allowed.', { Allow: 'GET, POST, DELETE' });
+      return sendRpcError(res, 'METHOD_NOT_ALLOWED', 'Method not allowed.', { headers: { Allow: 'GET, POST, DELETE' } });
     }
 
     const era = modernHttp.classify(req, body);
     if (!era.legacy) {
       const mismatch = paramHeaderProblem(req.headers, req.rawHeaders, body, deps.toolInputSchema);
       if (mismatch) {
-        return sendJson(res, 400, { jsonrpc: '2.0', id: idOf(body), error: { code: HEADER_MISMATCH, message: `Bad Request: the request headers and body disagree: ${mismatch.message}.`, data: { header: mismatch.header } } });
+        return sendRpcError(res, 'HEADER_MISMATCH', `Bad Request: the request headers and body disagree: ${mismatch.message}.`, { id: idOf(body), data: { header: mismatch.header } });
       }
       if (taskListens && TaskListens.wants(body)) {
         res.once('close', () => era.abort.abort());
@@ -98,13 +100,13 @@ export function streamableRoutes(deps: StreamableDeps) {
     }
     if (req.method !== 'POST') {
       // No session to stream from: 405 is what clients probing for a standalone GET stream expect.
-      return sendRpcError(res, 405, -32000, `Method Not Allowed: ${req.method} /mcp needs an Mcp-Session-Id. Start a session by POSTing initialize.`, { Allow: 'POST' });
+      return sendRpcError(res, 'METHOD_NOT_ALLOWED', `Method Not Allowed: ${req.method} /mcp needs an Mcp-Session-Id. Start a session by POSTing initialize.`, { headers: { Allow: 'POST' } });
     }
     if (!messages?.some(isInitialize)) {
-      return sendRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header. Send initialize first and pass the Mcp-Session-Id it returns on every request.');
+      return sendRpcError(res, 'BAD_REQUEST', 'Bad Request: no Mcp-Session-Id header. Send initialize first and pass the Mcp-Session-Id it returns on every request.');
     }
     if (!deps.sessions.hasRoom()) {
-      return sendRpcError(res, 503, -32000, 'Too many sessions: the hub is at MAX_SESSIONS. Close unused clients or raise MAX_SESSIONS.');
+      return sendRpcError(res, 'UNAVAILABLE', 'Too many sessions: the hub is at MAX_SESSIONS. Close unused clients or raise MAX_SESSIONS.');
     }
     const server = deps.newServer('legacy', clientHandleFrom(req.headers));
     const id = randomUUID();

@@ -1,4 +1,5 @@
 import { isJSONRPCNotification, isJSONRPCRequest, SUBSCRIPTION_ID_META_KEY, type JSONRPCMessage, type MessageExtraInfo, type RequestId, type Transport, type TransportSendOptions } from '@modelcontextprotocol/server';
+import { RPC, rpcErrorBody } from '../core/wire-errors.js';
 import { TaskListens } from './task-listen.js';
 import { isModernEnvelope } from '../mcp/protocol-era.js';
 
@@ -49,7 +50,7 @@ export class TaskListenWire implements Transport {
   private listen(id: RequestId, m: JSONRPCMessage): void {
     const write = (message: Record<string, unknown>) => void this.inner.send(message as JSONRPCMessage).catch((e: unknown) => this.onerror?.(e instanceof Error ? e : new Error(String(e))));
     // The same id twice would leave the first listen unreachable: its cancel would name both.
-    if (this.subs.has(id)) return write({ jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: a subscription with id ${JSON.stringify(id)} is already open on this connection; use a new request id.` } });
+    if (this.subs.has(id)) return write(rpcErrorBody(RPC.InvalidRequest, `Invalid Request: a subscription with id ${JSON.stringify(id)} is already open on this connection; use a new request id.`, id));
     const served = this.listens.serveLines(m, write, () => {
       // The hub stops: the graceful close a listen gets (its empty result), as the SDK's router sends.
       this.subs.delete(id);

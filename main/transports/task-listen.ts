@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { RPC } from '../core/wire-errors.js';
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
 import { sendJson } from '../access/respond.js';
 import type { Peer } from '../calls/notifier.js';
@@ -106,11 +107,11 @@ export class TaskListens {
     const params = paramsOf(body);
     const fail = (error: Record<string, unknown>) => ({ error: { jsonrpc: '2.0', id, error } });
     if (!tasksDeclared(params)) {
-      return fail({ code: -32021, message: `Missing required client capability: task notifications need the ${TASKS_EXTENSION} extension in this request's clientCapabilities.`, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } });
+      return fail({ code: RPC.MissingRequiredClientCapability, message: `Missing required client capability: task notifications need the ${TASKS_EXTENSION} extension in this request's clientCapabilities.`, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } });
     }
     const filter = honored(params?.notifications, (t) => this.source.task(t, requestor) !== undefined);
-    if (!filter) return fail({ code: -32602, message: 'Invalid params: notifications.taskIds must be a list of task ids (strings), beside the usual subscription filter fields.' });
-    if (this.open.size >= MAX_LISTENS) return fail({ code: -32603, message: `Subscription limit reached (${MAX_LISTENS} task listens are open); close one and listen again.` });
+    if (!filter) return fail({ code: RPC.InvalidParams, message: 'Invalid params: notifications.taskIds must be a list of task ids (strings), beside the usual subscription filter fields.' });
+    if (this.open.size >= MAX_LISTENS) return fail({ code: RPC.InternalError, message: `Subscription limit reached (${MAX_LISTENS} task listens are open); close one and listen again.` });
     return { id, filter };
   }
 

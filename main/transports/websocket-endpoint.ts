@@ -12,14 +12,15 @@ import type { SessionTable } from '../access/sessions.js';
 import type { ToolCalls } from '../calls/calls.js';
 import { Caller } from '../calls/caller.js';
 import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
-import { refuseUpgrade } from '../access/security.js';
+import { refuseUpgrade, type Refusal } from '../access/security.js';
+import { errorBody } from '../core/wire-errors.js';
 
 export interface WsDeps {
   sessions: SessionTable;
   calls: ToolCalls;
   newServer: (client: ClientHandle) => McpServer;
   /** The same Host/Origin/token checks as HTTP and room for one more session and stream; a refusal, or undefined. */
-  authorize: (req: http.IncomingMessage) => { status: number; message: string } | undefined;
+  authorize: (req: http.IncomingMessage) => Refusal | undefined;
   maxPayload: () => number;
 }
 
@@ -52,7 +53,7 @@ export function webSockets(deps: WsDeps): WebSockets {
     }
     const refused = deps.authorize(req);
     if (refused) {
-      refuseUpgrade(socket, refused.status, refused.message);
+      refuseUpgrade(socket, refused.refusal, refused.message);
       return;
     }
     const client = clientHandleFrom(req.headers);
@@ -134,11 +135,12 @@ async function simpleMessage(ws: WebSocket, msg: SimpleMessage, deps: WsDeps, ca
   const send = (v: object) => {
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(v));
   };
+  const refuse = (message: string) => send({ type: 'error', requestId: msg.requestId ?? null, error: errorBody('INVALID_INPUT', message).error });
   if (msg.type === 'list_tools') {
     send({ type: 'tools_list', tools: await deps.calls.listFor(undefined, workdir) });
   } else if (msg.type === 'call_tool') {
     if (typeof msg.name !== 'string') {
-      send({ type: 'error', requestId: msg.requestId ?? null, error: { code: 'INVALID_REQUEST', message: 'call_tool needs "name" (the tool) and optional "arguments".' } });
+      refuse('call_tool needs "name" (the tool) and optional "arguments".');
       return;
     }
     const ac = new AbortController();
@@ -153,6 +155,6 @@ async function simpleMessage(ws: WebSocket, msg: SimpleMessage, deps: WsDeps, ca
   } else if (msg.type === 'ping') {
     send({ type: 'pong', timestamp: Date.now() });
   } else {
-    send({ type: 'error', requestId: msg.requestId ?? null, error: { code: 'UNKNOWN_TYPE', message: `Unknown message type "${msg.type}". Use list_tools, call_tool or JSON-RPC 2.0.` } });
+    refuse(`Unknown message type "${msg.type}". Use list_tools, call_tool or JSON-RPC 2.0.`);
   }
 }

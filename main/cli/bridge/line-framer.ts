@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { LineFramer, MAX_LINE_BYTES } from '../../transports/line-framer.js';
+import { RPC } from '../../core/wire-errors.js';
 
 /** One framed message: its text as the client sent it, and the value it parses to. */
 export interface Framed {
@@ -10,7 +11,7 @@ export interface Framed {
 export interface FramerEvents {
   message(m: Framed): void;
   /** A line that cannot be forwarded; `reason` says why, in words for the client. */
-  invalid(reason: string, code: -32700 | -32600): void;
+  invalid(reason: string, code: typeof RPC.ParseError | typeof RPC.InvalidRequest): void;
   end(): void;
 }
 
@@ -28,17 +29,17 @@ export function frameLines(input: Readable, on: FramerEvents, maxBytes = MAX_LIN
   };
   const framer = new LineFramer(
     {
-      oversize: (max) => on.invalid(`message larger than ${max} bytes was discarded`, -32600),
+      oversize: (max) => on.invalid(`message larger than ${max} bytes was discarded`, RPC.InvalidRequest),
       line: (text) => {
         let value: unknown;
         try {
           value = JSON.parse(text);
         } catch (err) {
-          on.invalid(`Parse error: ${(err as Error).message}`, -32700);
+          on.invalid(`Parse error: ${(err as Error).message}`, RPC.ParseError);
           return;
         }
         if (typeof value !== 'object' || value === null) {
-          on.invalid('Invalid Request: a JSON-RPC message is an object (or an array of them)', -32600);
+          on.invalid('Invalid Request: a JSON-RPC message is an object (or an array of them)', RPC.InvalidRequest);
           return;
         }
         on.message({ text, value });

@@ -43,7 +43,7 @@ export function activityRoutes(r: express.Router, runtime: Runtime): void {
 
   r.get('/api/activity/:id', (req, res) => {
     const call = runtime.activity.get(String(req.params.id));
-    if (!call) return fail(res, 404, 'NO_CALL', `No tool call ${String(req.params.id).slice(0, 80)} (older calls are deleted after ACTIVITY_RETENTION_DAYS).`);
+    if (!call) return fail(res, 'NOT_FOUND', `No tool call ${String(req.params.id).slice(0, 80)} (older calls are deleted after ACTIVITY_RETENTION_DAYS).`);
     res.json({ call });
   });
 

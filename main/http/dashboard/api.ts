@@ -5,7 +5,8 @@ import type { SessionTable } from '../../access/sessions.js';
 import type { DashboardSessions } from './sessions.js';
 import { toolKey, skillKey, specFor } from '../../core/settings/schema.js';
 import { generateToken } from '../../access/security.js';
-import { SettingsError, settingsErrorStatus } from '../../core/settings/errors.js';
+import { SettingsError } from '../../core/settings/errors.js';
+import type { SettingsErrorCode } from '../../core/wire-errors.js';
 import { SECRET_KEYS } from '../../core/settings/secrets.js';
 import { diagnosticViews, unmaskSecrets, widenedKeys, widens } from './settings.js';
 import { callerOf, fullAccess } from './auth.js';
@@ -16,6 +17,9 @@ import { body, fail } from './replies.js';
 import { jobRoutes } from './jobs-api.js';
 import { taskRoutes } from './tasks-api.js';
 import { activityRoutes } from './activity-api.js';
+
+/** Settings errors whose message already says the file was left as it was. */
+const SAYS_UNCHANGED: ReadonlySet<SettingsErrorCode> = new Set(['SETTINGS_FILE_UNUSABLE', 'SETTINGS_DISK_FULL', 'SETTINGS_FILE_UNWRITABLE']);
 
 const Enabled = z.object({ enabled: z.boolean() });
 const On = z.object({ on: z.boolean() });
@@ -46,7 +50,7 @@ export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard
   // — a full disk, a read-only file — as the settings error it is, never as an internal error.
   ctx.r.use((err: unknown, _req: express.Request, res: express.Response, next: express.NextFunction) => {
     if (!(err instanceof SettingsError)) return next(err);
-    fail(res, settingsErrorStatus(err.code), err.code, err.message);
+    fail(res, err.code, err.message);
   });
   return ctx.r;
 }
@@ -79,13 +83,13 @@ function overviewRoutes({ r, runtime, sessions, hubUrl }: Ctx): void {
 function tokenRoutes({ r, runtime, dashboard }: Ctx): void {
   const settings = runtime.settings;
   r.post('/api/token/rotate', (req, res) => {
-    if (settings.source('AUTH_TOKEN') === 'env') return fail(res, 409, 'TOKEN_FROM_ENV', 'AUTH_TOKEN comes from an environment variable; change it there.');
+    if (settings.source('AUTH_TOKEN') === 'env') return fail(res, 'TOKEN_FROM_ENV', 'AUTH_TOKEN comes from an environment variable; change it there.');
     const token = generateToken();
     // Rotation signs every dashboard out (hub.ts listens for the change); a dashboard that asked gets a sign-in code for a new session.
     try {
       settings.set('AUTH_TOKEN', token);
     } catch (err) {
-      if (err instanceof SettingsError) return fail(res, settingsErrorStatus(err.code) === 400 ? 409 : settingsErrorStatus(err.code), err.code, err.message);
+      if (err instanceof SettingsError) return fail(res, err.code, err.message);
       throw err;
     }
     dashboard.revokeAll();
@@ -112,7 +116,7 @@ function toolRoutes({ r, runtime }: Ctx): void {
 
   r.post('/api/tools/:name', (req, res) => {
     const tool = runtime.registry.byName.get(String(req.params.name));
-    if (!tool) return fail(res, 404, 'NO_TOOL', `No tool "${req.params.name}". GET /api/tools lists them.`);
+    if (!tool) return fail(res, 'TOOL_NOT_FOUND', `No tool "${req.params.name}". GET /api/tools lists them.`);
     const b = body(req, res, Enabled, '{"enabled": true} or {"enabled": false}');
     if (!b) return;
     settings.set(toolKey(tool.name), b.enabled ? 'true' : 'false');
@@ -125,7 +129,7 @@ function toolRoutes({ r, runtime }: Ctx): void {
 
   r.post('/api/skills/:name', (req, res) => {
     const skill = s.skills.get(String(req.params.name));
-    if (!skill) return fail(res, 404, 'NO_SKILL', `No skill "${req.params.name}".`);
+    if (!skill) return fail(res, 'NOT_FOUND', `No skill "${req.params.name}".`);
     const b = body(req, res, Enabled, '{"enabled": true} or {"enabled": false}');
     if (!b) return;
     settings.set(skillKey(skill.name), b.enabled ? 'true' : 'false');
@@ -143,7 +147,7 @@ function settingsRoutes({ r, runtime }: Ctx): void {
   /** One secret's value, on an explicit request for that key (the Show button): GET /api/settings never carries it. */
   r.get('/api/settings/secret/:key', (req, res) => {
     const key = String(req.params.key);
-    if (!SECRET_KEYS.includes(key)) return fail(res, 404, 'NOT_SECRET', `${key.slice(0, 80)} is not a secret setting; its value is in GET /api/settings. Secrets: ${SECRET_KEYS.join(', ')}.`);
+    if (!SECRET_KEYS.includes(key)) return fail(res, 'NOT_FOUND', `${key.slice(0, 80)} is not a secret setting; its value is in GET /api/settings. Secrets: ${SECRET_KEYS.join(', ')}.`);
     if (key === 'AUTH_TOKEN' && !fullAccess(req, res, 'read the token')) return;
     res.setHeader('Cache-Control', 'no-store');
     res.json({ key, value: settings.raw(key) ?? '', source: settings.source(key) });
@@ -158,7 +162,7 @@ function settingsRoutes({ r, runtime }: Ctx): void {
       settings.set(b.key, b.value);
       res.json({ success: true, value: SECRET_KEYS.includes(b.key) ? '' : settings.raw(b.key) });
     } catch (err) {
-      if (err instanceof SettingsError) return fail(res, settingsErrorStatus(err.code), err.code, err.message, { key: b.key });
+      if (err instanceof SettingsError) return fail(res, err.code, err.message, { key: b.key });
       throw err;
     }
   });
@@ -172,10 +176,10 @@ function settingsRoutes({ r, runtime }: Ctx): void {
     if (widened.length && !fullAccess(req, res, `change ${widened.join(', ')} (they choose who can reach the hub, or a program, path or address Pincer uses); nothing was saved`)) return;
     try {
       const errors = settings.replaceUserFile(text);
-      if (errors.length) return fail(res, 400, 'SETTING_VALUE_INVALID', `${errors.length} line(s) need fixing; nothing was saved.`, { errors });
+      if (errors.length) return fail(res, 'SETTING_VALUE_INVALID', `${errors.length} line(s) need fixing; nothing was saved.`, { errors });
     } catch (err) {
       // A write that failed already says the file is unchanged; a refused edit says nothing was saved.
-      if (err instanceof SettingsError) return fail(res, settingsErrorStatus(err.code), err.code, settingsErrorStatus(err.code) === 400 ? `${err.message} Nothing was saved.` : err.message);
+      if (err instanceof SettingsError) return fail(res, err.code, SAYS_UNCHANGED.has(err.code) ? err.message : `${err.message} Nothing was saved.`);
       throw err;
     }
     res.json({ success: true, diagnostics: diagnosticViews(settings.diagnostics()) });
@@ -192,7 +196,7 @@ function callbackRoutes({ r, runtime }: Ctx): void {
   r.post('/api/callbacks/:slot/cancel', (req, res) => {
     // The same service as SetCallback's cancel: the scheduler re-plans and the dashboard hears of it.
     const c = s.scheduler.cancelSlot(Number(req.params.slot));
-    if (!c) return fail(res, 404, 'NO_CALLBACK', `No active callback ${req.params.slot}.`);
+    if (!c) return fail(res, 'NOT_FOUND', `No active callback ${req.params.slot}.`);
     res.json({ success: true });
   });
 }

@@ -1,7 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { Request, Response, NextFunction } from 'express';
 import type { Settings } from '../../core/settings/settings.js';
-import { jsonRpcErrorBody, presentedToken, tokenProblem, unauthorizedHeaders } from '../../access/security.js';
+import { presentedToken, tokenProblem, unauthorizedHeaders } from '../../access/security.js';
+import { sendRpcError } from '../../access/respond.js';
+import { RPC_REFUSALS, rpcErrorBody } from '../../core/wire-errors.js';
+import { fail } from './replies.js';
 import { ANSWER_HEADER, REQUEST_HEADER, SESSION_HEADER, type DashboardSession, type DashboardSessions } from './sessions.js';
 
 /** Who a dashboard API request speaks for: a holder of the token, or a signed-in dashboard. */
@@ -27,10 +30,7 @@ export function tokenOrSession(settings: Settings, sessions: DashboardSessions) 
   return (req: Request, res: Response, next: NextFunction): void => {
     if (presentedToken(req.headers) !== undefined) {
       const problem = tokenProblem(req.headers, settings);
-      if (problem) {
-        res.status(401).set(unauthorizedHeaders(req.headers)).json(jsonRpcErrorBody(problem.code, problem.message));
-        return;
-      }
+      if (problem) return sendRpcError(res, problem.refusal, problem.message, { headers: unauthorizedHeaders(req.headers) });
       callers.set(req, { kind: 'token' });
       return next();
     }
@@ -40,7 +40,9 @@ export function tokenOrSession(settings: Settings, sessions: DashboardSessions) 
       const message = tried
         ? 'Signed out: this dashboard session has ended (sign-out, 2 hours unused, 24 hours old, a token change, or the hub that signed it in has stopped). Run "pincer dashboard" to open a signed-in dashboard.'
         : 'Unauthorized: send the header "Authorization: Bearer <token>" (`pincer token` prints it), or sign in to the dashboard with "pincer dashboard".';
-      res.status(401).set(unauthorizedHeaders(req.headers)).json({ ...jsonRpcErrorBody(-32001, message), code: tried ? 'SESSION_ENDED' : 'UNAUTHORIZED' });
+      // A JSON-RPC refusal, as the token's; its top-level code tells the tab an ended session from none.
+      const { code, status } = RPC_REFUSALS.UNAUTHORIZED;
+      res.status(status).set(unauthorizedHeaders(req.headers)).json({ ...rpcErrorBody(code, message), code: tried ? 'SESSION_ENDED' : 'UNAUTHORIZED' });
       return;
     }
     const answer = sessions.answer(session, first(req.headers[REQUEST_HEADER]) ?? '');
@@ -60,10 +62,6 @@ export function tokenOrSession(settings: Settings, sessions: DashboardSessions) 
 export function fullAccess(req: IncomingMessage, res: Response, what: string): boolean {
   const caller = callerOf(req);
   if (caller && (caller.kind === 'token' || caller.session.kind === 'desktop')) return true;
-  res.status(403).json({
-    success: false,
-    code: 'NEEDS_TOKEN',
-    error: { code: 'NEEDS_TOKEN', message: `A browser's dashboard session cannot ${what}. Do it in pincer-env.txt (in the data folder), in the Pincer tray app's dashboard, or with the token ("pincer token").` },
-  });
+  fail(res, 'NEEDS_TOKEN', `A browser's dashboard session cannot ${what}. Do it in pincer-env.txt (in the data folder), in the Pincer tray app's dashboard, or with the token ("pincer token").`);
   return false;
 }

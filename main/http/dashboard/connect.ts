@@ -1,8 +1,9 @@
 import type express from 'express';
 import { z } from 'zod';
 import type { ClientConnectView, ConnectOutcome, ConnectService } from '../../core/client-connect.js';
-import { ERROR_HTTP_STATUS, UserError } from '../../core/errors.js';
+import { UserError } from '../../core/errors.js';
 import { objectBody } from '../express-body.js';
+import { fail } from './replies.js';
 
 /** GET /api/connect: the clients Pincer connects, or why this hub cannot connect them. */
 export interface ConnectView {
@@ -14,10 +15,6 @@ export interface ConnectView {
 export type { ClientConnectView, ConnectOutcome };
 
 const Toggle = z.object({ connect: z.boolean() });
-
-function fail(res: express.Response, status: number, code: string, message: string): void {
-  res.status(status).json({ success: false, code, error: { code, message } });
-}
 
 /**
  * The dashboard's Connect page: the tray's *Connect a client*, the same service (core/client-connect.ts).
@@ -39,21 +36,21 @@ export function connectRoutes(r: express.Router, service: ConnectService | undef
     } catch (err) {
       // A broken config file, an unknown client, a bundle that cannot open: said as it is, nothing changed.
       if (!(err instanceof UserError)) throw err;
-      fail(res, ERROR_HTTP_STATUS[err.code], err.code, err.message);
+      fail(res, err.code, err.message);
     }
   };
 
   r.post('/api/connect/claude-desktop/bundle', async (_req, res) => {
-    if (!service?.installBundle) return fail(res, 404, 'NO_BUNDLE', 'Only the Pincer app can open the Claude Desktop bundle; connect Claude Desktop through its config file here.');
+    if (!service?.installBundle) return fail(res, 'NOT_FOUND', 'Only the Pincer app can open the Claude Desktop bundle; connect Claude Desktop through its config file here.');
     await answer(res, () => service.installBundle!());
   });
 
   r.post('/api/connect/:client', async (req, res) => {
-    if (!service) return fail(res, 503, 'UNAVAILABLE', 'This hub was started without a way to write client configs; run "pincer connect <client>" in a terminal.');
+    if (!service) return fail(res, 'UNAVAILABLE', 'This hub was started without a way to write client configs; run "pincer connect <client>" in a terminal.');
     const value = objectBody(req, res);
     if (!value) return;
     const b = Toggle.safeParse(value);
-    if (!b.success) return fail(res, 400, 'BAD_BODY', 'Send {"connect": true} to connect or {"connect": false} to disconnect.');
+    if (!b.success) return fail(res, 'INVALID_INPUT', 'Send {"connect": true} to connect or {"connect": false} to disconnect.');
     const id = String(req.params.client);
     await answer(res, () => (b.data.connect ? service.connect(id) : service.disconnect(id)));
   });

@@ -34,7 +34,7 @@ export function jobRoutes(r: express.Router, runtime: Runtime, sessions: Session
 
   r.get('/api/jobs/:id', (req, res) => {
     const view = oneJobView(runtime, sessions, Number(req.params.id));
-    if (!view) return fail(res, 404, 'NO_JOB', `No job ${String(req.params.id).slice(0, 40)} (ended jobs are deleted after JOB_RETENTION_DAYS).`);
+    if (!view) return fail(res, 'NOT_FOUND', `No job ${String(req.params.id).slice(0, 40)} (ended jobs are deleted after JOB_RETENTION_DAYS).`);
     res.json(view);
   });
 
@@ -48,7 +48,7 @@ export function jobRoutes(r: express.Router, runtime: Runtime, sessions: Session
    */
   r.get('/api/jobs/:id/output', (req, res) => {
     const job = s.jobs.repo.get(Number(req.params.id));
-    if (!job) return fail(res, 404, 'NO_JOB', `No job ${String(req.params.id).slice(0, 40)}.`);
+    if (!job) return fail(res, 'NOT_FOUND', `No job ${String(req.params.id).slice(0, 40)}.`);
     const q = query(req, res, OutputQuery, OUTPUT_USAGE);
     if (!q) return;
     const size = s.jobs.logSize(job);
@@ -62,7 +62,7 @@ export function jobRoutes(r: express.Router, runtime: Runtime, sessions: Session
   /** The whole log as a file (as far as it is written now: a running job's log is read up to its size at the request). */
   r.get('/api/jobs/:id/log', (req, res) => {
     const job = s.jobs.repo.get(Number(req.params.id));
-    if (!job) return fail(res, 404, 'NO_JOB', `No job ${String(req.params.id).slice(0, 40)}.`);
+    if (!job) return fail(res, 'NOT_FOUND', `No job ${String(req.params.id).slice(0, 40)}.`);
     const size = s.jobs.logSize(job);
     res.attachment(`pincer-job-${job.id}.log`);
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');

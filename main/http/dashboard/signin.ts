@@ -1,7 +1,9 @@
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Settings } from '../../core/settings/settings.js';
-import { jsonRpcErrorBody, presentedToken, tokenProblem, unauthorizedHeaders } from '../../access/security.js';
+import { presentedToken, tokenProblem, unauthorizedHeaders } from '../../access/security.js';
+import { sendError, sendRpcError } from '../../access/respond.js';
+import { fail } from './replies.js';
 import { CHALLENGE, connectionAddress, linkAnswerMac, linkRequestMac, sameMac } from '../../core/hub-proof.js';
 import { CODE_TTL_MS, HELLO_PATH, SESSION_HEADER, type DashboardSessions, type SessionKind } from './sessions.js';
 
@@ -21,10 +23,6 @@ export interface SignInDeps {
   secret: Buffer;
   /** Where this hub's dashboard lives (http/dashboard/origin.ts). */
   dashboardUrl: () => string;
-}
-
-function fail(res: Response, status: number, code: string, message: string): void {
-  res.status(status).json({ success: false, code, error: { code, message } });
 }
 
 /** The link a code opens: its fragment never reaches a server, and the page removes it from the address at once. */
@@ -47,18 +45,18 @@ export function signInRoutes(deps: SignInDeps): express.Router {
     res.setHeader('Cache-Control', 'no-store');
     if (presentedToken(req.headers) !== undefined) {
       const problem = tokenProblem(req.headers, deps.settings);
-      if (problem) return void res.status(401).set(unauthorizedHeaders(req.headers)).json(jsonRpcErrorBody(problem.code, problem.message));
+      if (problem) return sendRpcError(res, problem.refusal, problem.message, { headers: unauthorizedHeaders(req.headers) });
       const body = TokenLinkBody.safeParse(req.body ?? {});
-      if (!body.success) return fail(res, 400, 'BAD_BODY', 'Send {} or {"kind": "browser"}.');
+      if (!body.success) return fail(res, 'INVALID_INPUT', 'Send {} or {"kind": "browser"}.');
       return void res.json({ success: true, url: linkFor(deps, body.data.kind ?? 'browser'), expiresInS: CODE_TTL_MS / 1000 });
     }
     const body = SignedLinkBody.safeParse(req.body);
-    if (!body.success) return fail(res, 401, 'UNAUTHORIZED', 'A sign-in link is given to a holder of the token ("Authorization: Bearer <token>") or to a request signed with this data folder\'s hub-secret ("pincer dashboard").');
+    if (!body.success) return fail(res, 'UNAUTHORIZED', 'A sign-in link is given to a holder of the token ("Authorization: Bearer <token>") or to a request signed with this data folder\'s hub-secret ("pincer dashboard").');
     const r2 = body.data;
     const now = Date.now();
     for (const [n, at] of nonces) if (now - at > 2 * MAX_SKEW_MS) nonces.delete(n);
-    if (!sameMac(r2.mac, linkRequestMac(deps.secret, r2)) || r2.target !== process.pid) return fail(res, 403, 'NOT_SIGNED', `The request is not signed with this data folder's hub-secret for this hub (pid ${process.pid}).`);
-    if (Math.abs(now - r2.at) > MAX_SKEW_MS || nonces.has(r2.nonce)) return fail(res, 403, 'REPLAYED', 'The request is stale or was already used; send a fresh one.');
+    if (!sameMac(r2.mac, linkRequestMac(deps.secret, r2)) || r2.target !== process.pid) return fail(res, 'NOT_SIGNED', `The request is not signed with this data folder's hub-secret for this hub (pid ${process.pid}).`);
+    if (Math.abs(now - r2.at) > MAX_SKEW_MS || nonces.has(r2.nonce)) return fail(res, 'REPLAYED', 'The request is stale or was already used; send a fresh one.');
     nonces.set(r2.nonce, now);
     const url = linkFor(deps, r2.kind);
     res.json({ success: true, url, expiresInS: CODE_TTL_MS / 1000, mac: linkAnswerMac(deps.secret, r2.nonce, url) });
@@ -67,9 +65,9 @@ export function signInRoutes(deps: SignInDeps): express.Router {
   r.post('/api/dashboard/session', json, (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     const body = RedeemBody.safeParse(req.body);
-    if (!body.success) return fail(res, 400, 'BAD_BODY', 'Send {"code": "<the id part of the sign-in code>"}.');
+    if (!body.success) return fail(res, 'INVALID_INPUT', 'Send {"code": "<the id part of the sign-in code>"}.');
     const session = deps.sessions.redeem(body.data.code);
-    if (!session) return fail(res, 401, 'LINK_INVALID', 'This sign-in link was used already, is older than 2 minutes, or belongs to a hub that has stopped. Run "pincer dashboard" for a new one.');
+    if (!session) return fail(res, 'LINK_INVALID', 'This sign-in link was used already, is older than 2 minutes, or belongs to a hub that has stopped. Run "pincer dashboard" for a new one.');
     res.json({ success: true, sid: session.sid, kind: session.kind });
   });
 
@@ -77,13 +75,13 @@ export function signInRoutes(deps: SignInDeps): express.Router {
     res.setHeader('Cache-Control', 'no-store');
     const q = HelloQuery.safeParse(req.query);
     const hello = q.success ? deps.sessions.hello(q.data.sid, q.data.challenge, connectionAddress(req.socket.localAddress, req.socket.localPort)) : undefined;
-    if (!hello) return fail(res, 400, 'BAD_QUERY', 'Send ?sid=<session id>&challenge=<16 to 128 URL-safe characters>.');
+    if (!hello) return fail(res, 'INVALID_INPUT', 'Send ?sid=<session id>&challenge=<16 to 128 URL-safe characters>.');
     res.json(hello);
   });
 
   r.post('/api/dashboard/logout', (req, res) => {
     const session = deps.sessions.authenticate(req.headers);
-    if (!session) return void res.status(401).json({ success: false, error: { code: 'UNAUTHORIZED', message: `Sign-out needs the session: its ${SESSION_HEADER} header, which only the dashboard that signed in holds.` } });
+    if (!session) return sendError(res, 'UNAUTHORIZED', `Sign-out needs the session: its ${SESSION_HEADER} header, which only the dashboard that signed in holds.`);
     deps.sessions.revoke(session.sid);
     res.json({ success: true });
   });

@@ -17,7 +17,7 @@ const TASKS_USAGE = `Tasks take status (${TASK_FILTERS.join(', ')}), q (text in 
 export function taskRoutes(r: express.Router, runtime: Runtime): void {
   const tasks = runtime.services.tasks;
   const changed = (id: number) => runtime.events.publish({ type: 'tasks_changed', ids: [id], at: Date.now() });
-  const noTask = (res: express.Response, id: string) => fail(res, 404, 'NO_TASK', `No task ${id.slice(0, 40)} (finished tasks are deleted after TASK_RETENTION_DAYS).`);
+  const noTask = (res: express.Response, id: string) => fail(res, 'NOT_FOUND', `No task ${id.slice(0, 40)} (finished tasks are deleted after TASK_RETENTION_DAYS).`);
 
   r.get('/api/tasks', (req, res) => {
     const q = query(req, res, TasksQuery, TASKS_USAGE);
@@ -37,7 +37,7 @@ export function taskRoutes(r: express.Router, runtime: Runtime): void {
   r.post('/api/tasks/:id/archive', (req, res) => {
     const t = tasks.get(Number(req.params.id));
     if (!t) return noTask(res, String(req.params.id));
-    if (t.completed_at === null) return fail(res, 409, 'CONFLICT', `Task ${t.id} is still open: complete it first, or delete it.`);
+    if (t.completed_at === null) return fail(res, 'CONFLICT', `Task ${t.id} is still open: complete it first, or delete it.`);
     tasks.archive(t.id);
     changed(t.id);
     res.json({ success: true });
