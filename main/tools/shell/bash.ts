@@ -7,12 +7,15 @@ import { outputDecoder } from './output-decoder.js';
 import { shellsReady } from './shells.js';
 import { startingPlace, fallbackNote, rememberFolder } from './workdir.js';
 import { cutMiddle, formatDuration } from '../../core/format.js';
-import { UserError } from '../../core/errors.js';
+import { UserError, errorMessage } from '../../core/errors.js';
 import { HeadTail } from './head-tail.js';
 import { bashResultOfJob, folderAfter, onJobEnd, wrapForJob, type BashJobView, type StopCause } from './bash-job.js';
 import { readExitRecord, type ExitRecord } from './job-files.js';
 import { completeUtf8Length, logSize, readRange } from './job-log.js';
 import { appsNegotiated, VIEW_META, VIEWS } from '../views/links.js';
+import { ignoreFailure, logger } from '../../core/log.js';
+
+const log = logger('bash');
 
 const MAX_TIMEOUT_MS = 600_000;
 
@@ -120,7 +123,7 @@ export async function runBash(command: string, timeoutArg: number | undefined, c
     const msg = pending.length > 8000 ? cutMiddle(pending, 8000).text : pending;
     pending = '';
     // Progress to a client that left: the command's result still arrives (or is cancelled) on its own path.
-    void ctx.progress(msg, sent).catch(() => undefined);
+    void ctx.progress(msg, sent).catch(ignoreFailure(log, "a progress note of Bash's output"));
   };
   const onData = (chunk: Buffer) => {
     const text = decoder.write(chunk);
@@ -260,10 +263,17 @@ async function runBashAsJob(command: string, timeoutArg: number | undefined, ctx
   }
   if (!rec && ctx.signal.aborted) {
     // The client cancelled the call before it became a task: stopped like Bash's own command.
-    await jobs.kill(job.id).catch(() => undefined);
+    const failed = await jobs.kill(job.id).then(
+      () => undefined,
+      (err: unknown) => {
+        log.warn(`stopping job ${job.id} of a cancelled Bash call failed`, { err });
+        return errorMessage(err);
+      },
+    );
     rec = readExitRecord(job.exit_path);
     if (rec) return finishInTime(job.id, rec, view, ctx, 'client');
-    return { content: [{ type: 'text', text: '[Command cancelled by the client; it was killed with its child processes.]' }], isError: true };
+    const how = failed ? `stopping it failed (${failed}); KillBgTask ${job.id} tries again` : 'it was killed with its child processes';
+    return { content: [{ type: 'text', text: `[Command cancelled by the client; ${how}.]` }], isError: true };
   }
   if (!rec && !asTask) {
     rec = await stopUnended(job.id, ctx);
@@ -312,7 +322,7 @@ async function streamLog(file: string, sent: number, ctx: ToolContext): Promise<
   const usable = completeUtf8Length(buf);
   const text = buf.toString('utf8', 0, usable);
   // Progress to a client that left: the command's result still arrives on its own path.
-  if (text) await ctx.progress(text.length > 8000 ? cutMiddle(text, 8000).text : text, sent + usable).catch(() => undefined);
+  if (text) await ctx.progress(text.length > 8000 ? cutMiddle(text, 8000).text : text, sent + usable).catch(ignoreFailure(log, "a progress note of a job's output"));
   return sent + usable;
 }
 

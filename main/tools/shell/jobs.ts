@@ -10,7 +10,7 @@ import { UserError } from '../../core/errors.js';
 import { formatBytes, formatDuration } from '../../core/format.js';
 import { sameProcess } from '../../core/process-identity.js';
 import { shellPhrase, type ShellSpec } from './shells.js';
-import { resolveShell, resolveCwd, killTree, groupAlive, commandEnv, processGroup } from './process.js';
+import { resolveShell, resolveCwd, killTree, groupAlive, commandEnv, processGroup, signalGroup, type SignalOutcome } from './process.js';
 import { type JobSpec, type ExitRecord, type RunRecord, readExitRecord, readRunRecord, writeJsonAtomic, jobFile } from './job-files.js';
 import { logSize, readRange, completeUtf8Length } from './job-log.js';
 import { guarded, ignoreFailure, logger } from '../../core/log.js';
@@ -285,8 +285,14 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
       // Its group keeps the supervisor's pid as id while the verified shell is in it: no other process can hold that id.
       // The run file is only a file: the shell is signalled through that group only once the OS confirms it is in it.
       if (processGroup(run.shellPid) === run.supervisorPid) {
-        killTree(run.supervisorPid, 'SIGKILL').catch(() => undefined);
-        note += '; the commands it left running were stopped';
+        // Recorded as stopped only when the signal was delivered (POSIX: a group id is known only there).
+        const outcome = signalGroup(run.supervisorPid, 'SIGKILL');
+        if (outcome === 'sent') note += '; the commands it left running were stopped';
+        else if (outcome === 'gone') note += '; the commands it left running ended meanwhile';
+        else {
+          log.warn(`job ${job.id}: the commands its lost supervisor left running could not be stopped`, { why: outcome.refused });
+          note += `; the commands it left running could not be stopped (${outcome.refused})`;
+        }
       } else {
         note += `; its shell (pid ${run.shellPid}) is not in the supervisor's process group ${run.supervisorPid} as far as the OS tells, so nothing was signalled`;
       }
@@ -380,9 +386,13 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
         this.end(job, 'lost', null, Date.now(), `its supervisor (pid ${run.supervisorPid}) did not answer the stop request; nothing was signalled, as that pid cannot be proven to be it`);
       } else {
         // A supervisor that does not answer (stopped, or hung): its tree is stopped from here, verified.
-        await killTree(run.supervisorPid, 'SIGKILL');
-        forced = true;
-        this.end(job, 'killed', null, Date.now(), 'killed by KillBgTask: its supervisor did not answer');
+        const outcome = await killTree(run.supervisorPid, 'SIGKILL');
+        if (outcome === 'gone') this.lose(job);
+        else {
+          await this.gone(job.id, run.supervisorPid, outcome, Date.now() + 2000);
+          forced = true;
+          this.end(job, 'killed', null, Date.now(), 'killed by KillBgTask: its supervisor did not answer');
+        }
       }
       const fresh = this.repo.get(id)!;
       this.emit('event', { type: 'job_ended', job: fresh });
@@ -394,19 +404,31 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
 
   /** A job of an older Pincer (bash wrapper, no supervisor): its process group, TERM then KILL. */
   private async stopLegacy(id: number, pid: number, t0: number): Promise<{ job: JobRow; forced: boolean; waitedMs: number }> {
-    await killTree(pid, 'SIGTERM');
+    const asked = await killTree(pid, 'SIGTERM');
+    if (typeof asked === 'object') await this.gone(id, pid, asked, 0);
     let forced = false;
     while (groupAlive(pid) && Date.now() - t0 < KILL_GRACE_MS) await sleep(50);
     if (groupAlive(pid)) {
       forced = true;
-      await killTree(pid, 'SIGKILL');
-      while (groupAlive(pid) && Date.now() - t0 < KILL_GRACE_MS + 2000) await sleep(50);
+      await this.gone(id, pid, await killTree(pid, 'SIGKILL'), t0 + KILL_GRACE_MS + 2000);
     }
     const note = forced ? `killed by KillBgTask after ${formatDuration(KILL_GRACE_MS)}: it did not stop when asked` : 'terminated by KillBgTask';
     if (!this.end(this.repo.get(id)!, 'killed', null, Date.now(), note)) log.info(`job ${id} ended on its own while being killed`);
     const fresh = this.repo.get(id)!;
     this.emit('event', { type: 'job_ended', job: fresh });
     return { job: fresh, forced, waitedMs: Date.now() - t0 };
+  }
+
+  /**
+   * Waits (until `by`) for a signalled process group to be gone; throws, leaving the job as it is,
+   * when the signal was refused or the group outlived it: a job is recorded stopped only when it is.
+   */
+  private async gone(id: number, pgid: number, outcome: SignalOutcome, by: number): Promise<void> {
+    while (outcome !== 'gone' && typeof outcome !== 'object' && groupAlive(pgid) && Date.now() < by) await sleep(50);
+    const why = typeof outcome === 'object' ? outcome.refused : outcome === 'sent' && groupAlive(pgid) ? `process group ${pgid} is still there after SIGKILL` : undefined;
+    if (!why) return;
+    log.warn(`job ${id} could not be stopped`, { why });
+    throw new UserError(`KillBgTask: task ${id} could not be stopped (${why}); it is still recorded as running. Try again, or end process group ${pgid} yourself.`, typeof outcome === 'object' ? 'DENIED' : 'TIMEOUT');
   }
 
   logSize(job: JobRow): number {

@@ -155,16 +155,28 @@ export function spawnShell(shell: ShellSpec, command: string, opts: { cwd: strin
  * Never the pid alone: when `pid` leads no group, the process there is not the one that was
  * started (its pid was reused), and signalling it would hit a stranger (security review, issue 23).
  */
-export function killTree(pid: number, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+export function killTree(pid: number, signal: NodeJS.Signals = 'SIGTERM'): Promise<SignalOutcome> {
   if (process.platform === 'win32') {
-    return new Promise((resolve) => treeKill(pid, signal, () => resolve()));
+    return new Promise((resolve) => treeKill(pid, signal, (err) => resolve(err ? { refused: err.message } : 'sent')));
   }
+  return Promise.resolve(signalGroup(pid, signal));
+}
+
+/**
+ * What signalling a tree came to: delivered, nothing there (the group is gone, or that pid now belongs
+ * to a process that leads none), or refused by the system (EPERM: not ours), with why.
+ */
+export type SignalOutcome = 'sent' | 'gone' | { refused: string };
+
+/** Signals the POSIX process group `pgid` leads, synchronously. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals): SignalOutcome {
   try {
-    process.kill(-pid, signal);
-  } catch {
-    // No such group (gone, or that pid now belongs to a process that leads none): nothing to signal.
+    process.kill(-pgid, signal);
+    return 'sent';
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ESRCH' ? 'gone' : { refused: `${signal} to process group ${pgid}: ${code ?? (err as Error).message}` };
   }
-  return Promise.resolve();
 }
 
 /**
