@@ -100,7 +100,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   const paths = pincerPaths(opts.home);
   ensureHome(paths);
   // Everything this runtime opens is released by one store, newest first; a start that fails part-way releases what it had opened.
-  const lifetime = new DisposableStore();
+  const lifetime = new DisposableStore('the runtime', log);
   try {
     return build(opts, paths, lifetime);
   } catch (err) {

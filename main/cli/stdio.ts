@@ -1,4 +1,4 @@
-import { configureLogging, logger } from '../core/log.js';
+import { configureLogging, logger, ignoreFailure } from '../core/log.js';
 import { pincerPaths } from '../core/paths.js';
 import { installLastResort } from '../core/last-resort.js';
 import { isFilesystemRoot } from '../mcp/client-identity.js';
@@ -47,7 +47,7 @@ export async function runStandaloneStdio(home: string): Promise<void> {
     closing = true;
     log.info(`shutting down (${why})`);
     // Shutting down because the client left or signalled: the process exits next either way.
-    await handle.close().catch(() => undefined);
+    await handle.close().catch(ignoreFailure(log, 'closing the stdio server'));
     runtime.close();
     // Background jobs are detached; they keep running.
     process.exit(0);

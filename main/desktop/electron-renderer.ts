@@ -32,8 +32,9 @@ export class ElectronRenderer implements PageRenderer {
     try {
       const deadline = Date.now() + opts.timeoutMs;
       const ready = new Promise<void>((resolve) => contents.once('dom-ready', () => resolve()));
-      // loadURL settles on the load event (every subresource) or fails on an aborted subresource: the document is what counts.
-      const loading = win.loadURL(url).catch(() => undefined);
+      const loading = win.loadURL(url).catch(() => {
+        // loadURL settles on the load event (every subresource) or fails on an aborted subresource: the document is what counts.
+      });
       opts.onHandedOver?.();
       let timer: NodeJS.Timeout | undefined;
       const loaded = await Promise.race([ready.then(() => true), loading.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), opts.timeoutMs)))]);

@@ -14,7 +14,7 @@ import type { Dispatcher } from '../transports/dispatch.js';
 import type { Runtime } from '../calls/runtime.js';
 import { dashboardStatic } from './static.js';
 import { DisposableStore } from '../core/disposables.js';
-import { logger } from '../core/log.js';
+import { logger, ignoreFailure } from '../core/log.js';
 import { oauthAbsentRoutes } from './oauth-absent.js';
 import type { DashboardSessions } from './dashboard/sessions.js';
 import { signInRoutes } from './dashboard/signin.js';
@@ -107,15 +107,15 @@ export function buildApp(deps: AppDeps): BuiltApp {
       close: async () => {
         await transport.close();
         // The transport is closed already; the server's close only releases handlers and cannot leave anything open.
-        await server.close().catch(() => undefined);
+        await server.close().catch(ignoreFailure(log, "closing a legacy SSE session's server"));
       },
     });
-    const lifetime = new DisposableStore();
+    const lifetime = new DisposableStore(`legacy SSE session ${transport.sessionId}`, log);
     lifetime.add(sessions.openStream(transport.sessionId));
     lifetime.add(() => legacy.delete(transport.sessionId));
     lifetime.add(() => sessions.remove(transport.sessionId));
     // Released with the session; a failing close of a server whose transport is gone has nothing left to release.
-    lifetime.add(() => void server.close().catch(() => undefined));
+    lifetime.add(() => void server.close().catch(ignoreFailure(log, "closing a legacy SSE session's server")));
     transport.onclose = () => lifetime.dispose();
     void server.connect(transport);
   }

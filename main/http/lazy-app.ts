@@ -39,6 +39,6 @@ export class LazyApp {
 
   private async settled(): Promise<BuiltApp | undefined> {
     // A failed build was answered (500) and logged where it failed; here only whether one is ready matters.
-    return this.built?.catch(() => undefined);
+    return this.built?.catch(() => /* answered and logged where it failed */ undefined);
   }
 }

@@ -14,6 +14,9 @@ import { askState, channelOf, connectionEra } from './request-context.js';
 import { registerToolCall } from './tool-call.js';
 import { appsOf } from './views.js';
 import { firstRootPath, type RootMemory } from './client-roots.js';
+import { ignoreFailure, logger } from '../core/log.js';
+
+const log = logger('mcp');
 
 export { SERVER_INSTRUCTIONS, SERVER_CAPABILITIES } from './server-info.js';
 
@@ -114,8 +117,11 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
         pending: server
           .listRoots(undefined, { timeout: 5000 })
           .then((r) => firstRootPath(r.roots))
-          // A client that does not answer roots/list in time has no roots for us: its working folder comes from the next rule.
-          .catch(() => undefined)
+          .catch((err: unknown) => {
+            // A client that does not answer roots/list in time has no roots for us: its working folder comes from the next rule.
+            log.debug('asking a client for its roots failed', { err });
+            return undefined;
+          })
           .then((root) => {
             if (roots === asked) roots = { known: root };
             return root;
@@ -126,7 +132,7 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
     return roots.pending.then((root) => root ?? opts.client?.cwd);
   };
 
-  const lifetime = new DisposableStore();
+  const lifetime = new DisposableStore('an MCP server', log);
   lifetime.add(
     deps.notifier.register({
       caller,
@@ -135,12 +141,12 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
       resourcesChanged: () => mcp.sendResourceListChanged(),
       resourceUpdated: (uri) => {
         // A notice to a client that left: there is no one to tell.
-        if (mcp.isConnected() && subscriptions.has(uri)) void server.sendResourceUpdated({ uri }).catch(() => undefined);
+        if (mcp.isConnected() && subscriptions.has(uri)) void server.sendResourceUpdated({ uri }).catch(ignoreFailure(log, `telling a client that ${uri} changed`));
       },
       wantsFires,
       callbackFired: (text) => {
         // A notice to a client that left: the fire stays in the next result (pincer_notices) anyway.
-        void server.sendLoggingMessage({ level: 'info', logger: 'pincer.callback', data: text }).catch(() => undefined);
+        void server.sendLoggingMessage({ level: 'info', logger: 'pincer.callback', data: text }).catch(ignoreFailure(log, 'telling a client that a callback fired'));
       },
     }),
   );

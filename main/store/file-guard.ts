@@ -46,7 +46,7 @@ export class StoreFileGuard {
     try {
       this.db.close();
     } catch {
-      // Already closed.
+      // Already closed: the handle is dropped either way.
     }
     return this.problem;
   }

@@ -6,6 +6,9 @@ import { directSession, type DirectTransport } from './direct.js';
 import { classifyValue, rpcError } from './stdio-transport.js';
 import type { ToolGroup } from '../tools/types.js';
 import type { ClientHandle } from '../mcp/client-identity.js';
+import { ignoreFailure, logger } from '../core/log.js';
+
+const log = logger('direct');
 
 /** Servers kept for callers that named themselves or their folder; the oldest is closed past this. */
 const MAX_CLIENT_SESSIONS = 64;
@@ -42,7 +45,7 @@ export class Dispatcher {
       const oldest = namedKeys[0]!;
       const gone = this.sessions.get(oldest);
       this.sessions.delete(oldest);
-      void gone?.then((t) => t.close()).catch(() => undefined);
+      void gone?.then((t) => t.close()).catch(ignoreFailure(log, `closing the oldest direct session ${oldest} to make room`));
     }
     return s;
   }
@@ -85,7 +88,7 @@ export class Dispatcher {
 
   async close(): Promise<void> {
     // A session that failed to open was answered and logged then; only the opened ones are left to close.
-    for (const s of this.sessions.values()) await (await s.catch(() => undefined))?.close();
+    for (const s of this.sessions.values()) await (await s.catch(() => /* it never opened: nothing to close */ undefined))?.close();
     this.sessions.clear();
   }
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RPC_REFUSALS, rpcErrorBody } from '../core/wire-errors.js';
 import { classifyInboundRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
-import { logger } from '../core/log.js';
+import { logger, ignoreFailure } from '../core/log.js';
 
 const log = logger('mcp-http');
 
@@ -78,7 +78,7 @@ export class ModernHttp {
       // The stream failed or the client went away: end what is left.
     }
     // Cancelling a stream whose client left: a failure means it is already cancelled.
-    if (abort.signal.aborted) void reader.cancel().catch(() => undefined);
+    if (abort.signal.aborted) void reader.cancel().catch(ignoreFailure(log, 'cancelling the stream of a client that left'));
     finished = true;
     res.end();
   }

@@ -61,7 +61,7 @@ export function servePipe(opts: PipeConnectionOptions): PipeConnection {
   // A socket error (the bridge went away mid-write) ends this connection, never the hub.
   socket.on('error', (err) => opts.onerror?.(err));
   // The socket is gone; closing the server over it can only find it closed.
-  socket.once('close', () => void handle.close().catch(() => undefined));
+  socket.once('close', () => void handle.close().catch(ignoreFailure(log, 'closing the server of a pipe connection')));
   gated.onEnded = () => {
     socket.end();
     // A peer that never reads must not keep the socket (and its buffers) forever.
@@ -112,7 +112,7 @@ class GatedTransport implements Transport {
     const refused = this.refusal();
     if (refused === undefined || !isJSONRPCRequest(m)) return this.onmessage?.(m);
     // A refusal to a bridge that left meanwhile: it retries elsewhere anyway.
-    void this.inner.send(rpcErrorBody(RPC.ServerError, refused, m.id, RETRY_ELSEWHERE) as JSONRPCMessage).catch(() => undefined);
+    void this.inner.send(rpcErrorBody(RPC.ServerError, refused, m.id, RETRY_ELSEWHERE) as JSONRPCMessage).catch(ignoreFailure(log, 'refusing a request on a pipe'));
   }
 
   start(): Promise<void> {

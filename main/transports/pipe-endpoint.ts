@@ -9,7 +9,7 @@ import type { SessionTable } from '../access/sessions.js';
 import { DisposableStore } from '../core/disposables.js';
 import { refuseUpgrade, type Refusal } from '../access/security.js';
 import { GOODBYE_HEADER, MAX_MESSAGE_HEADER, PIPE_PATH, PIPE_PROTOCOL } from '../core/pipe-protocol.js';
-import { logger } from '../core/log.js';
+import { ignoreFailure, logger } from '../core/log.js';
 
 const log = logger('pipe');
 
@@ -72,9 +72,9 @@ export class PipeEndpoint {
     // first instance the SDK entry asks for is this one, a later one (after a probe) replaces it.
     const initial = this.deps.newServer(client);
     let first: McpServer | undefined = initial;
-    const lifetime = new DisposableStore();
+    const lifetime = new DisposableStore('a pipe connection', log);
     // Released with the pipe; the server's close only drops handlers once its transport is gone.
-    lifetime.add(() => void initial.close().catch(() => undefined));
+    lifetime.add(() => void initial.close().catch(ignoreFailure(log, "closing a pipe's first server")));
     const pipe = servePipe({
       socket,
       factory: () => {
@@ -82,7 +82,7 @@ export class PipeEndpoint {
         first = undefined;
         const record = sessions.get(id);
         if (record) record.server = server;
-        if (server !== initial) lifetime.add(() => void server.close().catch(() => undefined)); // as for the initial server above
+        if (server !== initial) lifetime.add(() => void server.close().catch(ignoreFailure(log, "closing a pipe's server"))); // as for the initial server above
         return server;
       },
       maxMessageBytes: this.deps.maxMessageBytes(),

@@ -2,6 +2,9 @@ import type { Readable, Writable } from 'node:stream';
 import { LineFramer, MAX_LINE_BYTES } from './line-framer.js';
 import { RPC, rpcErrorBody, type RpcCode } from '../core/wire-errors.js';
 import { isSpecType, parseJSONRPCMessage, specTypeSchemas, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
+import { ignoreFailure, logger } from '../core/log.js';
+
+const log = logger('stdio');
 
 
 /**
@@ -171,7 +174,7 @@ export class GuardedStdioTransport implements Transport {
 
   private reply(message: JSONRPCMessage): void {
     // An error reply to a client whose stdout is gone: the transport's own error handler reports the closed stream.
-    void this.send(message).catch(() => undefined);
+    void this.send(message).catch(ignoreFailure(log, 'an error reply on stdio'));
   }
 
   send(message: JSONRPCMessage): Promise<void> {

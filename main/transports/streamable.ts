@@ -12,6 +12,9 @@ import type { ParsedBody } from '../access/body.js';
 import { sendJson, sendRpcError } from '../access/respond.js';
 import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
 import { isModernEnvelope } from '../mcp/protocol-era.js';
+import { ignoreFailure, logger } from '../core/log.js';
+
+const log = logger('mcp-http');
 
 export type StreamableRoutes = ReturnType<typeof streamableRoutes>;
 
@@ -116,7 +119,7 @@ export function streamableRoutes(deps: StreamableDeps) {
     http.post(req, res, messages);
     if (http.sessionId === undefined) {
       // Refused (Accept, Content-Type, a batch with initialize): nothing to keep.
-      await server.close().catch(() => undefined);
+      await server.close().catch(ignoreFailure(log, 'closing the server of a refused request'));
       return;
     }
     transports.set(id, http);
@@ -126,8 +129,8 @@ export function streamableRoutes(deps: StreamableDeps) {
       server,
       close: async () => {
         // Closing both halves of a session that is going away: a half already closed rejects, which changes nothing.
-        await http.close().catch(() => undefined);
-        await server.close().catch(() => undefined); // see above
+        await http.close().catch(ignoreFailure(log, "closing a Streamable HTTP session's transport"));
+        await server.close().catch(ignoreFailure(log, "closing a Streamable HTTP session's server"));
       },
     });
   }

@@ -3,7 +3,7 @@ import type { WebSocketServer, WebSocket } from 'ws';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
-import { logger } from '../core/log.js';
+import { logger, ignoreFailure } from '../core/log.js';
 import { DisposableStore } from '../core/disposables.js';
 
 const log = logger('websocket');
@@ -92,7 +92,7 @@ function onConnection(ws: WebSocket, deps: WsDeps, client: ClientHandle): void {
   if (client.id) simpleCaller.hasCallbacks = true;
   const workdir = client.cwd ? () => client.cwd : undefined;
   // Everything this connection holds, released at once when it closes.
-  const lifetime = new DisposableStore();
+  const lifetime = new DisposableStore(`WebSocket session ${id}`, log);
   lifetime.add(deps.sessions.openStream());
   deps.sessions.open({
     id,
@@ -102,11 +102,11 @@ function onConnection(ws: WebSocket, deps: WsDeps, client: ClientHandle): void {
     close: async () => {
       await transport.close();
       // The socket's transport is closed already; the server's close only releases handlers.
-      await server.close().catch(() => undefined);
+      await server.close().catch(ignoreFailure(log, "closing a WebSocket session's server"));
     },
   });
   lifetime.add(() => deps.sessions.remove(id));
-  lifetime.add(() => void server.close().catch(() => undefined)); // released with the socket; its transport is gone
+  lifetime.add(() => void server.close().catch(ignoreFailure(log, "closing a WebSocket session's server"))); // released with the socket; its transport is gone
   lifetime.interval(() => ws.ping(), 30_000);
   ws.once('close', () => lifetime.dispose());
   void server.connect(transport);

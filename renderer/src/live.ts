@@ -78,7 +78,7 @@ export function connectLive(onSignedOut: (why: string) => void): () => void {
       }
       if (!(await creds.check(res)) || !res.ok || !res.body) {
         // An answer that is not the hub's (or not a stream) is dropped unread; cancelling what is already closed changes nothing.
-        await res.body?.cancel().catch(() => undefined);
+        await res.body?.cancel().catch(() => /* already closed: nothing to cancel */ undefined);
         reportReachable(false);
         await sleep(1000);
         continue;

@@ -164,7 +164,7 @@ async function hello(session: Held): Promise<Proven> {
   }
   // A hub that is restarting or overloaded: ask again later; nothing was sent.
   if (res.status >= 500) throw new HubUnreachable('The hub is not answering.');
-  const body = (await res.json().catch(() => undefined)) as { known?: unknown; at?: unknown; epoch?: unknown; proof?: unknown } | undefined;
+  const body = (await res.json().catch(() => /* not JSON: not the hub's answer */ undefined)) as { known?: unknown; at?: unknown; epoch?: unknown; proof?: unknown } | undefined;
   if (!res.ok || !body) throw notTheHub();
   if (body.known === false) {
     forget();

@@ -4,7 +4,7 @@ import type { SettingsView } from '../../core/settings/view.js';
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/server';
 import { answersFromElicitation, elicitationSchema, validateAnswers, Question, type Answer } from './questions.js';
 import { UserError } from '../../core/errors.js';
-import { logger } from '../../core/log.js';
+import { logger, ignoreFailure } from '../../core/log.js';
 
 const log = logger('ask');
 
@@ -193,7 +193,7 @@ export class Asker {
         if (Date.now() - lastProgress >= 5000) {
           lastProgress = Date.now();
           // A progress note to a client that left: the wait goes on until the person answers or the call is cancelled.
-          await ctx.progress(`Waiting for the person to answer in the Pincer dashboard (question ${row.id})…`).catch(() => undefined);
+          await ctx.progress(`Waiting for the person to answer in the Pincer dashboard (question ${row.id})…`).catch(ignoreFailure(log, 'a progress note while waiting for the dashboard'));
         }
         // The answer may come from this process (event) or another one (the poll).
         await new Promise<void>((resolve) => {

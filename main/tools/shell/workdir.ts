@@ -31,7 +31,7 @@ export async function startingPlace(ctx: ToolContext): Promise<StartingPlace> {
   const remembered = ctx.sessionId ? current.get(ctx.sessionId) : undefined;
   if (remembered && isDir(remembered)) return { dir: remembered, from: 'cd' };
   // The client's roots could not be asked (it left, or has none): the next rule below decides the folder.
-  const own = await Promise.resolve(ctx.workdir?.()).catch(() => undefined);
+  const own = await Promise.resolve(ctx.workdir?.()).catch(() => /* roots unknown: the next rule decides */ undefined);
   if (own && isDir(own)) return { dir: own, from: 'client' };
   return { dir: resolveCwd(ctx.services.settings), from: ctx.services.settings.get('BASH_CWD').trim() === '' ? 'home' : 'BASH_CWD' };
 }

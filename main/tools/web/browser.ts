@@ -187,7 +187,7 @@ export class PlaywrightRenderer implements PageRenderer {
       });
       return tab;
     } catch (err) {
-      void context.close().catch(() => undefined);
+      void context.close().catch(ignoreFailure(log, 'closing the context of a page that failed to open'));
       throw err;
     }
   }
@@ -260,7 +260,7 @@ export class PlaywrightRenderer implements PageRenderer {
       tab.call = { url, document: opts.document, given: false, onHandedOver: opts.onHandedOver };
       if (!opts.document) opts.onHandedOver?.();
       // Cancelled: closing the page's context ends its work; one already closed rejects, which changes nothing.
-      const onAbort = () => void context.close().catch(() => undefined);
+      const onAbort = () => void context.close().catch(ignoreFailure(log, "closing a cancelled page's context"));
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       try {
         // The document, not its subresources: past the deadline, whatever has been parsed is the answer.
@@ -300,6 +300,6 @@ export class PlaywrightRenderer implements PageRenderer {
     // The spare page goes with its browser.
     this.spare = undefined;
     // A browser that failed to launch was reported to the call that launched it; one that did is closed.
-    if (b) await (await b.catch(() => undefined))?.close().catch(ignoreFailure(log, 'closing the browser'));
+    if (b) await (await b.catch(() => /* failed to launch: nothing to close */ undefined))?.close().catch(ignoreFailure(log, 'closing the browser'));
   }
 }

@@ -1,6 +1,9 @@
 import type { Dispatcher } from 'undici';
 import { UserError, type ErrorCode } from '../../core/errors.js';
 import { formatBytes, formatDuration } from '../../core/format.js';
+import { ignoreFailure, logger } from '../../core/log.js';
+
+const log = logger('fetch');
 
 export const CHROME_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36';
 
@@ -81,13 +84,13 @@ export async function fetchUrl(url: string, o: FetchOptions): Promise<Fetched> {
   }
   if (res.status >= 400 && !o.allowErrors) {
     // Dropping a body we refuse: a stream already ended or errored has nothing left to cancel.
-    await res.body?.cancel().catch(() => undefined);
+    await res.body?.cancel().catch(ignoreFailure(log, 'dropping the body of an HTTP error'));
     throw new FetchError('http-status', `${o.tool}: ${url} answered HTTP ${res.status} ${res.statusText || ''}`.trimEnd() + (res.status === 404 ? ' — the page does not exist.' : res.status === 403 || res.status === 401 ? ' — access is denied.' : res.status === 429 ? ' — too many requests; try later.' : '.'));
   }
   const declared = Number(res.headers.get('content-length') ?? 0);
   if (declared > o.maxBytes) {
     // Dropping a body we refuse: a stream already ended or errored has nothing left to cancel.
-    await res.body?.cancel().catch(() => undefined);
+    await res.body?.cancel().catch(ignoreFailure(log, 'dropping a body past its declared limit'));
     throw new FetchError('too-large', `${o.tool}: ${url} is ${formatBytes(declared)}, more than the ${formatBytes(o.maxBytes)} limit (READDOCS_MAX_BYTES).`);
   }
   const chunks: Buffer[] = [];
@@ -97,7 +100,7 @@ export async function fetchUrl(url: string, o: FetchOptions): Promise<Fetched> {
       size += (chunk as Uint8Array).length;
       if (size > o.maxBytes) {
         // Dropping a body we refuse: a stream already ended or errored has nothing left to cancel.
-        await res.body?.cancel().catch(() => undefined);
+        await res.body?.cancel().catch(ignoreFailure(log, 'dropping a body past the size limit'));
         throw new FetchError('too-large', `${o.tool}: ${url} is larger than the ${formatBytes(o.maxBytes)} limit (READDOCS_MAX_BYTES).`);
       }
       chunks.push(Buffer.from(chunk as Uint8Array));

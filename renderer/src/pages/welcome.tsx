@@ -14,7 +14,12 @@ function usePlatform(): string {
   const [platform, setPlatform] = useState<string>(/Mac/.test(navigator.userAgent) ? 'darwin' : /Windows/.test(navigator.userAgent) ? 'win32' : 'linux');
   useEffect(() => {
     // The app's window knows for sure.
-    void window.pincerDesktop?.info().then((i) => setPlatform(i.platform), () => undefined);
+    void window.pincerDesktop?.info().then(
+      (i) => setPlatform(i.platform),
+      () => {
+        // The window could not say: the guess from the user agent stays.
+      },
+    );
   }, []);
   return platform;
 }
