@@ -6,7 +6,7 @@ import { UserError, errorMessage } from '../core/errors.js';
 import { timeOrderedId } from '../core/ids.js';
 import { secretPreview } from '../core/redact.js';
 import { SECRET_KEYS } from '../core/settings/secrets.js';
-import { logger } from '../core/log.js';
+import { inCall, logger, type CallFields } from '../core/log.js';
 import { fireText } from '../tools/workflow/scheduler.js';
 import type { ToolRegistry } from './registry.js';
 import type { Settings } from '../core/settings/settings.js';
@@ -137,19 +137,21 @@ export class ToolCalls {
     const started = Date.now();
     const callId = timeOrderedId(started);
     const client = caller.clientName;
+    // Every line logged on the call's path names it as its activity row does.
+    const fields: CallFields = { callId, tool: name, ...(client ? { client } : {}) };
     events.publish({ type: 'tool_call_started', id: callId, tool: name, session: caller.id, client, args: secretPreview(JSON.stringify(parsed.data) ?? '', known), at: started });
     if (name === 'SetCallback') caller.hasCallbacks = true;
     let result: CallToolResult;
     let error: CallError | undefined;
     const output = this.registry.schemas(tool).output;
     try {
-      result = await tool.handler(parsed.data, this.context(caller, req.channel, settings, name));
+      result = await inCall(fields, () => tool.handler(parsed.data, this.context(caller, req.channel, settings, name)));
       const problem = output && !result.isError && !asksFirst(result) ? this.outputs.problem(output, result.structuredContent) : undefined;
       if (problem && problem !== UNCHECKED) {
         // The client would throw such a result away ("data must NOT have additional properties"):
         // it becomes an error the model can read and the plugin's author can act on.
         const message = `${name} returned a result that does not match the outputSchema it publishes: ${problem}. ${this.registry.isBuiltin(name) ? 'This is a bug in Pincer.' : 'Fix the tool\'s handler or its outputSchema.'}`;
-        log.warn(message);
+        log.warn(message, { ...fields });
         result = failure(message);
       }
       if (result.isError) error = { code: 'TOOL_FAILED', message: firstText(result) };
@@ -159,7 +161,7 @@ export class ToolCalls {
         result = asked(err);
         if (result.isError) error = { code: 'TOOL_FAILED', message: firstText(result) };
       } else {
-        if (!(err instanceof UserError)) log.error(`${name} failed`, { err });
+        if (!(err instanceof UserError)) log.error(`${name} failed`, { ...fields, err });
         // A write found pincer.db deleted or replaced (store/file-guard.ts): the call said so before it wrote anything.
         const unavailable = err instanceof UserError && err.code === 'STORE_UNAVAILABLE';
         const message = unavailable ? `${name}: ${err.message}` : err instanceof UserError ? err.message : `${name} failed: ${errorMessage(err)}`;

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { LogFile, logFileMaxBytes } from './log-file.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -130,8 +131,28 @@ function safeJsonText(v: Record<string, unknown>, stacks: string[]): string {
   }
 }
 
+/** What a tool call's log lines carry, whichever module writes them: its activity row's id, the tool, the client. */
+export interface CallFields {
+  callId: string;
+  tool: string;
+  client?: string;
+}
+
+const callScope = new AsyncLocalStorage<CallFields>();
+
+/**
+ * Runs one tool call (calls/calls.ts) so that every line logged on its path — the call core, the
+ * asking, the tool's own modules, a plugin's host side — names the call, and a failure in the log
+ * can be matched to its row in the dashboard's activity.
+ */
+export function inCall<T>(fields: CallFields, fn: () => T): T {
+  return callScope.run(fields, fn);
+}
+
 function write(level: LogLevel, scope: string, msg: string, extra?: Record<string, unknown>): void {
   if (ORDER[level] < ORDER[sink.level]) return;
+  const call = callScope.getStore();
+  if (call) extra = { ...call, ...extra };
   const time = new Date().toISOString();
   if (sink.file) {
     sink.file.write(jsonLine({ time, level, scope, msg, pid: process.pid, ...extra }));
