@@ -80,17 +80,29 @@ export function pincerEnv(home: string, extra: Record<string, string> = {}): Rec
   return { ...env, PINCER_HOME: home, HOME: home, BASH_CWD: home, PINCER_LOG_LEVEL: 'warn', ...extra };
 }
 
+// The real clock, taken before any test can put Node's fake timers in place (test/helpers/in-process.ts
+// fakeClock): a wait on a condition polls in real time whatever the clock under test does.
+const realSetTimeout = globalThis.setTimeout;
+const realNow = () => performance.now();
+
 export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+  return new Promise((r) => realSetTimeout(r, ms));
 }
 
+/**
+ * How long a wait on a condition may take by default: generous, because only a failing test ever
+ * waits that long, and a loaded CI machine (two cores shared with other builds) can take many times
+ * what an idle one does for a process to start or a file to appear.
+ */
+export const WAIT_MS = 60_000;
+
 /** Polls until `check` returns a truthy value or the time runs out (then throws with `what`). */
-export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
-  const end = Date.now() + timeoutMs;
+export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = WAIT_MS): Promise<NonNullable<T>> {
+  const end = realNow() + timeoutMs;
   for (;;) {
     const v = await check();
     if (v) return v as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (realNow() > end) throw new Error(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}`);
     await sleep(50);
   }
 }

@@ -3,26 +3,25 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
-import { connectV2, textOf } from './helpers/clients.js';
-import { readHubJson, tokenOf, stopHubOf } from './helpers/hub.js';
-import { tempHome, waitFor, pidAlive } from './helpers/env.js';
+import { textOf } from '../helpers/clients.js';
+import { waitFor } from '../helpers/env.js';
+import { fakeClock, inProcess, type InProcess } from '../helpers/in-process.js';
 
-const BRIDGE = { args: ['stdio'], env: { HTTP_PORT: 'auto' } };
+// The workflow tools' logic — TaskManager, PlanMode, SetCallback, InvokeSkill, AskUserQuestion — through
+// the real server factory and the SDK's v2 client, in-process. Timers run on a fake clock where a test
+// waits for time to pass (callbacks, the question timeout), so a loaded machine changes nothing.
 
 type S = Record<string, unknown>;
 const sc = (r: unknown) => (r as { structuredContent: S }).structuredContent;
 
-describe('TaskManager and PlanMode through pincer stdio', () => {
-  const h = tempHome();
+describe('TaskManager and PlanMode', () => {
+  let p: InProcess;
   let client: Client;
   before(async () => {
-    ({ client } = await connectV2({ home: h.home, ...BRIDGE }));
+    p = await inProcess();
+    ({ client } = await p.connect());
   });
-  after(async () => {
-    await client.close();
-    await stopHubOf(h.home);
-    h.cleanup();
-  });
+  after(() => p.close());
 
   const tm = (args: S) => client.callTool({ name: 'TaskManager', arguments: args });
 
@@ -89,8 +88,8 @@ describe('TaskManager and PlanMode through pincer stdio', () => {
     const json = JSON.parse(textOf(await pm({ action: 'json' })));
     assert.deepEqual(Object.keys(json), ['active', 'goal', 'plan_file', 'started_at']);
     assert.equal(json.active, true);
-    assert.match(textOf(await pm({ action: 'exit', plan_file: path.join(h.home, 'missing.md') })), /does not exist/);
-    const file = path.join(h.home, 'plan.md');
+    assert.match(textOf(await pm({ action: 'exit', plan_file: path.join(p.home, 'missing.md') })), /does not exist/);
+    const file = path.join(p.home, 'plan.md');
     fs.writeFileSync(file, '# Plan\n\n1. Split the lexer\n2. Add tests\n');
     const exited = await pm({ action: 'exit', plan_file: file });
     assert.match(textOf(exited), /Plan stored/);
@@ -104,11 +103,12 @@ describe('TaskManager and PlanMode through pincer stdio', () => {
   });
 });
 
-describe('SetCallback through pincer stdio', () => {
-  test('delay 1, repeat 3: three notifications/message to the session, and the next result starts with them', async () => {
-    const h = tempHome();
-    const { client } = await connectV2({ home: h.home, ...BRIDGE });
+describe('SetCallback', () => {
+  test('delay 1, repeat 3: three notifications/message to the session, and the next result starts with them', async (t) => {
+    const clock = fakeClock(t);
+    const p = await inProcess();
     try {
+      const { client } = await p.connect();
       const logs: string[] = [];
       client.setNotificationHandler('notifications/message', (n) => {
         logs.push(String(n.params.data));
@@ -117,8 +117,8 @@ describe('SetCallback through pincer stdio', () => {
       await client.setLoggingLevel('info');
       const set = await client.callTool({ name: 'SetCallback', arguments: { action: 'set', message: 'check the build', delay_seconds: 1, repeat_count: 3 } });
       assert.match(textOf(set), /Callback 0 set: "check the build" fires in 1 s, every 1 s, 3 times/);
-      await waitFor(() => logs.length >= 3, 'three callback notifications', 15_000);
-      await new Promise((r) => setTimeout(r, 1500));
+      // Three fires due within 3 s; the clock runs on well past them, and no fourth comes.
+      await clock.advance(6000);
       assert.equal(logs.length, 3, 'exactly three fires');
       for (const l of logs) assert.equal(l, '[Callback] Timer fired: check the build');
       const next = await client.callTool({ name: 'ListBgTasks', arguments: {} });
@@ -130,16 +130,14 @@ describe('SetCallback through pincer stdio', () => {
       assert.equal((after.content as unknown[]).length, 1, 'fires are delivered once');
       assert.match(textOf(await client.callTool({ name: 'SetCallback', arguments: { action: 'list' } })), /No active callbacks/);
     } finally {
-      await client.close();
-      await stopHubOf(h.home);
-      h.cleanup();
+      await p.close();
     }
   });
 
   test('list, cancel, slots and out-of-range values', async () => {
-    const h = tempHome();
-    const { client } = await connectV2({ home: h.home, ...BRIDGE, env: { ...BRIDGE.env, CALLBACK_MAX: '2' } });
+    const p = await inProcess({ env: { CALLBACK_MAX: '2' } });
     try {
+      const { client } = await p.connect();
       const cb = (args: S) => client.callTool({ name: 'SetCallback', arguments: args });
       await cb({ message: 'a', delay_seconds: 3600 });
       await cb({ message: 'b'.repeat(100), delay_seconds: 600, repeat_count: -1 });
@@ -176,21 +174,17 @@ describe('SetCallback through pincer stdio', () => {
         assert.match(textOf(r), re);
       }
     } finally {
-      await client.close();
-      await stopHubOf(h.home);
-      h.cleanup();
+      await p.close();
     }
   });
 });
 
 describe('InvokeSkill and skills as prompts', () => {
   test('a skill folder created while connected appears in tools/list and prompts/list after list_changed', async () => {
-    const h = tempHome();
-    const skills = path.join(h.home, 'skills');
-    fs.mkdirSync(path.join(skills, 'broken'), { recursive: true });
-    fs.writeFileSync(path.join(skills, 'broken', 'SKILL.md'), '---\nname: broken\ndescription: one\ndescription: two\n---\nbody\n');
-    const { client } = await connectV2({ home: h.home, ...BRIDGE });
+    const p = await inProcess({ watch: true, files: { 'skills/broken/SKILL.md': '---\nname: broken\ndescription: one\ndescription: two\n---\nbody\n' } });
     try {
+      const { client } = await p.connect();
+      const skills = path.join(p.home, 'skills');
       let toolsChanged = 0;
       let promptsChanged = 0;
       client.setNotificationHandler('notifications/tools/list_changed', () => void toolsChanged++);
@@ -202,11 +196,11 @@ describe('InvokeSkill and skills as prompts', () => {
       fs.mkdirSync(path.join(dir, 'scripts'), { recursive: true });
       fs.writeFileSync(path.join(dir, 'scripts', 'collect.sh'), 'git log --oneline\n');
       fs.writeFileSync(path.join(dir, 'SKILL.md'), '---\nname: release-notes\ndescription: Write release notes from the git log\n---\nWrite notes for version $ARGUMENTS.\n');
-      await waitFor(() => toolsChanged > 0 && promptsChanged > 0, 'list_changed for tools and prompts', 15_000);
+      await waitFor(() => toolsChanged > 0 && promptsChanged > 0, 'list_changed for tools and prompts');
       const desc = (await client.listTools()).tools.find((t) => t.name === 'InvokeSkill')!.description!;
       assert.match(desc, /Available skills:\n- release-notes: Write release notes from the git log/);
       const { prompts } = await client.listPrompts();
-      assert.deepEqual(prompts.map((p) => p.name), ['release-notes']);
+      assert.deepEqual(prompts.map((pr) => pr.name), ['release-notes']);
 
       const r = await client.callTool({ name: 'InvokeSkill', arguments: { skill_name: 'release-notes', arguments: '2.1' } });
       assert.match(textOf(r), /Write notes for version 2\.1\./);
@@ -217,23 +211,20 @@ describe('InvokeSkill and skills as prompts', () => {
 
       const missing = await client.callTool({ name: 'InvokeSkill', arguments: { skill_name: 'nope' } });
       assert.match(textOf(missing), /there is no skill "nope". Available: release-notes/);
-      fs.appendFileSync(path.join(h.home, 'pincer-env.txt'), 'SKILL_RELEASE_NOTES=false\n');
+      fs.appendFileSync(path.join(p.home, 'pincer-env.txt'), 'SKILL_RELEASE_NOTES=false\n');
       await waitFor(async () => textOf(await client.callTool({ name: 'InvokeSkill', arguments: { skill_name: 'release-notes' } })).includes('turned off (SKILL_RELEASE_NOTES=false)'), 'the skill to be turned off');
-      const log = fs.readFileSync(path.join(h.home, 'logs', 'hub.log'), 'utf8');
-      assert.match(log, /skill .*broken[\\/]SKILL\.md:4: front matter: Map keys must be unique/);
+      assert.match(p.logText(), /skill .*broken[\\/]SKILL\.md:4: front matter: Map keys must be unique/);
     } finally {
-      await client.close();
-      await stopHubOf(h.home);
-      h.cleanup();
+      await p.close();
     }
   });
 });
 
 describe('AskUserQuestion', () => {
   test('a client with elicitation gets elicitation/create and its answer comes back', async () => {
-    const h = tempHome();
-    const { client } = await connectV2({ home: h.home, ...BRIDGE, capabilities: { elicitation: { form: {} } } });
+    const p = await inProcess();
     try {
+      const { client } = await p.connect({ capabilities: { elicitation: { form: {} } } });
       let asked: S | undefined;
       client.setRequestHandler('elicitation/create', (req) => {
         asked = req.params as S;
@@ -259,16 +250,14 @@ describe('AskUserQuestion', () => {
       ]);
       assert.match(textOf(r), /The person answered:\n- Which database\?\n  → Postgres/);
     } finally {
-      await client.close();
-      await stopHubOf(h.home);
-      h.cleanup();
+      await p.close();
     }
   });
 
-  test('without elicitation the question waits in the hub until answered through its API; bad input is a clear error', async () => {
-    const h = tempHome();
-    const { client } = await connectV2({ home: h.home, ...BRIDGE });
+  test('bad questions_json is a clear error', async () => {
+    const p = await inProcess();
     try {
+      const { client } = await p.connect();
       for (const [json, re] of [
         ['not json', /not valid JSON/],
         ['[]', /ask 1 to 4 questions/],
@@ -280,51 +269,24 @@ describe('AskUserQuestion', () => {
         assert.equal(r.isError, true);
         assert.match(textOf(r), re);
       }
-      const progress: string[] = [];
-      const call = client.callTool(
-        { name: 'AskUserQuestion', arguments: { questions_json: JSON.stringify({ questions: [{ text: 'Deploy now?', options: ['yes', 'no'] }] }) } },
-        { onprogress: (p) => progress.push(p.message ?? ''), resetTimeoutOnProgress: true },
-      );
-      const hub = readHubJson(h.home)!;
-      const headers = { Authorization: `Bearer ${tokenOf(h.home)}`, 'Content-Type': 'application/json' };
-      const pending = await waitFor(async () => {
-        const q = await (await fetch(`${hub.url}/api/questions`, { headers })).json();
-        return q.pending.length ? q.pending : undefined;
-      }, 'the pending question');
-      assert.equal(pending[0].questions[0].question, 'Deploy now?');
-      const wrong = await fetch(`${hub.url}/api/questions/${pending[0].id}/answer`, { method: 'POST', headers, body: JSON.stringify({ answers: [{ question: 'Deploy now?', selected: 'maybe' }] }) });
-      assert.equal(wrong.status, 400);
-      const wrongBody = await wrong.json();
-      assert.match(wrongBody.error.message, /"maybe" is not an option/);
-      assert.equal(wrongBody.error.code, 'INVALID_INPUT');
-      const none = await fetch(`${hub.url}/api/questions/999999/answer`, { method: 'POST', headers, body: JSON.stringify({ decline: true }) });
-      assert.equal(none.status, 404);
-      assert.equal((await none.json()).error.code, 'NOT_FOUND');
-      const ok = await fetch(`${hub.url}/api/questions/${pending[0].id}/answer`, { method: 'POST', headers, body: JSON.stringify({ answers: [{ question: 'Deploy now?', selected: 'yes', other: 'after lunch' }] }) });
-      assert.equal(ok.status, 200);
-      const r = await call;
-      assert.deepEqual(sc(r).answers, [{ question: 'Deploy now?', selected: 'yes', other: 'after lunch' }]);
-      const again = await fetch(`${hub.url}/api/questions/${pending[0].id}/answer`, { method: 'POST', headers, body: JSON.stringify({ decline: true }) });
-      assert.equal(again.status, 409);
-      assert.equal((await again.json()).error.code, 'CONFLICT');
     } finally {
-      await client.close();
-      await stopHubOf(h.home);
-      h.cleanup();
+      await p.close();
     }
   });
 
-  test('ASK_TIMEOUT_S: nobody answered', async () => {
-    const h = tempHome();
-    const { client } = await connectV2({ home: h.home, ...BRIDGE, env: { ...BRIDGE.env, ASK_TIMEOUT_S: '5' } });
+  test('ASK_TIMEOUT_S: nobody answered', async (t) => {
+    const clock = fakeClock(t);
+    const p = await inProcess({ env: { ASK_TIMEOUT_S: '5' } });
     try {
-      const r = await client.callTool({ name: 'AskUserQuestion', arguments: { questions_json: JSON.stringify([{ question: 'Anyone?', options: ['a', 'b'] }]) } });
+      const { client } = await p.connect();
+      const call = client.callTool({ name: 'AskUserQuestion', arguments: { questions_json: JSON.stringify([{ question: 'Anyone?', options: ['a', 'b'] }]) } });
+      await p.pendingQuestion('Anyone?');
+      await clock.advance(5500);
+      const r = await call;
       assert.equal(sc(r).status, 'timeout');
       assert.match(textOf(r), /Nobody answered within 5 s/);
     } finally {
-      await client.close();
-      await stopHubOf(h.home);
-      h.cleanup();
+      await p.close();
     }
   });
 });

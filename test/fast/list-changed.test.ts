@@ -2,16 +2,20 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { connectV2, connectV1, textOf } from './helpers/clients.js';
-import { TOOL_COUNT } from './helpers/catalogue.js';
-import { tempHome, waitFor } from './helpers/env.js';
+import { textOf } from '../helpers/clients.js';
+import { TOOL_COUNT } from '../helpers/catalogue.js';
+import { waitFor } from '../helpers/env.js';
+import { inProcess } from '../helpers/in-process.js';
+
+// The settings file watched as a hub watches it: a change of TOOLS or TOOL_<NAME> reaches every
+// connected client as tools/list_changed, and the list and calls follow it.
 
 test('TOOL_BASH=false in the settings file removes Bash and sends tools/list_changed (v2 client)', async () => {
-  const h = tempHome();
-  const file = path.join(h.home, 'pincer-env.txt');
+  const p = await inProcess({ watch: true, settings: { STREAMING: 'true' } });
+  const file = path.join(p.home, 'pincer-env.txt');
   fs.writeFileSync(file, '# my settings\nSTREAMING=true\n');
-  const { client } = await connectV2({ home: h.home });
   try {
+    const { client } = await p.connect();
     let changed = 0;
     client.setNotificationHandler('notifications/tools/list_changed', () => {
       changed++;
@@ -32,16 +36,15 @@ test('TOOL_BASH=false in the settings file removes Bash and sends tools/list_cha
     const paused = await client.callTool({ name: 'ListBgTasks', arguments: {} });
     assert.match(textOf(paused), /serving is paused \(TOOLS=false\)/);
   } finally {
-    await client.close();
-    h.cleanup();
+    await p.close();
   }
 });
 
 test('the v1 client also receives tools/list_changed', async () => {
-  const h = tempHome();
-  const file = path.join(h.home, 'pincer-env.txt');
-  const { client } = await connectV1({ home: h.home });
+  const p = await inProcess({ watch: true });
+  const file = path.join(p.home, 'pincer-env.txt');
   try {
+    const { client } = await p.connectV1();
     const { ToolListChangedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
     let changed = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -51,7 +54,6 @@ test('the v1 client also receives tools/list_changed', async () => {
     await waitFor(() => changed > 0, 'notifications/tools/list_changed');
     assert.ok(!(await client.listTools()).tools.some((t) => t.name === 'KillBgTask'));
   } finally {
-    await client.close();
-    h.cleanup();
+    await p.close();
   }
 });
