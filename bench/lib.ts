@@ -34,19 +34,29 @@ export function machine(): string {
   return `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}`;
 }
 
-/** Spawns a stdio MCP server and measures spawn → first initialize answer, in ms. */
-export function coldStart(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+/** The opening request of each generation: 2025's `initialize`, 2026-07-28's `server/discover` (what the AI SDK probes with). */
+const OPENINGS = {
+  initialize: { message: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }, answered: 'protocolVersion' },
+  discover: {
+    message: { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } } },
+    answered: 'supportedVersions',
+  },
+} as const;
+
+/** Spawns a stdio MCP server and measures spawn → the answer to its opening request (initialize by default), in ms. */
+export function coldStart(command: string, args: string[], env: NodeJS.ProcessEnv, opening: keyof typeof OPENINGS = 'initialize'): Promise<number> {
+  const { message, answered } = OPENINGS[opening];
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
     let buf = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${args.join(' ')}: no initialize answer in 30 s`));
+      reject(new Error(`${args.join(' ')}: no ${opening} answer in 30 s`));
     }, 30_000);
     child.stdout.on('data', (d: Buffer) => {
       buf += d.toString();
-      if (buf.includes('"id":1') && buf.includes('protocolVersion')) {
+      if (buf.includes('"id":1') && buf.includes(answered)) {
         const ms = performance.now() - t0;
         clearTimeout(timer);
         child.stdin.end();
@@ -55,6 +65,6 @@ export function coldStart(command: string, args: string[], env: NodeJS.ProcessEn
       }
     });
     child.on('error', reject);
-    child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }) + '\n');
+    child.stdin.write(JSON.stringify(message) + '\n');
   });
 }

@@ -1,4 +1,4 @@
-import { benchColdStart } from './cold-start.js';
+import { benchColdStart, benchDiscover } from './cold-start.js';
 import { benchLatency } from './latency.js';
 import { benchStdioCalls } from './stdio-calls.js';
 import { benchThroughput } from './throughput.js';
@@ -16,11 +16,12 @@ import { benchDashboardTrust } from './dashboard-trust.js';
 import { machine } from './lib.js';
 
 // `npm run bench`: every benchmark, each against a peer measured in the same run.
-// BENCH_ONLY=cli,cold,firsttools,stdio,latency,throughput,output,idle,readdocs,readdocs-calls,durability picks some; bashtask, year, plugins and trust are only run when named.
-const only = new Set((process.env.BENCH_ONLY ?? 'cli,cold,firsttools,stdio,latency,throughput,output,idle,readdocs,readdocs-calls,durability').split(','));
+// BENCH_ONLY=cli,cold,discover,firsttools,stdio,latency,throughput,output,idle,readdocs,readdocs-calls,durability picks some; bashtask, year, plugins and trust are only run when named.
+const only = new Set((process.env.BENCH_ONLY ?? 'cli,cold,discover,firsttools,stdio,latency,throughput,output,idle,readdocs,readdocs-calls,durability').split(','));
 process.stdout.write(`Machine: ${machine()}\n`);
 if (only.has('cli')) await benchCliStart();
 if (only.has('cold')) await benchColdStart();
+if (only.has('discover')) await benchDiscover();
 if (only.has('firsttools')) await benchFirstTools();
 if (only.has('stdio')) await benchStdioCalls();
 if (only.has('latency')) await benchLatency();

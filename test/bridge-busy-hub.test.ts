@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { RawStdio } from './helpers/raw-stdio.js';
-import { tempHome } from './helpers/env.js';
+import { tempHome, waitFor } from './helpers/env.js';
 import { readHubJson, startHubProcess } from './helpers/hub.js';
 import { proveHub } from '../main/cli/hub-client.js';
 import { pincerPaths } from '../main/core/paths.js';
@@ -27,12 +29,14 @@ test('a hub that does not answer the identity check in time is asked again, not 
     // A client starts while the hub is still held: its handshake waits for the hub instead of failing.
     bridge = new RawStdio(h.home, ['stdio']);
     const initialized = bridge.initialize();
-    await new Promise((r) => setTimeout(r, 3000));
+    // Held until the bridge's first identity check (2 s) has found it silent: the bridge then starts a hub of
+    // its own (which finds the lock held and leaves), opening logs/hub-start.log for it.
+    await waitFor(() => fs.existsSync(path.join(paths.logsDir, 'hub-start.log')), "the bridge's first check to time out");
     process.kill(hub.child.pid!, 'SIGCONT');
     const init = await initialized;
     assert.ok(init.result, `initialize was answered once the hub answered: ${JSON.stringify(init)}`);
     bridge.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'echo busy-hub-answered' } } });
-    const r = await bridge.response(1, 40_000);
+    const r = await bridge.response(1);
     assert.match(JSON.stringify(r), /busy-hub-answered/, `the call reached the hub once it answered: ${JSON.stringify(r)}`);
     assert.equal(readHubJson(h.home)?.pid, hub.child.pid, 'no second hub was started for the folder');
   } finally {

@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { connectV2, textOf } from './helpers/clients.js';
 import { startHubProcess, stopHubOf, readHubJson, tokenOf } from './helpers/hub.js';
-import { tempHome, pincerEnv, PINCER_BIN, ROOT, waitFor, pidAlive, sleep } from './helpers/env.js';
+import { tempHome, pincerEnv, PINCER_BIN, ROOT, waitFor, pidAlive, quietFor, WAIT_MS } from './helpers/env.js';
 import { RawStdio } from './helpers/raw-stdio.js';
 import { notHere, onlyOn, skipUnless } from './helpers/prerequisites.js';
 import { boundProof } from '../main/core/hub-proof.js';
@@ -47,8 +47,8 @@ test('the bridge, relaying real calls, loads neither the SDK, zod, express, SQLi
     assert.equal(textOf(await client.callTool({ name: 'Bash', arguments: { command: 'echo relayed' } })), 'relayed');
     const bridgePid = transport.pid!;
     await client.close();
-    await new Promise((r) => setTimeout(r, 200));
-    assert.ok(!fs.existsSync(`/proc/${bridgePid}`) || fs.existsSync(log), 'the bridge exited and wrote its module list');
+    await waitFor(() => !pidAlive(bridgePid), 'the bridge to exit');
+    assert.ok(fs.existsSync(log), 'the bridge exited and wrote its module list');
     const loaded = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean);
     assert.ok(loaded.some((u) => u.endsWith('/dist/main/cli/bridge/hub-pipe.js')), 'the recorder saw the bridge modules');
     assert.deepEqual(forbiddenIn(loaded), []);
@@ -116,7 +116,7 @@ test('pincer with no arguments at a terminal prints help on stderr only, and sta
     const out = path.join(h.home, 'out.txt');
     const err = path.join(h.home, 'err.txt');
     const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-    const r = spawnSync('script', ['-qec', `${quote(process.execPath)} ${quote(PINCER_BIN)} >${quote(out)} 2>${quote(err)}`, '/dev/null'], { env: pincerEnv(h.home), timeout: 15_000 });
+    const r = spawnSync('script', ['-qec', `${quote(process.execPath)} ${quote(PINCER_BIN)} >${quote(out)} 2>${quote(err)}`, '/dev/null'], { env: pincerEnv(h.home), timeout: WAIT_MS });
     assert.equal(r.status, 0);
     assert.equal(fs.readFileSync(out, 'utf8'), '', 'nothing on stdout');
     assert.match(fs.readFileSync(err, 'utf8'), /Usage:\n {2}pincer/);
@@ -280,12 +280,16 @@ test('raw stdio through the bridge: answers arrive after stdin closes, a cancell
     await r.initialize();
     r.send('{not json');
     r.send('42');
-    r.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'sleep 3; echo late' } } });
-    await sleep(500);
+    const started = path.join(h.home, 'started');
+    const gate = path.join(h.home, 'gate');
+    r.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'Bash', arguments: { command: `touch ${started}; while [ ! -e ${gate} ]; do sleep 0.05; done; echo late` } } });
+    await waitFor(() => fs.existsSync(started), 'the call to run');
     r.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'test' } });
     r.send({ jsonrpc: '2.0', id: 8, method: 'ping' });
     assert.deepEqual((await r.response(8)).result, {});
-    await sleep(800);
+    // Had the cancel been lost, the command would now end and be answered.
+    fs.writeFileSync(gate, '');
+    await quietFor(800, 'an answer to the cancelled request');
     assert.equal(r.messages.filter((m) => m.id === 7).length, 0, 'nothing answers the cancelled request');
     const errors = r.messages.filter((m) => m.id === null).map((m) => (m.error as { code: number }).code);
     assert.deepEqual(errors.sort((a, b) => a - b), [-32700, -32600]);

@@ -6,7 +6,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { connectV2, connectV1, textOf } from './helpers/clients.js';
 import { readHubJson, stopHubOf, startHubProcess } from './helpers/hub.js';
 import net from 'node:net';
-import { tempHome, waitFor, pidAlive, sleep } from './helpers/env.js';
+import { tempHome, waitFor, pidAlive } from './helpers/env.js';
 import { tryHubLock } from '../main/hub/lock.js';
 import { pincerPaths } from '../main/core/paths.js';
 
@@ -90,11 +90,12 @@ test('when the hub dies mid-session the client gets clear errors, then the bridg
       const job = await client.callTool({ name: 'BackgroundBash', arguments: { command: 'sleep 300' } });
       const id = (job.structuredContent as { task_id: number }).task_id;
       const first = readHubJson(h.home)!;
-      const slow = client.callTool({ name: 'Bash', arguments: { command: 'sleep 20; echo late' } }).then(
+      const running = path.join(h.home, 'slow-started');
+      const slow = client.callTool({ name: 'Bash', arguments: { command: `touch ${running}; sleep 20; echo late` } }).then(
         (r) => ({ ok: true as const, text: textOf(r) }),
         (e: Error) => ({ ok: false as const, text: e.message }),
       );
-      await sleep(300);
+      await waitFor(() => fs.existsSync(running), 'the call to be in flight');
       process.kill(first.pid, 'SIGKILL');
       const outcome = await slow;
       assert.equal(outcome.ok, false, 'the call in flight fails instead of hanging');
@@ -103,7 +104,7 @@ test('when the hub dies mid-session the client gets clear errors, then the bridg
       const next = await waitFor(async () => {
         const r = await client.callTool({ name: 'ListBgTasks', arguments: {} }).catch(() => undefined);
         return r && !r.isError ? r : undefined;
-      }, 'the bridge to reach a new hub', 30_000);
+      }, 'the bridge to reach a new hub');
       const second = readHubJson(h.home)!;
       assert.notEqual(second.pid, first.pid);
       const row = (next.structuredContent as { tasks: { task_id: number; status: string }[] }).tasks.find((t) => t.task_id === id);
@@ -160,11 +161,12 @@ test('a hub handing over to a newcomer on the same port: the bridge moves to the
     const { client, transport } = await connectV2({ home: h.home, args: BRIDGE, env: { HTTP_PORT: String(port) } });
     try {
       const first = readHubJson(h.home)!;
-      const inFlight = client.callTool({ name: 'Bash', arguments: { command: 'sleep 1; echo finished' } }).then(
+      const running = path.join(h.home, 'in-flight-started');
+      const inFlight = client.callTool({ name: 'Bash', arguments: { command: `touch ${running}; sleep 1; echo finished` } }).then(
         (r) => ({ ok: true as const, text: textOf(r) }),
         (e: Error) => ({ ok: false as const, text: e.message }),
       );
-      await sleep(300);
+      await waitFor(() => fs.existsSync(running), 'the call to be in flight');
       // The old hub closes and a newcomer (as the desktop app would) takes the same port and data folder.
       // In a handover the newcomer is up by the time the bridge notices; pausing the bridge makes that so here.
       process.kill(transport.pid!, 'SIGSTOP');

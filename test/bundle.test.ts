@@ -90,7 +90,7 @@ test('npm run bundle makes a valid linux-x64 .mcpb whose server, run as Claude D
       const s = bgRead(read);
       output += s.output;
       return s.status !== 'running';
-    }, 'the background job to end', 20_000);
+    }, 'the background job to end');
     assert.equal(output, 'job-started\njob-done\n');
     // The hub the bundle started lives in the data folder the form named.
     assert.ok(fs.existsSync(path.join(home, '.pincer', 'pincer.db')));

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHubProcess } from './helpers/hub.js';
-import { tempHome, sleep, waitFor } from './helpers/env.js';
+import { tempHome, quietFor, waitFor } from './helpers/env.js';
 
 test('the dashboard cancels a callback through the same service as SetCallback: it stops firing and the tool sees it gone', async () => {
   const h = tempHome();
@@ -13,7 +13,7 @@ test('the dashboard cancels a callback through the same service as SetCallback: 
     const set = await tool({ action: 'set', message: 'ping', delay_seconds: 1, repeat_count: -1 });
     assert.equal(set.isError, false, JSON.stringify(set));
     const slot = (set.structuredContent as { callbacks: { callback_id: number }[] }).callbacks[0]!.callback_id;
-    await waitFor(async () => (await view()).recent.length >= 1, 'a first fire', 10_000);
+    await waitFor(async () => (await view()).recent.length >= 1, 'a first fire');
     const cancel = await fetch(`${hub.url}/api/callbacks/${slot}/cancel`, { method: 'POST', headers });
     assert.equal(cancel.status, 200);
     const fires = (await view()).recent.length;
@@ -23,7 +23,7 @@ test('the dashboard cancels a callback through the same service as SetCallback: 
     const twice = await fetch(`${hub.url}/api/callbacks/${slot}/cancel`, { method: 'POST', headers });
     assert.equal(twice.status, 404);
     // Two more periods: a cancelled callback never fires again.
-    await sleep(2500);
+    await quietFor(2500, 'a fire of the cancelled callback');
     assert.equal((await view()).recent.length, fires);
   } finally {
     await hub.stop();

@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { connectV2 } from './helpers/clients.js';
 import { startHubProcess } from './helpers/hub.js';
-import { tempHome, waitFor, sleep } from './helpers/env.js';
+import { tempHome, waitFor, quietFor } from './helpers/env.js';
 
 test('with a hub and a standalone pincer on one database, each fire happens once and reaches the session that set it', async () => {
   const h = tempHome();
@@ -15,8 +15,8 @@ test('with a hub and a standalone pincer on one database, each fire happens once
     client.setNotificationHandler('notifications/message', (n) => void logs.push(String(n.params.data)));
     await client.setLoggingLevel('info');
     await client.callTool({ name: 'SetCallback', arguments: { message: 'both processes race for this', delay_seconds: 1, repeat_count: 4 } });
-    await waitFor(() => logs.length >= 4, 'four notifications', 20_000);
-    await sleep(2000);
+    await waitFor(() => logs.length >= 4, 'four notifications');
+    await quietFor(2000, 'a fifth notification: each process polls every second');
     assert.equal(logs.length, 4);
     const db = new Database(path.join(h.home, 'pincer.db'), { readonly: true });
     const rows = db.prepare('SELECT fire_number FROM callback_fires ORDER BY fire_number').all() as { fire_number: number }[];

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { tempHome, PINCER_BIN, pincerEnv } from './helpers/env.js';
+import { tempHome, PINCER_BIN, pincerEnv, WAIT_MS } from './helpers/env.js';
 
-const pincer = (env: Record<string, string>, args: string[]) => spawnSync(process.execPath, [PINCER_BIN, ...args], { env, encoding: 'utf8', input: '', timeout: 30_000 });
+const pincer = (env: Record<string, string>, args: string[]) => spawnSync(process.execPath, [PINCER_BIN, ...args], { env, encoding: 'utf8', input: '', timeout: WAIT_MS });
 
 test('every usage mistake is one line naming what is wrong and "pincer help", exit 2, and makes no data folder', () => {
   const h = tempHome();

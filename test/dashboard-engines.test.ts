@@ -11,7 +11,7 @@ test('the Tools page shows each search engine: answering, resting after a CAPTCH
   const fake = await startFakeEngines(hits, { brave: 'captcha', mojeek: 'server-error' });
   const h = tempHome();
   const names = ['wikipedia', 'brave', 'mojeek'];
-  const env: Record<string, string> = { SEARCH_ENGINES: names.join(','), SEARCH_ENGINE_TIMEOUT_MS: '1500', SEARCH_DEADLINE_MS: '3000' };
+  const env: Record<string, string> = { SEARCH_ENGINES: names.join(','), SEARCH_ENGINE_TIMEOUT_MS: '60000', SEARCH_DEADLINE_MS: '60000' };
   for (const n of [...names, 'yahoo']) env[`SEARCH_URL_${n.toUpperCase()}`] = `${fake.base}/${n}`;
   const hub = await startHubProcess(h.home, env);
   const chromium = await launchChromium();

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { startHubProcess, type HubProcess } from './helpers/hub.js';
-import { tempHome } from './helpers/env.js';
+import { tempHome, WAIT_MS } from './helpers/env.js';
 import { launchChromium, watchProblems, signIn, shot } from './helpers/browser.js';
 
 /**
@@ -57,7 +57,7 @@ describe('the dashboard when the hub goes away and comes back', () => {
     await hub.stop();
     const banner = page.getByRole('alert').filter({ hasText: 'The hub is not answering' });
     // "At once": a generous deadline for a loaded machine; the page notices within about a second.
-    await banner.waitFor({ timeout: 8000 });
+    await banner.waitFor({ timeout: WAIT_MS });
     await page.locator('#serving-status.down', { hasText: 'Hub unreachable' }).waitFor();
     // Navigating while it is down shows the banner, never a raw exception.
     await page.getByRole('link', { name: 'Tools' }).click();
@@ -66,7 +66,7 @@ describe('the dashboard when the hub goes away and comes back', () => {
     await shot(page, 'dashboard-hub-down');
 
     hub = await startHubProcess(h.home, { HTTP_PORT: String(port) });
-    await banner.waitFor({ state: 'detached', timeout: 10_000 });
+    await banner.waitFor({ state: 'detached', timeout: WAIT_MS });
     // The session ended with the hub that issued it (a session that outlived its hub could be replayed by whoever
     // held the port meanwhile): the tab says so and how to sign in again, never a raw exception.
     const ended = page.locator('#session-ended');

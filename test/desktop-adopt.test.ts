@@ -106,19 +106,19 @@ describe('the tray app started after a client: it takes over the headless hub th
     let forcedErr = '';
     forced.stderr!.on('data', (d: Buffer) => (forcedErr += d.toString()));
     try {
-      await waitFor(() => fake.exited === 0, 'the tray app to quit after handing over', 30_000);
+      await waitFor(() => fake.exited === 0, 'the tray app to quit after handing over');
       assert.match(String(fake.notifications.at(-1)!.options.title), /handed over/);
       const info = await waitFor(() => {
         if (forced.exitCode !== null) throw new Error(`pincer serve --takeover exited ${forced.exitCode}: ${forcedErr}`);
         const j = readHubJson(h.home);
         return j && j.pid === forced.pid ? j : undefined;
-      }, 'the forced hub to run', 30_000);
+      }, 'the forced hub to run');
       assert.equal(info.port, desk.hub!.port);
     } finally {
       // The client's bridge goes before the hub it now talks to: it would start another for this folder.
       await closeStdioClient(bridge);
       forced.kill('SIGTERM');
-      await waitFor(() => forced.exitCode !== null || forced.signalCode !== null, 'the forced hub to stop', 15_000);
+      await waitFor(() => forced.exitCode !== null || forced.signalCode !== null, 'the forced hub to stop');
     }
   });
 });

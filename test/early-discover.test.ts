@@ -46,7 +46,7 @@ for (const args of [['stdio', '--standalone'], ['stdio']]) {
       assert.deepEqual(raw.nonJsonLines, []);
     } finally {
       raw.close();
-      await waitFor(() => raw.child.exitCode !== null, 'pincer stdio to exit', 10_000).catch(() => raw.child.kill());
+      await waitFor(() => raw.child.exitCode !== null, 'pincer stdio to exit').catch(() => raw.child.kill());
       await stopHubOf(h.home);
       h.cleanup();
     }

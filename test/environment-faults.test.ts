@@ -30,7 +30,7 @@ async function spawnHub(home: string, stdio: ['ignore', 'pipe' | 'ignore' | numb
     if (child.exitCode !== null) throw new Error(`pincer serve exited ${child.exitCode}: ${err}`);
     const j = readHubJson(home);
     return j && j.pid === child.pid ? j : undefined;
-  }, 'the hub to write hub.json', 20_000);
+  }, 'the hub to write hub.json');
   return {
     child,
     url: info.url,
@@ -39,7 +39,7 @@ async function spawnHub(home: string, stdio: ['ignore', 'pipe' | 'ignore' | numb
     async stop() {
       if (child.exitCode !== null || !child.pid) return;
       child.kill('SIGTERM');
-      await waitFor(() => child.exitCode !== null || !pidAlive(child.pid!), 'the hub to exit', 15_000);
+      await waitFor(() => child.exitCode !== null || !pidAlive(child.pid!), 'the hub to exit');
     },
   };
 }

@@ -45,7 +45,7 @@ async function serveFresh(home: string): Promise<{ url: string; headers: Record<
   const info = await waitFor(() => {
     const j = readHubJson(home);
     return j && j.pid === child.pid ? j : undefined;
-  }, 'the hub to start', 20_000);
+  }, 'the hub to start');
   await waitFor(async () => (await fetch(`${info.url}/api/mcp/health`).catch(() => undefined))?.ok, 'the hub to answer');
   return {
     url: info.url,

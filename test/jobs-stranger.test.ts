@@ -5,7 +5,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { connectV2, textOf } from './helpers/clients.js';
-import { tempHome, waitFor, pidAlive } from './helpers/env.js';
+import { tempHome, waitFor, pidAlive, quietFor } from './helpers/env.js';
 import { killTree } from '../main/tools/shell/process.js';
 import { processStartTime } from '../main/core/process-identity.js';
 import { withoutRunRecord } from '../main/tools/shell/jobs.js';
@@ -35,7 +35,7 @@ test('review finding 1: killTree signals a process group only, never the lone pi
   const stranger = spawn('sleep', ['300'], { stdio: 'ignore' });
   try {
     await killTree(stranger.pid!, 'SIGKILL');
-    await new Promise((r) => setTimeout(r, 200));
+    await quietFor(200, 'the stranger dying of a signal it must never get');
     assert.ok(pidAlive(stranger.pid!), 'the stranger was not signalled');
     assert.equal(stranger.signalCode, null);
   } finally {

@@ -36,7 +36,7 @@ test('with no perl on PATH the log cap holds: 3 MB of output, 100 kB kept, the d
       const r = await client.callTool({ name: 'ReadBgOutput', arguments: { task_id: id, wait_ms: 1000, max_bytes: 1048576 } });
       total += bgRead(r).output.length;
       return bgRead(r).status !== 'running' ? textOf(r) : undefined;
-    }, 'the job to end', 20_000);
+    }, 'the job to end');
     assert.equal(total, 102400, 'exactly the cap was kept');
     assert.match(done, /exited 7/);
     assert.match(done, /output beyond 102400 bytes was dropped \(JOB_LOG_MAX_BYTES\): 2\.\d MB not kept/);

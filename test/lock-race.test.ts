@@ -63,8 +63,9 @@ test('N hubs starting while another process briefly holds hub.lock: exactly one 
   }
 });
 
-// Bounded well under the ~10 s a starter used to wait for a hub that nobody was starting.
-test('a starter that found hub.lock held by something that is not a hub takes it once it is let go', { timeout: 6000 }, async () => {
+// On a fake clock: how long the starter waited is counted in its looks (every 100 ms), which a loaded
+// machine cannot stretch. It used to wait ~10 s for a hub that nobody was starting.
+test('a starter that found hub.lock held by something that is not a hub takes it at its next look once it is let go', { timeout: 120_000 }, async (t) => {
   const h = tempHome();
   const all = new Set<ChildProcess>();
   try {
@@ -73,9 +74,25 @@ test('a starter that found hub.lock held by something that is not a hub takes it
     // Another starter won the lock and then gave up before it served (it never writes hub.json).
     const other = await contender(h.home, 'claim', all);
     assert.deepEqual((await ask<{ won: boolean }>(other, 'go')).won, true);
-    setTimeout(() => void exit(other), 1000);
-    const claim = await claimHub(paths, { role: 'headless', takeover: 'never' });
+    t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
+    const settle = () => new Promise<void>((r) => setImmediate(r));
+    let claimed = false;
+    const claiming = claimHub(paths, { role: 'headless', takeover: 'never' }).finally(() => (claimed = true));
+    const look = async () => {
+      t.mock.timers.tick(100);
+      for (let i = 0; i < 3; i++) await settle();
+    };
+    for (let i = 0; i < 10; i++) await look();
+    assert.equal(claimed, false, 'no claim while the other starter holds the lock');
+    await exit(other);
+    let looks = 0;
+    while (!claimed && looks < 200) {
+      await look();
+      looks++;
+    }
+    const claim = await claiming;
     assert.ok(claim.lock, 'this starter holds the lock');
+    assert.ok(looks <= 2, `taken at the next look after the lock was let go, not ${looks} looks (${looks * 100} ms) later`);
     assert.equal(claim.handedOverBy, undefined);
     claim.lock.release();
   } finally {

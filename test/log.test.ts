@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { configureLogging, logger, logState, MAX_LINE_BYTES } from '../main/core/log.js';
-import { tempHome } from './helpers/env.js';
+import { tempHome, WAIT_MS } from './helpers/env.js';
 
 const lines = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
 
@@ -88,12 +88,12 @@ test('the last resort: a hub survives a few uncaught errors but exits (70) after
       installLastResort(logger('t'), { keepServing: ${keepServing}, maxPerMinute: 3 });
       for (let i = 0; i < 6; i++) setTimeout(() => { throw new Error('boom ' + i); }, 10 * (i + 1));
       setTimeout(() => process.exit(0), 500);`;
-    const hub = spawnSync(process.execPath, ['--input-type=module', '-e', script(true)], { encoding: 'utf8', timeout: 10_000 });
+    const hub = spawnSync(process.execPath, ['--input-type=module', '-e', script(true)], { encoding: 'utf8', timeout: WAIT_MS });
     assert.equal(hub.status, 70, hub.stderr);
     const hubLines = lines(path.join(h.home, 'true.log'));
     assert.equal(hubLines.filter((l) => l.msg === 'uncaught exception; still serving').length, 4);
     assert.match(String(hubLines.at(-1)!.msg), /4 uncaught errors within a minute: exiting/);
-    const relay = spawnSync(process.execPath, ['--input-type=module', '-e', script(false)], { encoding: 'utf8', timeout: 10_000 });
+    const relay = spawnSync(process.execPath, ['--input-type=module', '-e', script(false)], { encoding: 'utf8', timeout: WAIT_MS });
     assert.equal(relay.status, 70, relay.stderr);
     const relayLines = lines(path.join(h.home, 'false.log'));
     assert.deepEqual(relayLines.map((l) => [l.msg, (l.err as { message: string }).message]), [['uncaught exception', 'boom 0']]);

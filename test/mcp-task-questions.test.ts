@@ -231,7 +231,7 @@ test('an AskUserQuestion task survives a hub restart and a handover: the next hu
     // A handover: another `pincer serve` takes this headless hub over while the question waits; the new hub carries the task on.
     await d.close();
     const taker = await startHubProcess(h.home);
-    await waitFor(() => hub.child.exitCode !== null, 'the old hub to hand over and exit', 30_000);
+    await waitFor(() => hub.child.exitCode !== null, 'the old hub to hand over and exit');
     hub = taker;
     d = await v2Driver(hub);
     assert.equal((await get(d, waiting)).status, 'input_required');
@@ -267,7 +267,7 @@ test('a pincer stdio --standalone started beside the hub leaves the waiting task
     standalone = new RawStdio(h.home, ['stdio', '--standalone']);
     await standalone.initialize();
     standalone.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'echo standalone-up' } } });
-    assert.match(JSON.stringify(await standalone.response(1, 30_000)), /standalone-up/);
+    assert.match(JSON.stringify(await standalone.response(1)), /standalone-up/);
     // Still the hub's: waiting, and answered through the hub.
     assert.equal((await get(d, taskId)).status, 'input_required', 'the standalone process did not fail the task of the hub');
     assert.equal(ownerOf(), hubOwner, 'the standalone process did not take the task of the hub over');

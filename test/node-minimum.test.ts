@@ -133,7 +133,7 @@ test('a bridge on a Node too old for Pincer starts the hub with the checkout\'s 
       assert.match(note[0]!, new RegExp(`Node\\.js 20\\.20\\.2 \\(.*\\), older than it needs \\(${MIN_NODE.replace('.', '\\.')}\\); the hub runs on Node\\.js 24`));
     } finally {
       raw.child.kill();
-      await waitFor(() => raw.child.exitCode !== null || raw.child.signalCode !== null, 'the bridge to exit', 10_000).catch(() => undefined);
+      await waitFor(() => raw.child.exitCode !== null || raw.child.signalCode !== null, 'the bridge to exit').catch(() => undefined);
     }
   } finally {
     await stopHubOf(h.home);

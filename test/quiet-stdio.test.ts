@@ -21,7 +21,7 @@ for (const mode of ['bridge', 'standalone'] as const) {
     raw.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'echo quiet' } } });
     assert.match(JSON.stringify(await raw.response(2)), /quiet/);
     raw.close();
-    await waitFor(() => raw.child.exitCode !== null, 'pincer stdio to exit', 10_000);
+    await waitFor(() => raw.child.exitCode !== null, 'pincer stdio to exit');
     return raw.stderr;
   }
 

@@ -38,7 +38,7 @@ test('pincer serve --port/--host: a one-off listen address; the banner names the
     assert.equal(body.content[0]!.text, 'port=unset host=unset');
   } finally {
     child.kill('SIGTERM');
-    await waitFor(() => child.exitCode !== null || !pidAlive(child.pid!), 'the hub to stop', 15_000);
+    await waitFor(() => child.exitCode !== null || !pidAlive(child.pid!), 'the hub to stop');
     h.cleanup();
   }
 });
@@ -61,13 +61,13 @@ test('pincer serve --quiet --port auto prints one line, the address it chose, an
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   try {
-    const info = await waitFor(() => readHubJson(h.home), 'the hub to write hub.json', 20_000);
+    const info = await waitFor(() => readHubJson(h.home), 'the hub to write hub.json');
     await waitFor(() => out.includes('\n'), 'the address line');
     assert.equal(out, `${info.url}\n`);
     assert.ok((await fetch(`${out.trim()}/api/mcp/health`)).ok, 'the line is the address a script can use');
   } finally {
     child.kill('SIGTERM');
-    await waitFor(() => child.exitCode !== null || !pidAlive(child.pid!), 'the hub to stop', 15_000);
+    await waitFor(() => child.exitCode !== null || !pidAlive(child.pid!), 'the hub to stop');
     h.cleanup();
   }
 });
@@ -96,7 +96,7 @@ test("a hub that cannot get its predecessor's port after a handover says which p
     });
   let squat: Promise<boolean> = Promise.resolve(false);
   try {
-    await waitFor(() => readHubJson(h.home)?.pid === first.pid, 'the first hub', 20_000);
+    await waitFor(() => readHubJson(h.home)?.pid === first.pid, 'the first hub');
     squat = (async () => {
       for (let i = 0; i < 2000 && squatting; i++) {
         if (await tryListen()) return true;
@@ -111,7 +111,7 @@ test("a hub that cannot get its predecessor's port after a handover says which p
     const info = await waitFor(() => {
       const j = readHubJson(h.home);
       return j && j.pid === second!.pid ? j : undefined;
-    }, 'the second hub', 30_000);
+    }, 'the second hub');
     assert.ok(await squat, 'the squatter got the port');
     assert.notEqual(info.port, port);
     await waitFor(() => err.includes('need the new address'), 'the warning');
@@ -122,7 +122,7 @@ test("a hub that cannot get its predecessor's port after a handover says which p
     squatter.close();
     for (const c of [first, second]) {
       if (c?.pid && c.exitCode === null) c.kill('SIGTERM');
-      if (c?.pid) await waitFor(() => c.exitCode !== null || !pidAlive(c.pid!), 'a hub to stop', 15_000);
+      if (c?.pid) await waitFor(() => c.exitCode !== null || !pidAlive(c.pid!), 'a hub to stop');
     }
     h.cleanup();
   }

@@ -11,14 +11,14 @@ import { spawnSync } from 'node:child_process';
 import { startHubProcess, readHubJson, stopHubOf } from './helpers/hub.js';
 import { connectV2, textOf } from './helpers/clients.js';
 import { launchChromium, signIn } from './helpers/browser.js';
-import { tempHome, waitFor, pidAlive, pincerEnv, PINCER_BIN } from './helpers/env.js';
+import { tempHome, waitFor, pidAlive, pincerEnv, PINCER_BIN, WAIT_MS } from './helpers/env.js';
 import { startHub } from '../main/hub/hub.js';
 
 const TOKEN = 'settings-hub-test-token-0123456789';
 const PROTO_KEYS = 'constructor=1\ntoString=1\n__proto__=1\nhasOwnProperty=1\n';
 
 function pincer(home: string, args: string[]): { status: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, [PINCER_BIN, ...args], { env: pincerEnv(home), cwd: home, encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(process.execPath, [PINCER_BIN, ...args], { env: pincerEnv(home), cwd: home, encoding: 'utf8', timeout: WAIT_MS });
   return { status: r.status, out: r.stdout, err: r.stderr };
 }
 

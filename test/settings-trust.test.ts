@@ -5,7 +5,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { Settings, SettingsError, MAX_PROJECT_VIEWS, lintText, type SettingDiagnostic } from '../main/core/settings/settings.js';
 import { SETTINGS, PATTERN_SETTINGS, specFor } from '../main/core/settings/schema.js';
-import { tempHome, waitFor } from './helpers/env.js';
+import { tempHome, waitFor, WAIT_MS } from './helpers/env.js';
 
 /** A user file and a project folder with its `.pincer/pincer-env.txt`, in a fresh home. */
 function setup(userText: string, projectText: string | undefined, env: NodeJS.ProcessEnv = {}) {
@@ -137,9 +137,9 @@ test('a project may narrow: lower numbers, switches toward safe, a subset of eng
   }
 });
 
-/** Busy-polls a synchronous check for up to 3 s (views re-read a file at most every 500 ms). */
+/** Busy-polls a synchronous check (views re-read a file at most every 500 ms), WAIT_MS at most. */
 function await_<T>(check: () => T | undefined): T {
-  const end = Date.now() + 3000;
+  const end = Date.now() + WAIT_MS;
   for (;;) {
     const v = check();
     if (v !== undefined) return v;

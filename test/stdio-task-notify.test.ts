@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { tempHome, waitFor } from './helpers/env.js';
 import { readHubJson, startHubProcess } from './helpers/hub.js';
 import { RawStdio } from './helpers/raw-stdio.js';
@@ -21,17 +23,23 @@ const envelope = (tasks = true) => ({
 });
 const request = (id: number | string, method: string, params: Record<string, unknown>, tasks = true) => ({ jsonrpc: '2.0', id, method, params: { ...params, _meta: envelope(tasks) } });
 
-async function notifiesOverStdio(raw: RawStdio): Promise<void> {
+/** A command that runs until `gate` exists, then prints done: the test decides when the task completes. */
+const gated = (gate: string) => `while [ ! -e '${gate}' ]; do sleep 0.05; done; echo done`;
+
+async function notifiesOverStdio(raw: RawStdio, home: string): Promise<void> {
   const all = () => raw.messages as Message[];
-  raw.send(request(1, 'tools/call', { name: 'Bash', arguments: { command: 'sleep 2; echo done', timeout: 60_000 } }));
-  const call = (await raw.response(1, 30_000)) as Message;
+  const gate = path.join(home, 'gate');
+  raw.send(request(1, 'tools/call', { name: 'Bash', arguments: { command: gated(gate), timeout: 60_000 } }));
+  const call = (await raw.response(1)) as Message;
   assert.equal(call.result?.resultType, 'task', `Bash past BASH_TASK_AFTER_MS is answered with a task: ${JSON.stringify(call)}`);
   const taskId = (call.result as { taskId?: string }).taskId;
   assert.equal(typeof taskId, 'string');
 
   raw.send(request(2, 'subscriptions/listen', { notifications: { taskIds: [taskId, 'no-such-task'], toolsListChanged: true } }));
   const ofListen = () => all().filter((m) => m.params?._meta?.[SUBSCRIPTION] === 2);
-  const done = await waitFor(() => ofListen().find((m) => m.method === 'notifications/tasks' && m.params?.status === 'completed'), 'notifications/tasks saying the task completed', 30_000);
+  await waitFor(() => ofListen().some((m) => m.method === 'notifications/tasks'), 'the task as the listen found it');
+  fs.writeFileSync(gate, '');
+  const done = await waitFor(() => ofListen().find((m) => m.method === 'notifications/tasks' && m.params?.status === 'completed'), 'notifications/tasks saying the task completed');
   const seen = ofListen();
   assert.equal(seen[0]?.method, 'notifications/subscriptions/acknowledged', 'the acknowledgement comes first');
   assert.deepEqual(seen[0]?.params?.notifications, { taskIds: [taskId], toolsListChanged: true }, 'it lists the known task only');
@@ -67,12 +75,12 @@ test('pincer stdio (bridge + hub): subscriptions/listen with taskIds gets notifi
   const hub = await startHubProcess(h.home, { BASH_TASK_AFTER_MS: '300' });
   const raw = new RawStdio(h.home, ['stdio']);
   try {
-    await notifiesOverStdio(raw);
+    await notifiesOverStdio(raw, h.home);
     assert.equal(readHubJson(h.home)?.pid, hub.child.pid, "served by the test's hub through the bridge");
   } finally {
     raw.close();
     // The bridge goes first: one that outlived its hub would start another.
-    await waitFor(() => raw.child.exitCode !== null, 'the bridge to exit', 15_000).catch(() => raw.child.kill());
+    await waitFor(() => raw.child.exitCode !== null, 'the bridge to exit').catch(() => raw.child.kill());
     await hub.stop();
     h.cleanup();
   }
@@ -82,10 +90,10 @@ test('pincer stdio --standalone: subscriptions/listen with taskIds gets notifica
   const h = tempHome();
   const raw = new RawStdio(h.home, ['stdio', '--standalone'], { BASH_TASK_AFTER_MS: '300' });
   try {
-    await notifiesOverStdio(raw);
+    await notifiesOverStdio(raw, h.home);
   } finally {
     raw.close();
-    await waitFor(() => raw.child.exitCode !== null, 'the standalone process to exit', 15_000).catch(() => raw.child.kill());
+    await waitFor(() => raw.child.exitCode !== null, 'the standalone process to exit').catch(() => raw.child.kill());
     h.cleanup();
   }
 });
@@ -111,7 +119,8 @@ test("the SDK's own Client over its stdio transport: listen({ taskIds }) through
       if ((m as Message).id === 'raw-call') call = m as Message;
       else deliver(m);
     };
-    await transport.send(request('raw-call', 'tools/call', { name: 'Bash', arguments: { command: 'sleep 2; echo done', timeout: 60_000 } }) as Parameters<typeof transport.send>[0]);
+    const gate = path.join(h.home, 'gate');
+    await transport.send(request('raw-call', 'tools/call', { name: 'Bash', arguments: { command: gated(gate), timeout: 60_000 } }) as Parameters<typeof transport.send>[0]);
     await waitFor(() => call, 'the task answer on the raw request');
     const taskId = call?.result?.taskId;
     assert.equal(typeof taskId, 'string', `Bash answered with a task: ${JSON.stringify(call)}`);
@@ -119,7 +128,9 @@ test("the SDK's own Client over its stdio transport: listen({ taskIds }) through
     const other = await rpc(hub, 'tasks/get', { taskId: String(taskId) });
     assert.equal(other.error?.code, -32602, 'another client gets "unknown task"');
     const subscription = await client.listen({ taskIds: [taskId] } as Parameters<typeof client.listen>[0]);
-    const done = await waitFor(() => seen.find((n) => n.method === 'notifications/tasks' && n.params?.status === 'completed'), 'notifications/tasks saying the task completed', 30_000);
+    await waitFor(() => seen.some((n) => n.method === 'notifications/tasks'), 'the task as the listen found it');
+    fs.writeFileSync(gate, '');
+    const done = await waitFor(() => seen.find((n) => n.method === 'notifications/tasks' && n.params?.status === 'completed'), 'notifications/tasks saying the task completed');
     assert.equal(done.params?.taskId, taskId);
     assert.equal((done.params?.result as { content: { text: string }[] }).content[0]?.text, 'done');
     assert.equal(seen.find((n) => n.method === 'notifications/tasks')?.params?.status, 'working', 'the task as it was when the listen opened comes first');

@@ -8,7 +8,7 @@ import WebSocket from 'ws';
 import { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startHubProcess, tokenOf } from './helpers/hub.js';
-import { tempHome, sleep, waitFor, PINCER_BIN, pincerEnv } from './helpers/env.js';
+import { tempHome, sleep, quietFor, settles, waitFor, PINCER_BIN, pincerEnv } from './helpers/env.js';
 import { connectV2, textOf } from './helpers/clients.js';
 
 // Issue 11, written as the attacks: each test is one way in or one way down that must stay shut.
@@ -94,8 +94,8 @@ test('pincer token rotate closes the WebSocket, the event stream and the MCP ses
       return t !== oldToken ? t : undefined;
     }, 'the new token in the settings file');
 
-    assert.equal(await Promise.race([wsClosed, sleep(8000).then(() => -1)]), 4001, 'the WebSocket is closed by the hub');
-    assert.equal(await Promise.race([streamEnded, sleep(8000).then(() => false)]), true, 'the event stream is ended by the hub');
+    assert.equal(await settles(wsClosed, 'the hub to close the WebSocket'), 4001, 'the WebSocket is closed by the hub');
+    assert.equal(await settles(streamEnded, 'the hub to end the event stream'), true, 'the event stream is ended by the hub');
     // The old session is gone whatever token comes with it; the old token opens nothing new.
     const reuse = await fetch(`${hub.url}/mcp`, { method: 'POST', headers: { Authorization: `Bearer ${newToken}`, 'Mcp-Session-Id': sessionId, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }) });
     assert.equal(reuse.status, 404);
@@ -115,29 +115,33 @@ test('pincer token rotate closes the WebSocket, the event stream and the MCP ses
   }
 });
 
-test('a thousand half-open sockets from one local process do not keep a real client from its tools/call (within 2 s)', async () => {
+test('a thousand half-open sockets from one local process do not keep a real client from its tools/call (it is served while they are held open)', async () => {
   const h = tempHome();
   const hub = await startHubProcess(h.home);
   const sockets: net.Socket[] = [];
-  const deadline = Date.now() + 60_000;
+  let closed = 0;
   try {
-    for (let i = 0; i < 1000 && Date.now() < deadline; i++) {
+    for (let i = 0; i < 1000; i++) {
       const s = net.connect(hub.port, '127.0.0.1');
       s.on('error', () => undefined);
+      s.on('close', () => closed++);
       sockets.push(s);
       // Half of them start a request and never finish it.
       if (i % 2) s.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${hub.port}\r\n`);
       if (i % 100 === 99) await sleep(10);
     }
-    await sleep(300);
+    await quietFor(300, 'the burst accepted by the hub meanwhile; accepted later, it would only let the client in more easily');
     const client = new Client({ name: 'flood-victim', version: '1' });
     const transport = new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } });
     const started = Date.now();
     await client.connect(transport);
-    const result = await client.callTool({ name: 'Bash', arguments: { command: 'echo served' } }, { timeout: 2000 });
-    const took = Date.now() - started;
+    const result = await client.callTool({ name: 'Bash', arguments: { command: 'echo served' } });
+    const closedByThen = closed;
     assert.match(textOf(result), /served/);
-    assert.ok(took < 2000, `the real client was answered in ${took} ms`);
+    // Served because the hub serves others beside such sockets, not because it waited them out (headersTimeout
+    // closes them after 15 s): most of them are still open. How long it took is the bench's business, not a bound here.
+    assert.ok(closedByThen < sockets.length / 2, `the real client was served only after ${closedByThen} of the ${sockets.length} sockets had been closed`);
+    console.log(`# the real client was served in ${Date.now() - started} ms beside ${sockets.length - closedByThen} open half-open sockets`);
     await client.close();
   } finally {
     for (const s of sockets) s.destroy();
@@ -212,14 +216,17 @@ test('a pincer.db replaced or deleted under a standalone pincer: a read answers 
   }
 });
 
-test('a pincer.db deleted under an idle standalone pincer is found within a second: the next call, a read, says so', async () => {
+test('a pincer.db deleted under an idle standalone pincer is found by its check every second: a later call, a read, says so', async () => {
   const h = tempHome();
   const { client } = await connectV2({ home: h.home });
   try {
     assert.ok(!(await client.callTool({ name: 'TaskManager', arguments: { action: 'create', text: 'kept' } })).isError);
     fs.rmSync(path.join(h.home, 'pincer.db'));
-    await sleep(1500);
-    const read = await client.callTool({ name: 'ListBgTasks', arguments: {} });
+    // Reads never look at the file themselves: only the periodic check can make one say so.
+    const read = await waitFor(async () => {
+      const r = await client.callTool({ name: 'ListBgTasks', arguments: {} });
+      return r.isError ? r : undefined;
+    }, 'a read to report the deleted database');
     assert.equal(read.isError, true);
     assert.match(textOf(read), /pincer\.db was deleted while Pincer was running.*Restart Pincer/);
   } finally {
@@ -232,11 +239,15 @@ test('a Bash call that finished while Pincer was suspended past its timeout repo
   const h = tempHome();
   const { client, transport } = await connectV2({ home: h.home });
   try {
-    const pending = client.callTool({ name: 'Bash', arguments: { command: 'sleep 0.3; echo finished-in-time', timeout: 1000 } });
-    await sleep(100);
+    const started = path.join(h.home, 'started');
+    const done = path.join(h.home, 'done');
+    const pending = client.callTool({ name: 'Bash', arguments: { command: `touch ${started}; sleep 0.3; echo finished-in-time; touch ${done}`, timeout: 1000 } });
+    await waitFor(() => fs.existsSync(started), 'the command to start');
     const pid = transport.pid!;
     process.kill(pid, 'SIGSTOP');
-    await sleep(2500);
+    const stoppedAt = Date.now();
+    // The command ends, and the call's timeout passes, while Pincer is held.
+    await waitFor(() => fs.existsSync(done) && Date.now() - stoppedAt > 2000, 'the command to finish and its call\'s 1 s timeout to pass while Pincer is stopped');
     process.kill(pid, 'SIGCONT');
     const result = (await pending) as { structuredContent: { exit_code: number | null; timed_out: boolean } };
     assert.match(textOf(result), /finished-in-time/);
@@ -252,11 +263,13 @@ test('200 sessions open at once: no MaxListenersExceededWarning, and all of them
   const h = tempHome();
   const hub = await startHubProcess(h.home, { PINCER_LOG_LEVEL: 'info' });
   const clients: { client: Client; transport: StreamableHTTPClientTransport }[] = [];
+  let heard = 0;
   try {
     for (let i = 0; i < 200; i += 20) {
       await Promise.all(
         Array.from({ length: 20 }, async () => {
           const client = new Client({ name: `many-${i}`, version: '1' });
+          client.setNotificationHandler('notifications/tools/list_changed', () => void heard++);
           const transport = new StreamableHTTPClientTransport(new URL(`${hub.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } });
           await client.connect(transport);
           clients.push({ client, transport });
@@ -265,7 +278,7 @@ test('200 sessions open at once: no MaxListenersExceededWarning, and all of them
     }
     // A change every session hears of.
     fs.appendFileSync(path.join(h.home, 'pincer-env.txt'), 'TOOL_WEBSEARCH=false\n');
-    await sleep(2500);
+    await waitFor(() => heard >= 200, 'every session to hear tools/list_changed');
     // Counts are told to the token only (an unauthenticated caller learns liveness and the identity proof).
     assert.equal((await (await fetch(`${hub.url}/api/mcp/health`, { headers: { Authorization: `Bearer ${hub.token}` } })).json()).sessions, 200);
     assert.doesNotMatch(hub.stderr(), /MaxListenersExceededWarning/);

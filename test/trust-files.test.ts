@@ -8,14 +8,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { startHubProcess, tokenOf } from './helpers/hub.js';
-import { tempHome, pincerEnv, PINCER_BIN, waitFor } from './helpers/env.js';
+import { tempHome, pincerEnv, PINCER_BIN, waitFor, WAIT_MS } from './helpers/env.js';
 import { launchChromium, signIn } from './helpers/browser.js';
 import { notHere, onlyOn, IS_ROOT } from './helpers/prerequisites.js';
 import { FakeElectron, isolateHome } from './helpers/fake-electron.js';
 import { startDesktop } from '../main/desktop/app.js';
 
 function pincer(home: string, args: string[]): { status: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, [PINCER_BIN, ...args], { env: pincerEnv(home), cwd: home, encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(process.execPath, [PINCER_BIN, ...args], { env: pincerEnv(home), cwd: home, encoding: 'utf8', timeout: WAIT_MS });
   return { status: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -208,7 +208,7 @@ const notRoot = notHere(onlyOn(['linux', 'darwin', 'freebsd'], 'POSIX owners and
 /** Every pincer command that opens the data folder refuses it, naming the path, the owner and what to do, and reads nothing from it. */
 function assertRefused(home: string, culprit: string, token?: string, owner = STRANGER): void {
   for (const args of [['token'], ['status'], ['serve', '--quiet'], ['stdio', '--standalone']]) {
-    const r = spawnSync(process.execPath, [PINCER_BIN, ...args], { env: pincerEnv(home, { HTTP_PORT: 'auto' }), cwd: path.dirname(home), encoding: 'utf8', timeout: 30_000, input: '' });
+    const r = spawnSync(process.execPath, [PINCER_BIN, ...args], { env: pincerEnv(home, { HTTP_PORT: 'auto' }), cwd: path.dirname(home), encoding: 'utf8', timeout: WAIT_MS, input: '' });
     assert.equal(r.status, 1, `pincer ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
     assert.ok(r.stderr.includes(`${culprit} belongs to ${owner === 0 ? 'root (uid 0)' : `uid ${owner}`}, not to you (uid ${process.getuid!()})`), `pincer ${args.join(' ')} (${culprit}): ${r.stderr} ${r.stdout}`);
     assert.match(r.stderr, /run commands as you, so Pincer will not use it\. (Use a folder of your own|Remove it)/);

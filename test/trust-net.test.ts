@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { startHubProcess, type HubProcess } from './helpers/hub.js';
-import { tempHome } from './helpers/env.js';
+import { tempHome, waitFor, WAIT_MS } from './helpers/env.js';
 import { openRawPipe } from './helpers/raw-pipe.js';
 import { signInWithCode } from './helpers/dashboard-client.js';
 import { signInLink } from './helpers/browser.js';
@@ -26,8 +26,8 @@ async function openSession(hub: HubProcess): Promise<Record<string, string>> {
   return headers;
 }
 
-/** A Bash call that waits until `gate` exists, then prints `word`. */
-const gated = (id: number, gate: string, word: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'Bash', arguments: { command: `while [ ! -e '${gate}' ]; do sleep 0.05; done; echo ${word}` } } });
+/** A Bash call that says it runs (`<gate>.started`), waits until `gate` exists, then prints `word`. */
+const gated = (id: number, gate: string, word: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'Bash', arguments: { command: `touch '${gate}.started'; while [ ! -e '${gate}' ]; do sleep 0.05; done; echo ${word}` } } });
 const quick = (id: number, word: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'Bash', arguments: { command: `echo ${word}` } } });
 
 test('the same JSON-RPC id twice in flight: /mcp refuses the second with an error naming the id, the first gets its own answer, the pipe and the WebSocket answer both', { timeout: 90_000 }, async () => {
@@ -38,9 +38,9 @@ test('the same JSON-RPC id twice in flight: /mcp refuses the second with an erro
     const headers = await openSession(hub);
     const gate = path.join(h.home, 'gate-http');
     const first = fetch(`${hub.url}/mcp`, { method: 'POST', headers, body: JSON.stringify(gated(7, gate, 'first')) }).then((r) => r.text());
-    // The first is in flight once its Bash runs (the hub streams its answer after HTTP_STREAM_AFTER_MS).
-    await new Promise((r) => setTimeout(r, 500));
-    const second = await fetch(`${hub.url}/mcp`, { method: 'POST', headers, body: JSON.stringify(quick(7, 'second')), signal: AbortSignal.timeout(10_000) });
+    // The first is in flight once its Bash runs.
+    await waitFor(() => fs.existsSync(`${gate}.started`), 'the first call to run');
+    const second = await fetch(`${hub.url}/mcp`, { method: 'POST', headers, body: JSON.stringify(quick(7, 'second')), signal: AbortSignal.timeout(WAIT_MS) });
     assert.equal(second.status, 400);
     const refused = (await second.json()) as { id: unknown; error: { message: string } };
     assert.equal(refused.id, 7);
@@ -79,10 +79,7 @@ test('the same JSON-RPC id twice in flight: /mcp refuses the second with an erro
     const wsGate = path.join(h.home, 'gate-ws');
     ws.send(JSON.stringify(gated(7, wsGate, 'first')));
     ws.send(JSON.stringify(quick(7, 'second')));
-    const until = async (word: string) => {
-      for (let i = 0; i < 200 && !seen.some((m) => m.includes(`"id":7`) && m.includes(word)); i++) await new Promise((r) => setTimeout(r, 50));
-      assert.ok(seen.some((m) => m.includes(`"id":7`) && m.includes(word)), `the WebSocket answer "${word}": ${seen.join('\n')}`);
-    };
+    const until = (word: string) => waitFor(() => seen.some((m) => m.includes(`"id":7`) && m.includes(word)), `the WebSocket answer "${word}" (seen so far: ${seen.join('\n')})`);
     await until('second');
     fs.writeFileSync(wsGate, '');
     await until('first');
@@ -180,7 +177,8 @@ test('4 200 keep-alive sockets, each holding half of its second request, do not 
       new Promise<void>((resolve) => {
         const s = net.connect(hub.port, '127.0.0.1');
         sockets.push(s);
-        const t = setTimeout(resolve, 10_000);
+        // A socket the hub never answered is left as it is (one attacker fewer), at the latest after WAIT_MS.
+        const t = setTimeout(resolve, WAIT_MS);
         s.on('error', () => undefined);
         s.on('close', () => {
           clearTimeout(t);
@@ -204,14 +202,14 @@ test('4 200 keep-alive sockets, each holding half of its second request, do not 
     const headers = hub.headers({ Accept: 'application/json, text/event-stream' });
     const results = await Promise.all(
       Array.from({ length: 11 }, async (_, i) => {
-        const r = await fetch(`${hub.url}/mcp`, { method: 'POST', headers: { ...headers, Connection: 'close' }, body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }), signal: AbortSignal.timeout(30_000) }).catch((err: Error) => err);
+        const r = await fetch(`${hub.url}/mcp`, { method: 'POST', headers: { ...headers, Connection: 'close' }, body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }), signal: AbortSignal.timeout(WAIT_MS) }).catch((err: Error) => err);
         if (r instanceof Error) return `failed: ${r.message}`;
         return r.status === 200 || r.status === 400 ? 'answered' : `HTTP ${r.status}`;
       }),
     );
     assert.deepEqual(results.filter((r) => r !== 'answered'), [], `with ${open} attacker sockets still open`);
     // And a real tool call through the REST surface.
-    const call = await fetch(`${hub.url}/api/mcp/tools/call`, { method: 'POST', headers: { ...hub.headers(), Connection: 'close' }, body: JSON.stringify({ name: 'Bash', arguments: { command: 'echo served' } }), signal: AbortSignal.timeout(30_000) });
+    const call = await fetch(`${hub.url}/api/mcp/tools/call`, { method: 'POST', headers: { ...hub.headers(), Connection: 'close' }, body: JSON.stringify({ name: 'Bash', arguments: { command: 'echo served' } }), signal: AbortSignal.timeout(WAIT_MS) });
     assert.equal(call.status, 200);
     assert.match(await call.text(), /served/);
   } finally {

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { RawStdio } from './helpers/raw-stdio.js';
-import { tempHome, waitFor, PINCER_BIN, pincerEnv, pidAlive } from './helpers/env.js';
+import { tempHome, waitFor, PINCER_BIN, pincerEnv, pidAlive, WAIT_MS } from './helpers/env.js';
 import { readHubJson, startHubProcess, stopHubOf, tokenOf } from './helpers/hub.js';
 import { proveHub } from '../main/cli/hub-client.js';
 import { pincerPaths } from '../main/core/paths.js';
@@ -40,7 +40,7 @@ async function squat(port: number, home: string, untilBound = true): Promise<Squ
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   // One that never bound must not bind later and outlive the test (it would hold the port, and this process with it).
-  const line = untilBound ? await waitFor(() => /bound (\d+) hub\.json=(yes|no)/.exec(out), 'the squatter to bind the port', 20_000).catch((err: unknown) => (child.kill('SIGKILL'), Promise.reject(err))) : undefined;
+  const line = untilBound ? await waitFor(() => /bound (\d+) hub\.json=(yes|no)/.exec(out), 'the squatter to bind the port').catch((err: unknown) => (child.kill('SIGKILL'), Promise.reject(err))) : undefined;
   return {
     child,
     pid: line ? Number(line[1]) : child.pid!,
@@ -78,7 +78,7 @@ async function bridgeWithHub(home: string, port: number): Promise<{ bridge: RawS
   const bridge = new RawStdio(home, ['stdio'], { HTTP_PORT: String(port), PINCER_LOG_LEVEL: 'info' });
   await bridge.initialize();
   bridge.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Bash', arguments: { command: 'echo up' } } });
-  assert.match(JSON.stringify(await bridge.response(1, 30_000)), /up/);
+  assert.match(JSON.stringify(await bridge.response(1)), /up/);
   const hubPid = readHubJson(home)!.pid;
   return { bridge, hubPid };
 }
@@ -86,9 +86,9 @@ async function bridgeWithHub(home: string, port: number): Promise<{ bridge: RawS
 /** After the bridge noticed that its hub is gone, a tools/call: answered with an error, never relayed to the squatter. */
 async function callAfterLoss(home: string, bridge: RawStdio, id: number): Promise<string> {
   const log = path.join(home, 'logs', 'bridge.log');
-  await waitFor(() => fs.existsSync(log) && /lost the hub/.test(fs.readFileSync(log, 'utf8')), 'the bridge to notice the hub is gone', 15_000);
+  await waitFor(() => fs.existsSync(log) && /lost the hub/.test(fs.readFileSync(log, 'utf8')), 'the bridge to notice the hub is gone');
   bridge.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'Bash', arguments: { command: `echo ${MARKER}` } } });
-  const r = await bridge.response(id, 40_000);
+  const r = await bridge.response(id);
   assert.ok(r.error, `expected an error, got ${JSON.stringify(r)}`);
   return (r.error as { message: string }).message;
 }
@@ -116,9 +116,9 @@ test('crash, pid reused, port squatted: the bridge sends the squatter nothing bu
     assert.match(squatter.received(), /GET \/api\/mcp\/health\?challenge=/, 'the squatter was asked to prove itself');
 
     // `pincer status` and `connect --http` say the same and send nothing either.
-    const status = spawnSync(process.execPath, [PINCER_BIN, 'status'], { env: pincerEnv(h.home), encoding: 'utf8', timeout: 30_000 });
+    const status = spawnSync(process.execPath, [PINCER_BIN, 'status'], { env: pincerEnv(h.home), encoding: 'utf8', timeout: WAIT_MS });
     assert.match(status.stdout, new RegExp(`port ${port} is held by (pid ${squatter.pid}\\b|.*\\(pid ${squatter.pid}\\)).*which is not Pincer`));
-    const connect = spawnSync(process.execPath, [PINCER_BIN, 'connect', 'cursor', '--http'], { env: pincerEnv(h.home), encoding: 'utf8', timeout: 30_000 });
+    const connect = spawnSync(process.execPath, [PINCER_BIN, 'connect', 'cursor', '--http'], { env: pincerEnv(h.home), encoding: 'utf8', timeout: WAIT_MS });
     assert.equal(connect.status, 1, connect.stdout + connect.stderr);
     assert.match(connect.stderr, new RegExp(`port ${port} is held by (pid ${squatter.pid}\\b|.*\\(pid ${squatter.pid}\\)).*which is not Pincer`));
     assert.ok(!fs.existsSync(path.join(h.home, '.cursor', 'mcp.json')), 'no client config names the squatter');
@@ -149,18 +149,18 @@ for (const how of ['stop', 'handover'] as const) {
       else newcomer = spawn(process.execPath, [PINCER_BIN, 'serve', '--quiet', '--takeover'], { env: pincerEnv(h.home, { HTTP_PORT: String(port) }), stdio: 'ignore' });
       squatter = await squatting;
       if (gapless) {
-        await waitFor(() => readHubJson(h.home)?.pid === newcomer!.pid && exited(hubPid), 'the newcomer to take over', 30_000);
+        await waitFor(() => readHubJson(h.home)?.pid === newcomer!.pid && exited(hubPid), 'the newcomer to take over');
         assert.equal(squatter.bound(), false, 'the squatter got the port in the handover');
         process.kill(bridge.child.pid!, 'SIGCONT');
         // The bridge moves to the new hub, on the same port, and its client's next call is served there.
         bridge.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'Bash', arguments: { command: `echo ${MARKER}` } } });
-        assert.match(JSON.stringify(await bridge.response(2, 40_000)), new RegExp(MARKER));
+        assert.match(JSON.stringify(await bridge.response(2, WAIT_MS)), new RegExp(MARKER));
         assert.equal(squatter.bound(), false);
         assert.equal(squatter.received(), '', 'the squatter was sent something');
         return;
       }
       assert.equal(squatter.hubFileWhenBound, false, 'hub.json still named the port when another process could bind it');
-      await waitFor(() => exited(hubPid), 'the old hub to exit', 20_000);
+      await waitFor(() => exited(hubPid), 'the old hub to exit');
       process.kill(bridge.child.pid!, 'SIGCONT');
 
       const message = await callAfterLoss(h.home, bridge, 2);
@@ -244,7 +244,7 @@ test('a program on another port relaying the challenge to the real hub gets a pr
     const bridge = new RawStdio(h.home, ['stdio']);
     try {
       bridge.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Bash', arguments: { command: `echo ${MARKER}` } } });
-      const r = await bridge.response(1, 60_000);
+      const r = await bridge.response(1);
       assert.match(JSON.stringify(r.error ?? r), held);
     } finally {
       bridge.child.kill('SIGKILL');
@@ -297,7 +297,7 @@ test('mixed versions: an older Pincer still checks a current hub (its unbound pr
     const bridge = new RawStdio(h.home, ['stdio']);
     try {
       bridge.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Bash', arguments: { command: `echo ${MARKER}` } } });
-      const r = await bridge.response(1, 20_000);
+      const r = await bridge.response(1);
       assert.match(JSON.stringify(r.error ?? r), /port \d+ answers as the hub of an older Pincer \(0\.0\.9\).*sent it nothing; quit the older Pincer tray app/);
     } finally {
       bridge.child.kill('SIGKILL');
@@ -314,13 +314,13 @@ test('a current bridge takes over an older headless hub (a signed handover) inst
   const older = spawn(process.execPath, [path.join(path.dirname(SQUATTER), 'older-hub.js'), h.home], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   older.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  const port = Number((await waitFor(() => /listening (\d+)/.exec(out), 'the older hub to listen', 20_000))[1]);
+  const port = Number((await waitFor(() => /listening (\d+)/.exec(out), 'the older hub to listen'))[1]);
   const bridge = new RawStdio(h.home, ['stdio'], { HTTP_PORT: 'auto' });
   try {
     bridge.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Bash', arguments: { command: `echo ${MARKER}` } } });
-    const r = await bridge.response(1, 60_000);
+    const r = await bridge.response(1);
     assert.match(JSON.stringify(r.result ?? r), new RegExp(MARKER));
-    await waitFor(() => older.exitCode !== null, 'the older hub to hand over and exit', 20_000);
+    await waitFor(() => older.exitCode !== null, 'the older hub to hand over and exit');
     const now = readHubJson(h.home)!;
     assert.equal(now.port, port, 'the new hub listens where the older one did');
     assert.notEqual(now.pid, older.pid);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { ROOT, PINCER_BIN, tempHome, waitFor } from './helpers/env.js';
+import { ROOT, PINCER_BIN, tempHome, waitFor, WAIT_MS } from './helpers/env.js';
 import { osFreePort } from './helpers/ports.js';
 import { notHere, onlyOn, onPath, skipUnless } from './helpers/prerequisites.js';
 import crypto from 'node:crypto';
@@ -95,7 +95,7 @@ test('Pincer for Windows under Wine, with the shell ladder as a user gets it: Po
       const r = bgRead(await call('ReadBgOutput', { task_id: id, wait_ms: 2000 }));
       output += r.output;
       return r.status === 'running' ? undefined : r;
-    }, `job ${id} to end`, 60_000);
+    }, `job ${id} to end`);
     return { ...done, output };
   };
   try {
@@ -154,7 +154,7 @@ test('Pincer for Windows under Wine, with the shell ladder as a user gets it: Po
     const stop = signHandover(secret, { pid: process.pid, role: 'headless', force: false, stop: true, nonce: crypto.randomBytes(24).toString('base64url'), at: Date.now() });
     const asked = await fetch(`http://127.0.0.1:${port}/api/hub/handover`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(stop) });
     assert.equal(asked.status, 202, await asked.text());
-    await waitFor(() => stopHub.exitCode !== null, 'the Windows hub to drain and exit', 60_000);
+    await waitFor(() => stopHub.exitCode !== null, 'the Windows hub to drain and exit');
     assert.equal(stopHub.exitCode, 0);
     assert.equal(fs.existsSync(path.join(h.home, 'hub.json')), false, 'hub.json removed');
     assert.match(fs.readFileSync(path.join(h.home, 'logs', 'hub.log'), 'utf8'), /stopped at the request of pid/);
@@ -164,7 +164,7 @@ test('Pincer for Windows under Wine, with the shell ladder as a user gets it: Po
     assert.match(after.output, /before[\s\S]*after/);
   } finally {
     // Whatever is left in this Wine prefix (a job a failed run left behind) ends with it.
-    spawnSync(onPath(['wineserver']) ?? path.join(path.dirname(wine), 'wineserver'), ['-k'], { env: wineEnv, stdio: 'ignore', timeout: 30_000 });
+    spawnSync(onPath(['wineserver']) ?? path.join(path.dirname(wine), 'wineserver'), ['-k'], { env: wineEnv, stdio: 'ignore', timeout: WAIT_MS });
     for (const hub of hubs) hub.kill('SIGKILL');
     h.cleanup();
   }

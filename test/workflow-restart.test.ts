@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { connectV2, textOf } from './helpers/clients.js';
 import { readHubJson, tokenOf, startHubProcess } from './helpers/hub.js';
-import { tempHome, waitFor, pidAlive, sleep } from './helpers/env.js';
+import { tempHome, waitFor, pidAlive } from './helpers/env.js';
+import { LATE_AFTER_MS } from '../main/store/callbacks.js';
 
 test('tasks, plan, callbacks and pending questions survive SIGKILL of the hub; a callback due meanwhile fires once, late', async () => {
   const h = tempHome();
@@ -31,21 +32,22 @@ test('tasks, plan, callbacks and pending questions survive SIGKILL of the hub; a
     await waitFor(() => !pidAlive(hub.pid), 'the hub to die');
     await asking;
     await client.close().catch(() => undefined);
-    // The callback becomes due (2 s) while no Pincer runs.
-    await sleep(3500);
-
     const db = new Database(path.join(h.home, 'pincer.db'), { readonly: true });
-    const fires = () => db.prepare('SELECT fire_number, late FROM callback_fires ORDER BY id').all() as { fire_number: number; late: number }[];
+    // The callback becomes due (2 s) while no Pincer runs, and overdue enough that its fire will be late.
+    const due = (db.prepare('SELECT next_fire_at FROM callbacks').get() as { next_fire_at: number }).next_fire_at;
+    await waitFor(() => Date.now() > due + LATE_AFTER_MS, 'the callback to be overdue');
+    const fires = () => db.prepare('SELECT fire_number, late, scheduled_at, fired_at FROM callback_fires ORDER BY id').all() as { fire_number: number; late: number; scheduled_at: number; fired_at: number }[];
     assert.deepEqual(fires(), [], 'nothing fired while Pincer was down');
 
     const restarted = await startHubProcess(h.home);
     try {
       assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
-      await waitFor(() => fires().length >= 1, 'the overdue fire');
-      await sleep(700);
-      assert.deepEqual(fires(), [{ fire_number: 1, late: 1 }], 'the missed fire fires once, marked late');
-      await waitFor(() => fires().length === 2, 'the next fire, re-armed from the late one', 10_000);
-      assert.deepEqual(fires()[1], { fire_number: 2, late: 0 });
+      await waitFor(() => fires().length >= 2, 'the overdue fire and the next one');
+      const [late, next, ...more] = fires().map(({ fire_number, late, scheduled_at, fired_at }) => ({ fire_number, late, scheduled_at, fired_at }));
+      assert.deepEqual([late?.fire_number, late?.late, more], [1, 1, []], 'the missed fire fires once, marked late');
+      // No catch-up burst: the next fire is re-armed from the late one, on time.
+      assert.deepEqual({ fire_number: next?.fire_number, late: next?.late }, { fire_number: 2, late: 0 });
+      assert.equal(next!.scheduled_at, late!.fired_at + 2000, 'the next fire is scheduled a period after the late one');
 
       const call = async (name: string, args: Record<string, unknown>) =>
         (await (await fetch(`${restarted.url}/api/mcp/tools/call`, { method: 'POST', headers: restarted.headers(), body: JSON.stringify({ name, arguments: args }) })).json()) as { content: { text: string }[]; structuredContent: Record<string, unknown> };
@@ -62,8 +64,10 @@ test('tasks, plan, callbacks and pending questions survive SIGKILL of the hub; a
     }
   } finally {
     const info = readHubJson(h.home);
-    if (info && pidAlive(info.pid)) process.kill(info.pid, 'SIGTERM');
-    await sleep(200);
+    if (info && pidAlive(info.pid)) {
+      process.kill(info.pid, 'SIGTERM');
+      await waitFor(() => !pidAlive(info.pid), 'the hub to stop');
+    }
     fs.rmSync(h.home, { recursive: true, force: true });
   }
 });

@@ -14,9 +14,12 @@ import { contentText, runScenario, type DrivenClient } from '../helpers/clients.
  * the model through `toModelOutput`. With protocol discovery on (its default)
  * it speaks 2026-07-28; off, it does the 2025 initialize handshake.
  */
-// The AI SDK waits only 1 s for its server/discover probe, then falls back to initialize (2025-11-25).
-// Both `pincer stdio` forms answer the probe before anything slow: the bridge before it has reached
-// the hub, a standalone one before it has loaded the server (main/cli/early-discover.ts).
+// The AI SDK waits only 1 s for its server/discover probe over stdio, then falls back to initialize
+// (2025-11-25). Both `pincer stdio` forms answer the probe before anything slow: the bridge before it
+// has reached the hub, a standalone one before it has loaded the server (main/cli/early-discover.ts).
+// That is a time, measured in bench/ (`BENCH_ONLY=discover`, bench/RESULTS.md); a loaded machine can
+// take longer than 1 s just to start Node, so here the stdio transport waits for the answer as the
+// SDK's HTTP transports do (its waitsForProtocolVersionDiscovery), and the test checks what is negotiated.
 const ENV = { ASK_REPLY_S: '2' };
 
 type ToolSet = Awaited<ReturnType<MCPClient['tools']>>;
@@ -53,7 +56,8 @@ function drivenAiSdk(label: string, client: MCPClient): DrivenClient {
 describe('Vercel AI SDK MCP client', { concurrency: 4 }, () => {
   const m = sharedMatrixHub(ENV);
 
-  const stdio = (standalone: boolean) => new StdioMCPTransport({ command: process.execPath, args: [PINCER_BIN, 'stdio', ...(standalone ? ['--standalone'] : [])], env: pincerEnv(m.home, ENV), cwd: m.home });
+  const stdio = (standalone: boolean) =>
+    Object.assign(new StdioMCPTransport({ command: process.execPath, args: [PINCER_BIN, 'stdio', ...(standalone ? ['--standalone'] : [])], env: pincerEnv(m.home, ENV), cwd: m.home }), { waitsForProtocolVersionDiscovery: true });
   const http = (type: 'http' | 'sse', endpoint: string) => ({ type, url: `${m.hub.url}${endpoint}`, headers: { Authorization: `Bearer ${m.hub.token}` } });
 
   const cases: { label: string; modern: boolean; negotiates?: string; transport: () => Parameters<typeof createMCPClient>[0]['transport'] }[] = [];

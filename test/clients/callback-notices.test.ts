@@ -52,7 +52,7 @@ async function fireAndCollect(c: Connected, message: string): Promise<{ structur
   return waitFor(async () => {
     const r = (await c.callTool({ name: 'ListBgTasks', arguments: {} })) as { structuredContent?: Record<string, unknown>; content: { type: string; text?: string }[] };
     return modelSees(r).includes(message) ? r : undefined;
-  }, `the callback "${message}" in a tool result`, 15_000);
+  }, `the callback "${message}" in a tool result`);
 }
 
 describe('a fired callback reaches the model, and only asked-for notifications are sent', { concurrency: 2 }, () => {
@@ -127,7 +127,7 @@ describe('a fired callback reaches the model, and only asked-for notifications a
         await client.setLoggingLevel!('info');
         const message = `logged-${c.label.replace(/\W+/g, '-')}-${Date.now()}`;
         await fireAndCollect(client, message);
-        await waitFor(() => client.notifications.includes('notifications/message'), 'the log notification', 10_000);
+        await waitFor(() => client.notifications.includes('notifications/message'), 'the log notification');
       } finally {
         await client.close();
       }
@@ -148,9 +148,9 @@ test('pincer stdio: a log level the client set is replayed on the next hub, so f
     await waitFor(async () => {
       const r = await client.callTool({ name: 'Bash', arguments: { command: 'echo next-hub' } });
       return r.isError ? undefined : r;
-    }, 'a call on the next hub', 20_000);
+    }, 'a call on the next hub');
     await client.callTool({ name: 'SetCallback', arguments: { action: 'set', message: 'after the restart', delay_seconds: 1, repeat_count: 1 } });
-    await waitFor(() => logs.includes('[Callback] Timer fired: after the restart') || undefined, 'the fire as a log notification', 15_000);
+    await waitFor(() => logs.includes('[Callback] Timer fired: after the restart') || undefined, 'the fire as a log notification');
   } finally {
     await client.close();
     await stopHubOf(h.home);

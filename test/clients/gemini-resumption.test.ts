@@ -97,9 +97,9 @@ describe('Streamable HTTP resumption, as the SDKs resume', { concurrency: 1 }, (
         const resumed = () => seen.filter((s) => s.method === 'GET' && s.lastEventId !== undefined);
         if (c.label.startsWith('Gemini')) {
           // 1.23.0 resumes every streamed answer: each resumption replays what was missed and stays open.
-          await waitFor(() => resumed().length >= 5 || undefined, 'a resumption GET for each long call', 20_000);
+          await waitFor(() => resumed().length >= 5 || undefined, 'a resumption GET for each long call');
           assert.ok(resumed().every((s) => s.status === 200), JSON.stringify(seen));
-          await waitFor(() => seen.some((s) => s.method === 'GET' && s.lastEventId === undefined && s.status === 405) || undefined, 'the plain GET after an ended resumed stream', 20_000);
+          await waitFor(() => seen.some((s) => s.method === 'GET' && s.lastEventId === undefined && s.status === 405) || undefined, 'the plain GET after an ended resumed stream');
         }
         // Still one working session: a short call answers, nothing was reported as an error.
         assert.equal(textOf(await client.callTool({ name: 'Bash', arguments: { command: 'echo after' } })), 'after');

@@ -6,7 +6,7 @@ import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startHubProcess, type HubProcess } from '../helpers/hub.js';
-import { sleep, tempHome, waitFor } from '../helpers/env.js';
+import { tempHome, waitFor } from '../helpers/env.js';
 import { connectV2, closeStdioClient, textOf, bgRead } from '../helpers/clients.js';
 
 /**
@@ -31,6 +31,10 @@ describe('working folder and client identity', () => {
     await hub.stop();
     h.cleanup();
   });
+
+  /** Until the hub has fired the callback whose message this is (the dashboard's record of fires). */
+  const fired = (message: string) =>
+    waitFor(async () => ((await (await fetch(`${hub.url}/api/callbacks`, { headers: hub.headers() })).json()) as { recent: { message: string }[] }).recent.some((f) => f.message === message), `the callback "${message}" to fire`);
 
   async function httpClient(opts: { headers?: Record<string, string>; modern?: boolean; roots?: string[] } = {}): Promise<Client> {
     const client = new Client(
@@ -133,7 +137,7 @@ describe('working folder and client identity', () => {
     const set = await first.callTool({ name: 'SetCallback', arguments: { message: 'for the same client', delay_seconds: 1, repeat_count: 1 } });
     assert.notEqual(set.isError, true, textOf(set));
     await first.close();
-    await sleep(1500);
+    await fired('for the same client');
     // A new session of the same client (the bridge reconnected): same folder, and the fire arrives.
     const second = await httpClient({ headers });
     const r = await bash(second, 'pwd');
@@ -148,7 +152,7 @@ describe('working folder and client identity', () => {
       assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
       const message = `modern ${JSON.stringify(headers)}`;
       await client.callTool({ name: 'SetCallback', arguments: { message, delay_seconds: 1, repeat_count: 1 } });
-      await sleep(1500);
+      await fired(message);
       const seen = await waitFor(async () => {
         const t = (await bash(client, 'echo next')).text;
         return t.includes(message) ? t : undefined;

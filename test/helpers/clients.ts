@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
-import { PINCER_BIN, pincerEnv, sleep, waitFor, pidAlive } from './env.js';
+import { PINCER_BIN, pincerEnv, waitFor, pidAlive } from './env.js';
 import { TOOL_COUNT } from './catalogue.js';
 
 export interface StdioOptions {
@@ -34,14 +34,14 @@ export async function connectV2(opts: StdioOptions & { modern?: boolean; capabil
 }
 
 /**
- * Closes a client and waits (10 s at most) until the process it spawned has exited. A bridge still
+ * Closes a client and waits (WAIT_MS at most) until the process it spawned has exited. A bridge still
  * alive when its hub goes starts another hub for the folder: close it first, then stop the hub.
  */
 export async function closeStdioClient(c: { client: { close(): Promise<void> }; transport: { pid: number | null } } | undefined): Promise<void> {
   if (!c) return;
   const pid = c.transport.pid;
   await c.client.close().catch(() => undefined);
-  if (pid) await waitFor(() => !pidAlive(pid), 'the stdio server process to exit', 10_000).catch(() => undefined);
+  if (pid) await waitFor(() => !pidAlive(pid), 'the stdio server process to exit').catch(() => undefined);
 }
 
 /** The official v2 client spawning any stdio command (a third-party bridge such as mcp-remote). */
@@ -193,7 +193,7 @@ export async function runScenario(t: TestContext, c: DrivenClient, opts: Scenari
       assert.equal(r.isError, false, r.text);
       output += r.text + '\n';
       return /\[exited 0\]/.test(r.text);
-    }, `job ${id} to finish`, 20_000);
+    }, `job ${id} to finish`);
     assert.deepEqual(output.split('\n').filter((l) => l && !/^Task \d+ \[/.test(l)), [`bg-${tag}`, 'bg-done']);
     const all = await c.call('ListBgTasks', {});
     assert.match(all.text, new RegExp(`bg-${tag}`));
@@ -203,11 +203,15 @@ export async function runScenario(t: TestContext, c: DrivenClient, opts: Scenari
     const set = await c.call('SetCallback', { action: 'set', message, delay_seconds: 1, repeat_count: 1 });
     assert.equal(set.isError, false, set.text);
     const slot = Number(/Callback (\d+) set/.exec(set.text)?.[1]);
-    await sleep(1600);
+    // The hub's record of fires (what the dashboard shows) says when it fired; the next call carries it.
+    await waitFor(async () => {
+      const r = await fetch(`${opts.hub.url}/api/callbacks`, { headers: { Authorization: `Bearer ${opts.hub.token}` } });
+      return ((await r.json()) as { recent: { message: string }[] }).recent.some((f) => f.message === message);
+    }, `the callback "${message}" to fire`);
     const seen = await waitFor(async () => {
       const r = await c.call('Bash', { command: 'echo next-call' });
       return r.text.includes(message) ? r : undefined;
-    }, `the callback "${message}" on a tool result`, 10_000);
+    }, `the callback "${message}" on a tool result`);
     assert.match(seen.text, /next-call/);
     // Fired once and finished: the slot is free again.
     assert.doesNotMatch((await c.call('SetCallback', { action: 'list' })).text, new RegExp(`${slot}\\. "${message}`));

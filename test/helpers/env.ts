@@ -85,8 +85,39 @@ export function pincerEnv(home: string, extra: Record<string, string> = {}): Rec
 const realSetTimeout = globalThis.setTimeout;
 const realNow = () => performance.now();
 
+/** A poll's pause between two looks at a condition (waitFor's own, a retry loop's): never a wait for something. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => realSetTimeout(r, ms));
+}
+
+/** What `promise` settles with, or a failure naming `what` once WAIT_MS (or `timeoutMs`) has passed. */
+export async function settles<T>(promise: Promise<T>, what: string, timeoutMs = WAIT_MS): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = realSetTimeout(() => reject(new Error(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Lets `ms` pass in a test whose point is that nothing happens meanwhile — no fifth fire, no answer to a
+ * cancelled request, no exit. A loaded machine can only make such a check more lenient (what should not
+ * happen has less time to show), never fail a correct build. Anything a test waits *for* is `waitFor`.
+ */
+export function quietFor(ms: number, _nothing: string): Promise<void> {
+  return sleep(ms);
+}
+
+/**
+ * Spaces out work a test sends on purpose (calls that must straddle a handover). It waits for nothing: load
+ * only spreads the work further apart. Anything a test waits *for* is `waitFor`.
+ */
+export function spaceOut(ms: number, _why: string): Promise<void> {
+  return sleep(ms);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PINCER_BIN, pincerEnv, waitFor, pidAlive, stopLeftHubs } from './env.js';
+import { PINCER_BIN, pincerEnv, waitFor, pidAlive, sleep, stopLeftHubs, WAIT_MS } from './env.js';
 import { pincerPaths } from '../../main/core/paths.js';
 import { hubLockHeld } from '../../main/hub/lock.js';
 
@@ -43,7 +43,7 @@ export async function startHubProcess(home: string, env: Record<string, string> 
     if (child.exitCode !== null) throw new Error(`pincer serve exited ${child.exitCode}: ${err}`);
     const j = readHubJson(home);
     return j && j.pid === child.pid ? j : undefined;
-  }, 'the hub to write hub.json', 20_000);
+  }, 'the hub to write hub.json');
   if (opts.probe !== false) await waitFor(async () => (await fetch(`${info.url}/api/mcp/health`).catch(() => undefined))?.ok, 'the hub to answer');
   const token = tokenOf(home);
   return {
@@ -57,7 +57,7 @@ export async function startHubProcess(home: string, env: Record<string, string> 
     async stop(signal = 'SIGTERM') {
       if (child.exitCode !== null || !child.pid) return;
       child.kill(signal);
-      await waitFor(() => child.exitCode !== null || !pidAlive(child.pid!), 'the hub to exit', 15_000);
+      await waitFor(() => child.exitCode !== null || !pidAlive(child.pid!), 'the hub to exit');
     },
   };
 }
@@ -72,12 +72,12 @@ export function rssOf(pid: number): number {
  * Stops whatever hub runs for a data directory (one a bridge started), waiting until it is gone. A hub
  * still starting (it holds the lock, hub.json not written yet) is waited for and stopped too, and so is
  * one that was waiting for the lock and takes it once the first is gone (a second `serve --if-none`):
- * done when no hub.json names a live process and the lock stayed free for half a second (15 s at most).
+ * done when no hub.json names a live process and the lock stayed free for half a second (WAIT_MS at most).
  * `once`: a restart test's stop — the running hub only, so that a bridge can start the next one.
  */
 export async function stopHubOf(home: string, opts: { once?: boolean } = {}): Promise<void> {
   const paths = pincerPaths(home);
-  const until = Date.now() + 15_000;
+  const until = Date.now() + WAIT_MS;
   let freeSince: number | undefined;
   while (Date.now() < until && fs.existsSync(home)) {
     const info = readHubJson(home);
@@ -85,14 +85,14 @@ export async function stopHubOf(home: string, opts: { once?: boolean } = {}): Pr
     if (info?.pid === process.pid) return;
     if (info && pidAlive(info.pid)) {
       process.kill(info.pid, 'SIGTERM');
-      await waitFor(() => !pidAlive(info.pid), 'the hub to stop', 15_000);
+      await waitFor(() => !pidAlive(info.pid), 'the hub to stop');
       if (opts.once) return;
       freeSince = undefined;
       continue;
     }
     if (hubLockHeld(paths)) freeSince = undefined;
     else if ((freeSince ??= Date.now()) < Date.now() - 500) break;
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
   // And one a bridge launched that is still loading (it has not reached the lock yet).
   stopLeftHubs(home, { quiet: true });

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
+import { sleep, WAIT_MS } from './env.js';
 
 export type PipeAttempt = { status: 101; pipe: RawPipe } | { status: number; body: string; headers: http.IncomingHttpHeaders };
 
@@ -60,7 +61,7 @@ export class RawPipe {
   }
 
   /** The first message matching `match`, waiting up to `timeoutMs` for it. */
-  async next(match: (m: Record<string, unknown>) => boolean, what: string, timeoutMs = 10_000): Promise<Record<string, unknown>> {
+  async next(match: (m: Record<string, unknown>) => boolean, what: string, timeoutMs = WAIT_MS): Promise<Record<string, unknown>> {
     const end = Date.now() + timeoutMs;
     for (;;) {
       const m = this.messages.find(match);
@@ -89,11 +90,11 @@ export class RawPipe {
   }
 
   /** Waits until the hub has closed the connection. */
-  async whenClosed(what: string, timeoutMs = 10_000): Promise<void> {
+  async whenClosed(what: string, timeoutMs = WAIT_MS): Promise<void> {
     const end = Date.now() + timeoutMs;
     while (!this.closed) {
       if (Date.now() > end) throw new Error(`the pipe stayed open: ${what}`);
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
   }
 

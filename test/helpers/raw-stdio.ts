@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { PINCER_BIN, pincerEnv } from './env.js';
+import { PINCER_BIN, pincerEnv, WAIT_MS } from './env.js';
 
 /** Speaks newline-delimited JSON to a spawned pincer with no SDK in between, to send what no SDK would. */
 export class RawStdio {
@@ -37,7 +37,7 @@ export class RawStdio {
     this.child.stdin.write((typeof line === 'string' ? line : JSON.stringify(line)) + '\n');
   }
 
-  async response(id: number | string, timeoutMs = 15_000): Promise<Record<string, unknown>> {
+  async response(id: number | string, timeoutMs = WAIT_MS): Promise<Record<string, unknown>> {
     const end = Date.now() + timeoutMs;
     for (;;) {
       const m = this.messages.find((x) => x.id === id && ('result' in x || 'error' in x));

@@ -13,7 +13,8 @@ import path from 'node:path';
  */
 const [portText, home, record] = process.argv.slice(2);
 const port = Number(portText);
-const until = Date.now() + 30_000;
+// Its own end, should the test that started it not stop it: past any test's generous waits.
+const until = Date.now() + 180_000;
 
 const server = net.createServer((socket) => {
   let pending = '';

@@ -26,7 +26,8 @@ export async function rpc(
     'io.modelcontextprotocol/clientInfo': opts.clientInfo ?? CLIENT_INFO,
     'io.modelcontextprotocol/clientCapabilities': { ...(opts.elicitation ? { elicitation: { form: {} } } : {}), ...(opts.tasks === false ? {} : { extensions: { [TASKS]: {} } }) },
   };
-  const headers: Record<string, string> = { ...hub.headers(), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Protocol-Version': VERSION, 'Mcp-Method': method, ...opts.headers };
+  // A connection per request: a pooled one may lead to a hub the test has restarted on the same port since.
+  const headers: Record<string, string> = { ...hub.headers(), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Protocol-Version': VERSION, 'Mcp-Method': method, Connection: 'close', ...opts.headers };
   const name = typeof params.taskId === 'string' ? params.taskId : typeof params.name === 'string' ? params.name : undefined;
   if (name) headers['Mcp-Name'] = name;
   const body = { jsonrpc: '2.0', id: opts.id ?? 1, method, params: { ...params, _meta: { ...meta, ...(params._meta as Record<string, unknown> | undefined) } } };
@@ -52,7 +53,7 @@ export async function tasksClient(hub: HubProcess): Promise<{ client: Client; se
     v2RequestFraming: { protocolVersion: VERSION, clientInfo, clientCapabilities },
     rawDispatch: async (request, options) => {
       const req = request as { method: string; params?: Record<string, unknown> };
-      const headers: Record<string, string> = { ...hub.headers(), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Protocol-Version': VERSION, 'Mcp-Method': req.method };
+      const headers: Record<string, string> = { ...hub.headers(), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Protocol-Version': VERSION, 'Mcp-Method': req.method, Connection: 'close' };
       const name = req.params?.taskId ?? req.params?.name;
       if (typeof name === 'string') headers['Mcp-Name'] = name;
       const r = await fetch(`${hub.url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: ++ids, ...req }), ...(options?.signal ? { signal: options.signal } : {}) });

@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { startHubProcess, type HubProcess } from '../helpers/hub.js';
-import { tempHome, sleep } from '../helpers/env.js';
+import { tempHome, waitFor, WAIT_MS } from '../helpers/env.js';
 import { rng } from '../helpers/fuzz.js';
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 5);
 
 async function call(hub: HubProcess, name: string, args: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
   try {
-    const res = await fetch(`${hub.url}/api/mcp/tools/call`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ name, arguments: args }), signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(`${hub.url}/api/mcp/tools/call`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ name, arguments: args }), signal: AbortSignal.timeout(WAIT_MS) });
     const body = (await res.json()) as { success: boolean; structuredContent?: Record<string, unknown> };
     return body.success ? (body.structuredContent ?? {}) : undefined;
   } catch {
@@ -28,27 +28,36 @@ test(`SIGKILL the hub at random moments while clients write (${ROUNDS} rounds): 
       const hub = await startHubProcess(h.home, { CALLBACK_MAX: '8' });
       let stop = false;
       let n = 0;
+      let acks = 0;
       const writer = async (kind: number) => {
         while (!stop) {
           const i = `${round}-${kind}-${n++}`;
           if (kind === 0) {
             const ok = await call(hub, 'TaskManager', { action: 'create', text: `task ${i}` });
-            if (ok) acked.tasks.add(`task ${i}`);
+            if (ok) {
+              acks++;
+              acked.tasks.add(`task ${i}`);
+            }
           } else if (kind === 1) {
             const ok = await call(hub, 'BackgroundBash', { command: `echo job ${i}` });
             if (ok) {
+              acks++;
               acked.jobs.add(ok.task_id as number);
               jobPids.push(ok.pid as number);
             }
           } else {
             const ok = await call(hub, 'SetCallback', { message: `cb ${i}`, delay_seconds: 3600 });
-            if (ok) acked.callbacks++;
-            else await call(hub, 'SetCallback', { action: 'cancel' });
+            if (ok) {
+              acks++;
+              acked.callbacks++;
+            } else await call(hub, 'SetCallback', { action: 'cancel' });
           }
         }
       };
       const writers = [0, 0, 1, 2].map((k) => writer(k));
-      await sleep(200 + Math.floor(r() * 1300));
+      // A random moment in the stream of writes (counted, not timed: a loaded machine writes fewer per second).
+      const target = 1 + Math.floor(r() * 25);
+      await waitFor(() => acks >= target, `${target} acknowledged writes`);
       process.kill(hub.child.pid!, 'SIGKILL');
       stop = true;
       await Promise.all(writers);

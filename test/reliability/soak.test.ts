@@ -3,12 +3,36 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startHubProcess, rssOf } from '../helpers/hub.js';
-import { tempHome, sleep } from '../helpers/env.js';
+import { tempHome, waitFor } from '../helpers/env.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 30);
 
 function fds(pid: number): number {
   return fs.readdirSync(`/proc/${pid}/fd`).length;
+}
+
+/** How many TCP connections a process holds open (Linux: its socket inodes in /proc/net/tcp* in state ESTABLISHED). */
+function connections(pid: number): number {
+  const inodes = new Set(
+    fs
+      .readdirSync(`/proc/${pid}/fd`)
+      .map((fd) => {
+        try {
+          return /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+        } catch {
+          return undefined; // closed meanwhile
+        }
+      })
+      .filter((i): i is string => i !== undefined),
+  );
+  let n = 0;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of fs.readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f[3] === '01' && inodes.has(f[9]!)) n++;
+    }
+  }
+  return n;
 }
 
 /** Children of a process that have exited but were never reaped. */
@@ -57,10 +81,11 @@ test(`soak (after an 8 s warm-up): ${SECONDS} s of mixed calls from several sess
     // Warm up under the same load (RSS grows once as the allocator and V8 reserve their pools), then take the baseline.
     await Promise.all([0, 1, 2, 3].map((i) => session(100 + i, Date.now() + 8000)));
     // Idle keep-alive connections close after 5 s; measure when they have.
-    await sleep(6000);
+    const idle = () => waitFor(() => connections(pid) === 0, 'the idle keep-alive connections to close');
+    await idle();
     const before = { heap: (await memory()).heapUsed, rss: rssOf(pid), fds: fds(pid) };
     const total = (await Promise.all([0, 1, 2, 3].map((i) => session(i, Date.now() + SECONDS * 1000)))).reduce((a, b) => a + b, 0);
-    await sleep(6000);
+    await idle();
     const m = await memory();
     assert.ok(m.collected, 'the hub ran with --expose-gc');
     const after = { heap: m.heapUsed, rss: rssOf(pid), fds: fds(pid) };
