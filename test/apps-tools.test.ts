@@ -75,7 +75,7 @@ describe('chat view tools (in-process)', () => {
     const ended = await waitFor(async () => {
       const r = await call('JobViewRead', { task_id: id });
       return (sc(r).job as { running: boolean }).running ? undefined : r;
-    }, 'the job to end', 30_000);
+    }, 'the job to end');
     const log = fs.readFileSync((sc(started).log_file as string), 'utf8');
     const size = Buffer.byteLength(log);
     const tail = sc(ended).window as { from: number; to: number; text: string };

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Browser } from 'playwright-core';
 import { startHubProcess, stopHubOf, type HubProcess } from './helpers/hub.js';
-import { tempHome, waitFor, ROOT } from './helpers/env.js';
+import { tempHome, waitFor, ROOT, WAIT_MS } from './helpers/env.js';
 import { connectV2, closeStdioClient, textOf } from './helpers/clients.js';
 import { launchChromium, axeViolations, signIn, ARTIFACTS } from './helpers/browser.js';
 import { startAppsHost, type AppsHost, type ShownView } from './helpers/apps-host.js';
@@ -92,7 +92,7 @@ async function jobViews(t: TestContext, host: AppsHost, client: Client, hub: Hub
     const view = await host.show('BackgroundBash', { command });
     const id = sc(await view.result).task_id as number;
     const output = view.frame.locator('pre.terminal');
-    await output.filter({ hasText: `line-${tag}-3` }).waitFor({ timeout: 20_000 });
+    await output.filter({ hasText: `line-${tag}-3` }).waitFor({ timeout: WAIT_MS });
     assert.equal(await view.frame.locator('pre.terminal .ansi-green-fg', { hasText: `ready-${tag}` }).count(), 1, 'the colour is rendered, the escape codes are not shown');
     assert.doesNotMatch((await output.textContent()) ?? '', /\[32m/);
     await view.frame.locator('.badge', { hasText: 'running' }).waitFor();
@@ -113,7 +113,7 @@ async function jobViews(t: TestContext, host: AppsHost, client: Client, hub: Hub
     }
     await view.frame.getByRole('button', { name: 'Kill' }).click();
     await view.frame.getByRole('group', { name: `Kill job ${id}?` }).getByRole('button', { name: 'Kill' }).click();
-    await view.frame.locator('.badge', { hasText: 'killed' }).waitFor({ timeout: 20_000 });
+    await view.frame.locator('.badge', { hasText: 'killed' }).waitFor({ timeout: WAIT_MS });
     assert.ok(host.appCalls.some((c) => c.name === 'JobViewKill' && c.arguments.task_id === id), 'Kill went through the host to JobViewKill');
     const listed = sc(await client.callTool({ name: 'ListBgTasks', arguments: {} })).tasks as { task_id: number; status: string }[];
     assert.equal(listed.find((j) => j.task_id === id)?.status, 'killed', 'the hub killed the job');
@@ -124,14 +124,14 @@ async function jobViews(t: TestContext, host: AppsHost, client: Client, hub: Hub
     const view = await host.show('Bash', { command });
     let answered = false;
     void view.result.then(() => (answered = true));
-    await view.frame.locator('pre.terminal', { hasText: `tick-${tag}-2` }).waitFor({ timeout: 20_000 });
+    await view.frame.locator('pre.terminal', { hasText: `tick-${tag}-2` }).waitFor({ timeout: WAIT_MS });
     assert.equal(answered, false, 'the output showed before the call answered');
     const r = await view.result;
     assert.equal(r.isError, false, textOf(r));
     assert.match(textOf(r), new RegExp(`tick-${tag}-1\\n[^]*tick-${tag}-6$`), 'the model gets Bash’s own answer');
     const job = (r._meta?.['dev.pincer/view'] as { job?: number } | undefined)?.job;
     assert.equal(typeof job, 'number', 'a call that ran long names its job to the view');
-    await view.frame.locator('.badge', { hasText: 'exited 0' }).waitFor({ timeout: 20_000 });
+    await view.frame.locator('.badge', { hasText: 'exited 0' }).waitFor({ timeout: WAIT_MS });
     await view.frame.locator('pre.terminal', { hasText: `tick-${tag}-6` }).waitFor();
   });
 
@@ -156,7 +156,7 @@ async function questionViews(t: TestContext, host: AppsHost, hub: HubProcess, ta
     ];
     const view = await host.show('AskUserQuestion', { questions_json: JSON.stringify(questions) });
     const form = view.frame.locator('form');
-    await form.waitFor({ timeout: 20_000 });
+    await form.waitFor({ timeout: WAIT_MS });
     if (shots) await shotsAndAxe(host, view, 'question');
     // Sending nothing is refused in the form itself, with the reason beside the question.
     await view.frame.getByRole('button', { name: 'Send answer' }).click();
@@ -179,11 +179,11 @@ async function questionViews(t: TestContext, host: AppsHost, hub: HubProcess, ta
   await t.test('question view: a question answered in the dashboard shows as answered', async () => {
     const text = `Answer ${tag} elsewhere?`;
     const view = await host.show('AskUserQuestion', { questions_json: JSON.stringify({ questions: [{ text, options: ['left', 'right'] }] }) });
-    await view.frame.locator('form').waitFor({ timeout: 20_000 });
+    await view.frame.locator('form').waitFor({ timeout: WAIT_MS });
     const pending = await waitFor(async () => (await dashboardQuestions(hub)).pending.find((q) => q.questions.some((x) => x.question === text)), 'the question to be pending');
     const answered = await fetch(`${hub.url}/api/questions/${pending.id}/answer`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ answers: [{ question: text, selected: 'right' }] }) });
     assert.equal(answered.status, 200);
-    await view.frame.getByText('Answered in the Pincer dashboard').waitFor({ timeout: 25_000 });
+    await view.frame.getByText('Answered in the Pincer dashboard').waitFor({ timeout: WAIT_MS });
     assert.equal(await view.frame.locator('form').count(), 0, 'no form is left to answer');
     assert.match(textOf(await view.result), /→ right/);
   });
@@ -193,7 +193,7 @@ async function questionError(t: TestContext, host: AppsHost): Promise<void> {
   await t.test('question view: a question that could not be put says why', async () => {
     const view = await host.show('AskUserQuestion', { questions_json: 'not json' });
     assert.equal((await view.result).isError, true);
-    await view.frame.getByRole('alert').filter({ hasText: 'questions_json is not valid JSON' }).waitFor({ timeout: 20_000 });
+    await view.frame.getByRole('alert').filter({ hasText: 'questions_json is not valid JSON' }).waitFor({ timeout: WAIT_MS });
     await view.frame.getByText('The question could not be put.').waitFor();
   });
 }
@@ -207,18 +207,18 @@ async function taskViews(t: TestContext, host: AppsHost, client: Client, tag: st
     const view = await host.show('TaskManager', { action: 'pending' });
     await view.result;
     const step = view.frame.getByRole('checkbox', { name: `write notes ${tag}` });
-    await step.waitFor({ timeout: 20_000 });
+    await step.waitFor({ timeout: WAIT_MS });
     assert.equal(await view.frame.getByRole('heading', { level: 1 }).textContent(), `Release ${tag}`);
     if (shots) await shotsAndAxe(host, view, 'task');
     await step.click();
-    await view.frame.getByRole('progressbar', { name: `Release ${tag}: 1 of 2 steps done` }).waitFor({ timeout: 20_000 });
+    await view.frame.getByRole('progressbar', { name: `Release ${tag}: 1 of 2 steps done` }).waitFor({ timeout: WAIT_MS });
     const listed = sc(await client.callTool({ name: 'TaskManager', arguments: { action: 'list', task_id: taskId } })).tasks as { id: number; steps: { text: string; done: boolean }[] }[];
     assert.deepEqual(listed.find((x) => x.id === taskId)?.steps.map((s) => s.done), [true, false], 'the hub completed the step');
     // The model ticks the other one: the view follows without being asked.
     const second = listed.find((x) => x.id === taskId)!.steps[1]!;
     assert.equal(second.text, `tag the build ${tag}`);
     await client.callTool({ name: 'TaskManager', arguments: { action: 'complete', task_id: taskId, step_id: (sc(await client.callTool({ name: 'TaskManager', arguments: { action: 'pending' } })).task as { steps: { id: number; done: boolean }[] }).steps.find((s) => !s.done)!.id } });
-    await view.frame.getByRole('progressbar', { name: `Release ${tag}: 2 of 2 steps done` }).waitFor({ timeout: 25_000 });
+    await view.frame.getByRole('progressbar', { name: `Release ${tag}: 2 of 2 steps done` }).waitFor({ timeout: WAIT_MS });
   });
 
   await t.test('task view: PlanMode shows the plan rendered', async () => {
@@ -229,7 +229,7 @@ async function taskViews(t: TestContext, host: AppsHost, client: Client, tag: st
     await client.callTool({ name: 'PlanMode', arguments: { action: 'exit', plan_file: file } });
     const view = await host.show('PlanMode', { action: 'status' });
     await view.result;
-    await view.frame.getByRole('heading', { name: `Ship ${tag}` }).waitFor({ timeout: 20_000 });
+    await view.frame.getByRole('heading', { name: `Ship ${tag}` }).waitFor({ timeout: WAIT_MS });
     assert.equal(await view.frame.locator('.markdown ol li').count(), 2);
     assert.equal(await view.frame.locator('.markdown script').count(), 0, 'HTML in the plan stays text');
     if (shots) await shotsAndAxe(host, view, 'plan');

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startHubProcess } from './helpers/hub.js';
-import { tempHome, waitFor } from './helpers/env.js';
+import { tempHome, waitFor, WAIT_MS } from './helpers/env.js';
 import { launchChromium, watchProblems, signIn, shot } from './helpers/browser.js';
 
 /**
@@ -23,13 +23,13 @@ test('the job output viewer: colours, earlier output from a line start, the whol
     const started = (await (await fetch(`${hub.url}/api/mcp/tools/call`, { method: 'POST', headers: hub.headers(), body: JSON.stringify({ name: 'BackgroundBash', arguments: { command } }) })).json()) as { structuredContent: { task_id: number } };
     id = started.structuredContent.task_id;
     // Opened once the job has written its long part, so that the viewer starts with the last window of it.
-    await waitFor(async () => ((await (await fetch(`${hub.url}/api/jobs/${id}/output`, { headers: hub.headers() })).json()) as { text: string }).text.includes('done-marker'), 'the job to write its output', 30_000);
+    await waitFor(async () => ((await (await fetch(`${hub.url}/api/jobs/${id}/output`, { headers: hub.headers() })).json()) as { text: string }).text.includes('done-marker'), 'the job to write its output');
     const page = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
     const { problems } = watchProblems(page);
     await signIn(page, hub.url, hub.token);
     await page.goto(`${hub.url}/#/jobs`);
     const out = page.locator(`[data-job-output="${id}"]`);
-    await out.filter({ hasText: 'done-marker' }).waitFor({ timeout: 30_000 });
+    await out.filter({ hasText: 'done-marker' }).waitFor({ timeout: WAIT_MS });
     // Colours as styled text: the escape codes are gone, the spans carry the colour.
     const text = (await out.textContent()) ?? '';
     assert.ok(!text.includes('\x1b') && !text.includes('[31m'), 'no raw escape codes');
@@ -59,7 +59,7 @@ test('the job output viewer: colours, earlier output from a line start, the whol
     assert.match(fs.readFileSync(saved, 'utf8'), /^\x1b\[31mred 00001\x1b\[0m plain\n/);
     // What the job writes next arrives without a reload.
     fs.writeFileSync(gate, '');
-    await out.filter({ hasText: 'after-gate' }).waitFor({ timeout: 30_000 });
+    await out.filter({ hasText: 'after-gate' }).waitFor({ timeout: WAIT_MS });
     await shot(page, 'dashboard-job-output');
     assert.deepEqual(problems, []);
   } finally {

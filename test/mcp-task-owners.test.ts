@@ -132,7 +132,7 @@ test('another client cannot read, follow, answer or cancel a task, by name, by X
       }
     } finally {
       bridge.close();
-      await waitFor(() => bridge.child.exitCode !== null, 'the bridge to exit', 15_000).catch(() => bridge.child.kill());
+      await waitFor(() => bridge.child.exitCode !== null, 'the bridge to exit').catch(() => bridge.child.kill());
     }
     assert.equal((await rpc(hub, 'tasks/get', { taskId: named }, { ...A, headers: { 'X-Pincer-Client': 'named-a' } })).result?.status, 'working', 'nothing cancelled it');
 

@@ -172,7 +172,7 @@ test('hostile command-tool files in a running hub: an alias bomb, a huge descrip
     write(path.join(tools, 'huge.yaml'), `name: huge\ndescription: ${'x'.repeat(50 * 1024 * 1024)}\nrun: echo huge\n`);
     write(path.join(tools, 'clash.yaml'), 'name: clash\ndescription: Two names, one variable\nparams:\n  type: object\n  properties:\n    a-b: { type: string }\n    a_b: { type: string }\nrun: echo "$ARG_A_B"\n');
     write(path.join(tools, 'schema.json'), JSON.stringify({ name: 'schema', description: 'Bad schema', params: { type: 'object', properties: { a: { type: 'banana' } } }, run: 'true' }, null, 2));
-    await waitFor(async () => (await pluginsOf(hub)).plugins.length === 6, 'every file to be scanned', 20_000);
+    await waitFor(async () => (await pluginsOf(hub)).plugins.length === 6, 'every file to be scanned');
     assert.match(await problemsOf(hub, 'bomb.yaml'), /^line 7: it uses aliases \(\*name\) more often than Pincer expands/);
     assert.match(await problemsOf(hub, 'long.yaml'), /^line 2: description: description is longer than 8192 characters/);
     assert.match(await problemsOf(hub, 'huge.yaml'), /^line 1: is larger than 256 KB/);

@@ -4,7 +4,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { SessionTable } from '../main/access/sessions.js';
 import { EventBus } from '../main/calls/event-bus.js';
 import { startHubProcess } from './helpers/hub.js';
-import { tempHome, sleep } from './helpers/env.js';
+import { tempHome, waitFor } from './helpers/env.js';
 
 /** A session record as the table keeps one; the server is only asked who its client is. */
 function session(id: string, closed: string[]) {
@@ -55,17 +55,19 @@ test('a hub whose every session was opened and abandoned lets a new client in (n
     });
   try {
     const abandoned: string[] = [];
+    let lastOpened = 0;
     for (let i = 0; i < 3; i++) {
       const res = await initialize(`abandoned-${i}`);
       assert.equal(res.status, 200);
       abandoned.push(res.headers.get('mcp-session-id')!);
       await res.text();
+      lastOpened = Date.now();
     }
     const refused = await initialize('too-soon');
     assert.equal(refused.status, 503, 'at the cap, sessions only just opened keep their place');
     await refused.text();
-    // Once they have been idle a few seconds, the longest idle gives way to the next client.
-    await sleep(5_500);
+    // Once they have been idle a few seconds (5 s unused), the longest idle gives way to the next client.
+    await waitFor(() => Date.now() - lastOpened > 5_500, 'the abandoned sessions to have been idle 5.5 s');
     const admitted = await initialize('newcomer');
     assert.equal(admitted.status, 200);
     const sid = admitted.headers.get('mcp-session-id')!;

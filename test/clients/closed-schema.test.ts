@@ -142,7 +142,7 @@ describe('closed output schemas and pending notices', { concurrency: 2 }, () => 
         await c.listTools();
         const message = `closed-${entry.label.replace(/\W+/g, '-')}-${Date.now()}`;
         await c.callTool('SetCallback', { action: 'set', message, delay_seconds: 1, repeat_count: 1 });
-        await waitFor(() => fireState(h.home, message), `the callback "${message}" to fire`, 15_000);
+        await waitFor(() => fireState(h.home, message), `the callback "${message}" to fire`);
 
         for (const [name, count] of [['closed.zod', 1], ['closed.pydantic', 2]] as const) {
           const r = await c.callTool(name);

@@ -2,14 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { textOf } from '../helpers/clients.js';
+import { bgRead, textOf } from '../helpers/clients.js';
 import { pidAlive, waitFor } from '../helpers/env.js';
 import { inProcess } from '../helpers/in-process.js';
 
-// The background-job tools' logic on real jobs (a real supervisor process each), called in-process.
+// The background-job tools' logic on real jobs (a real supervisor process each), called in-process
+// (ReadBgOutput's answer is read as test/helpers/clients.ts bgRead reads it).
 // A job waits on a gate file the test creates, so no step depends on how fast the machine is.
 
-type Job = { task_id: number; status: string; exit_code: number | null; pid: number; output?: string };
+type Job = { task_id: number; status: string; exit_code: number | null; pid: number };
 const sc = (r: unknown) => (r as { structuredContent: Job & { tasks?: Job[] } }).structuredContent;
 
 test('BackgroundBash starts a job; ReadBgOutput returns only what is new, waits for it with wait_ms and reports the exit; ListBgTasks lists it', async () => {
@@ -23,27 +24,27 @@ test('BackgroundBash starts a job; ReadBgOutput returns only what is new, waits 
     const read = (wait_ms = 5000) => client.callTool({ name: 'ReadBgOutput', arguments: { task_id: id, wait_ms } });
 
     const first = await waitFor(async () => {
-      const r = sc(await read());
+      const r = bgRead(await read());
       return r.output ? r : undefined;
     }, 'the first line of the job');
     assert.equal(first.output, 'one\n');
     assert.equal(first.status, 'running');
-    assert.equal(sc(await read(0)).output, '', 'nothing new since the last read');
+    assert.equal(bgRead(await read(0)).output, '', 'nothing new since the last read');
 
     fs.writeFileSync(gate, '');
     let rest = '';
     const ended = await waitFor(async () => {
       const r = await read();
-      rest += sc(r).output ?? '';
-      return sc(r).status === 'running' ? undefined : r;
+      rest += bgRead(r).output;
+      return bgRead(r).status === 'running' ? undefined : r;
     }, 'the job to end');
     assert.equal(rest, 'two\n');
-    assert.deepEqual([sc(ended).status, sc(ended).exit_code], ['exited 3', 3]);
+    assert.deepEqual([bgRead(ended).status, bgRead(ended).exit_code], ['exited 3', 3]);
     assert.match(textOf(ended), new RegExp(`^Task ${id} \\[exited 3\\]`));
 
     const listed = await client.callTool({ name: 'ListBgTasks', arguments: {} });
     assert.deepEqual(sc(listed).tasks?.map((t) => [t.task_id, t.status]), [[id, 'exited 3']]);
-    assert.match(textOf(listed), /^1 background task\(s\):/);
+    assert.match(textOf(listed), /^Background task: all 1; 0 running\./);
   } finally {
     await p.close();
   }

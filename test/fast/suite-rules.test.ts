@@ -47,9 +47,19 @@ test('no fixed sleep waits for something: waitFor a condition, or quietFor a win
 
 test('no test bounds how long something took: timings go to bench/, against peers measured in the same run', () => {
   const found = findings((line) => {
-    if (/assert\.\w+\(.*\b(?:Date|performance)\.now\(\)\s*-/.test(line)) return 'an assertion on elapsed time';
+    // Date.now() - started < 2000 bounds a time; Date.now() - 30 * DAY is a date the data is compared with.
+    if (/assert\.\w+\(.*\b(?:Date|performance)\.now\(\)\s*-\s*[A-Za-z_$][\w$.]*\s*<=?/.test(line)) return 'an assertion on elapsed time';
     if (/assert\.ok\(\s*(?:took|elapsed|ms|duration)\s*</.test(line)) return 'an assertion on a duration';
     return undefined;
+  });
+  assert.deepEqual(found, []);
+});
+
+test(`a wait on a condition gets WAIT_MS (${WAIT_MS / 1000} s) or more: only a failing test ever reaches it`, () => {
+  const found = findings((line) => {
+    // waitFor(check, what, ms) on one line, or the closing line of a waitFor(async () => { … }, what, ms).
+    const deadline = /(?:\bwaitFor\(.*|^\s*\}\s*,\s*)['"`][^'"`]*['"`],\s*([0-9_]+)\s*\)/.exec(line);
+    return deadline && ms(deadline[1]!) < WAIT_MS ? `a ${deadline[1]} ms deadline` : undefined;
   });
   assert.deepEqual(found, []);
 });

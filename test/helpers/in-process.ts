@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
@@ -13,6 +14,7 @@ import { configureLogging } from '../../main/core/log.js';
 import { TaskListens } from '../../main/transports/task-listen.js';
 import { TaskListenWire } from '../../main/transports/task-listen-wire.js';
 import { taskListenSource } from '../../main/mcp/tasks.js';
+import { shellsReady } from '../../main/tools/shell/shells.js';
 import type { QuestionRow } from '../../main/store/questions.js';
 import { waitFor } from './env.js';
 
@@ -124,6 +126,10 @@ export async function inProcess(opts: InProcessOptions = {}): Promise<InProcess>
   const logFile = path.join(home, 'logs', 'fast.log');
   configureLogging({ logsDir: path.dirname(logFile), fileName: path.basename(logFile), stderr: false, level: 'warn' });
   const runtime = createRuntime({ home, env: { PINCER_HOME: home, BASH_CWD: home, ...opts.env }, watch: opts.watch ?? false, leanHeap: false, role: opts.role ?? 'standalone' });
+  // A runtime probes the shells in the background and announces the tool list again if a description named one
+  // before the probes answered: settled here, so that no client sees a list_changed it did not cause.
+  await shellsReady(runtime.services.settings.get('BASH_SHELL'));
+  for (let i = 0; i < 3; i++) await new Promise<void>((r) => setImmediate(r));
   const plugins = opts.plugins ? await startPlugins(runtime) : undefined;
   // Task listens with taskIds, which the SDK's stdio entry would drop: served as on `pincer stdio --standalone`.
   const taskListens = new TaskListens(taskListenSource(runtime));
@@ -133,7 +139,9 @@ export async function inProcess(opts: InProcessOptions = {}): Promise<InProcess>
   function serve(c: Pick<ConnectOptions, 'cwd' | 'clientId'>): { clientSide: InMemoryTransport; handle: StdioServerHandle } {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     const client = { cwd: c.cwd ?? home, ...(c.clientId ? { id: c.clientId } : {}) };
-    const handle = serveStdio(() => createPincerServer(runtime, { transport: 'in-memory', client }), { transport: new TaskListenWire(serverSide, taskListens) });
+    // One identity for the connection, as a stdio process has (its tasks, what its listens follow): the named client's, else its own.
+    const callerId = c.clientId ? `client:${c.clientId}` : `in-memory:${randomUUID()}`;
+    const handle = serveStdio(() => createPincerServer(runtime, { transport: 'in-memory', client, callerId }), { transport: new TaskListenWire(serverSide, taskListens, callerId) });
     return { clientSide, handle };
   }
 
