@@ -112,8 +112,8 @@ function testProfile(): string {
   return made;
 }
 
-/** Builds a runtime in a fresh PINCER_HOME and serves it to in-memory clients. */
-export async function inProcess(opts: InProcessOptions = {}): Promise<InProcess> {
+/** Builds a runtime in a fresh PINCER_HOME and serves it to in-memory clients; closed after test `t` when given. */
+export async function inProcess(opts: InProcessOptions = {}, t?: TestContext): Promise<InProcess> {
   const home = fs.mkdtempSync(path.join(testProfile(), 'home-'));
   const settings = Object.entries(opts.settings ?? {}).map(([k, v]) => `${k}=${v}\n`);
   if (settings.length > 0) fs.writeFileSync(path.join(home, 'pincer-env.txt'), settings.join(''), { mode: 0o600 });
@@ -155,7 +155,7 @@ export async function inProcess(opts: InProcessOptions = {}): Promise<InProcess>
     return close;
   }
 
-  return {
+  const served: InProcess = {
     home,
     runtime,
     ...(plugins ? { plugins } : {}),
@@ -206,6 +206,8 @@ export async function inProcess(opts: InProcessOptions = {}): Promise<InProcess>
       fs.rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
     },
   };
+  t?.after(() => served.close());
+  return served;
 }
 
 /**
