@@ -114,6 +114,37 @@ function testProfile(): string {
 
 /** Builds a runtime in a fresh PINCER_HOME and serves it to in-memory clients; closed after test `t` when given. */
 export async function inProcess(opts: InProcessOptions = {}, t?: TestContext): Promise<InProcess> {
+  const { home, logFile } = prepareHome(opts);
+  const runtime = createRuntime({ home, env: { PINCER_HOME: home, BASH_CWD: home, ...opts.env }, watch: opts.watch ?? false, leanHeap: false, role: opts.role ?? 'standalone' });
+  // A runtime probes the shells in the background and announces the tool list again if a description named one
+  // before the probes answered: settled here, so that no client sees a list_changed it did not cause.
+  await shellsReady(runtime.services.settings.get('BASH_SHELL'));
+  for (let i = 0; i < 3; i++) await new Promise<void>((r) => setImmediate(r));
+  const plugins = opts.plugins ? await startPlugins(runtime) : undefined;
+  const serving = new InMemoryServing(runtime, home);
+  const served: InProcess = {
+    home,
+    runtime,
+    ...(plugins ? { plugins } : {}),
+    connect: (c) => serving.connect(c),
+    connectV1: (c) => serving.connectV1(c),
+    raw: (c) => serving.raw(c),
+    logText: () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : ''),
+    pendingQuestion: (text) =>
+      waitFor(() => runtime.services.questions.pending().find((q) => (JSON.parse(q.questions) as { question: string }[])[0]?.question === text), `the question "${text}" to be pending`),
+    answer: (id, body) => runtime.services.asker.answer(id, body),
+    async close() {
+      await serving.close();
+      runtime.close();
+      fs.rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+    },
+  };
+  t?.after(() => served.close());
+  return served;
+}
+
+/** A fresh PINCER_HOME with the test's settings and files, and this runtime's log in it. */
+function prepareHome(opts: InProcessOptions): { home: string; logFile: string } {
   const home = fs.mkdtempSync(path.join(testProfile(), 'home-'));
   const settings = Object.entries(opts.settings ?? {}).map(([k, v]) => `${k}=${v}\n`);
   if (settings.length > 0) fs.writeFileSync(path.join(home, 'pincer-env.txt'), settings.join(''), { mode: 0o600 });
@@ -122,92 +153,90 @@ export async function inProcess(opts: InProcessOptions = {}, t?: TestContext): P
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     fs.writeFileSync(file, content, { mode: 0o600 });
   }
-  // This runtime's log: warnings and up, to a file the test can read (stderr stays for the runner's report).
+  // Warnings and up, to a file the test can read (stderr stays for the runner's report).
   const logFile = path.join(home, 'logs', 'fast.log');
   configureLogging({ logsDir: path.dirname(logFile), fileName: path.basename(logFile), stderr: false, level: 'warn' });
-  const runtime = createRuntime({ home, env: { PINCER_HOME: home, BASH_CWD: home, ...opts.env }, watch: opts.watch ?? false, leanHeap: false, role: opts.role ?? 'standalone' });
-  // A runtime probes the shells in the background and announces the tool list again if a description named one
-  // before the probes answered: settled here, so that no client sees a list_changed it did not cause.
-  await shellsReady(runtime.services.settings.get('BASH_SHELL'));
-  for (let i = 0; i < 3; i++) await new Promise<void>((r) => setImmediate(r));
-  const plugins = opts.plugins ? await startPlugins(runtime) : undefined;
-  // Task listens with taskIds, which the SDK's stdio entry would drop: served as on `pincer stdio --standalone`.
-  const taskListens = new TaskListens(taskListenSource(runtime));
-  const unregister = runtime.notifier.register(taskListens.peer);
-  const open = new Set<() => Promise<void>>();
+  return { home, logFile };
+}
 
-  function serve(c: Pick<ConnectOptions, 'cwd' | 'clientId'>): { clientSide: InMemoryTransport; handle: StdioServerHandle } {
+/** The runtime's connections: each client gets a server instance from the factory, behind the SDK's stdio entry. */
+class InMemoryServing {
+  /** Task listens with taskIds, which the SDK's stdio entry would drop: served as on `pincer stdio --standalone`. */
+  private readonly taskListens: TaskListens;
+  private readonly unregister: () => void;
+  private readonly open = new Set<() => Promise<void>>();
+
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly home: string,
+  ) {
+    this.taskListens = new TaskListens(taskListenSource(runtime));
+    this.unregister = runtime.notifier.register(this.taskListens.peer);
+  }
+
+  async connect(c: ConnectOptions = {}): Promise<Connected<Client>> {
+    const { clientSide, handle } = this.serve(c);
+    const pin = c.era === '2026-07-28' ? { versionNegotiation: { mode: { pin: '2026-07-28' as const } } } : {};
+    const client = new Client({ name: c.name ?? 'fast-v2', version: '1.0.0' }, { capabilities: c.capabilities ?? {}, ...pin });
+    await client.connect(clientSide);
+    return { client, close: this.tracked(() => client.close(), handle) };
+  }
+
+  async connectV1(c: Omit<ConnectOptions, 'era'> = {}): Promise<Connected<V1Client>> {
+    const { clientSide, handle } = this.serve(c);
+    const client = new V1Client({ name: c.name ?? 'fast-v1', version: '1.0.0' }, { capabilities: c.capabilities ?? {} });
+    await client.connect(clientSide);
+    return { client, close: this.tracked(() => client.close(), handle) };
+  }
+
+  async raw(c: Pick<ConnectOptions, 'cwd' | 'clientId'> = {}): Promise<RawConnection> {
+    const { clientSide, handle } = this.serve(c);
+    const messages: JSONRPCMessage[] = [];
+    clientSide.onmessage = (m) => void messages.push(m);
+    await clientSide.start();
+    const response = (id: string | number) =>
+      waitFor(() => messages.find((m): m is JSONRPCMessage & RawAnswer => 'id' in m && m.id === id && ('result' in m || 'error' in m)), `the response to request ${JSON.stringify(id)}`);
+    const send = (m: object) => clientSide.send(m as JSONRPCMessage);
+    let ids = 0;
+    return {
+      messages,
+      send,
+      response,
+      async request(method, params, capabilities = {}) {
+        const id = `raw-${++ids}`;
+        const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'fast-raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': capabilities };
+        await send({ jsonrpc: '2.0', id, method, params: { ...params, _meta: { ..._meta, ...(params._meta as object | undefined) } } });
+        return response(id);
+      },
+      close: this.tracked(() => clientSide.close(), handle),
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const close of [...this.open]) await close();
+    this.unregister();
+    this.taskListens.closeAll();
+  }
+
+  private serve(c: Pick<ConnectOptions, 'cwd' | 'clientId'>): { clientSide: InMemoryTransport; handle: StdioServerHandle } {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const client = { cwd: c.cwd ?? home, ...(c.clientId ? { id: c.clientId } : {}) };
+    const client = { cwd: c.cwd ?? this.home, ...(c.clientId ? { id: c.clientId } : {}) };
     // One identity for the connection, as a stdio process has (its tasks, what its listens follow): the named client's, else its own.
     const callerId = c.clientId ? `client:${c.clientId}` : `in-memory:${randomUUID()}`;
-    const handle = serveStdio(() => createPincerServer(runtime, { transport: 'in-memory', client, callerId }), { transport: new TaskListenWire(serverSide, taskListens, callerId) });
+    const handle = serveStdio(() => createPincerServer(this.runtime, { transport: 'in-memory', client, callerId }), { transport: new TaskListenWire(serverSide, this.taskListens, callerId) });
     return { clientSide, handle };
   }
 
-  function tracked(closeClient: () => Promise<void>, handle: StdioServerHandle): () => Promise<void> {
+  /** The connection's close, also run by close() for those a test left open. */
+  private tracked(closeClient: () => Promise<void>, handle: StdioServerHandle): () => Promise<void> {
     const close = async () => {
-      if (!open.delete(close)) return;
+      if (!this.open.delete(close)) return;
       await closeClient();
       await handle.close();
     };
-    open.add(close);
+    this.open.add(close);
     return close;
   }
-
-  const served: InProcess = {
-    home,
-    runtime,
-    ...(plugins ? { plugins } : {}),
-    async connect(c = {}) {
-      const { clientSide, handle } = serve(c);
-      const pin = c.era === '2026-07-28' ? { versionNegotiation: { mode: { pin: '2026-07-28' as const } } } : {};
-      const client = new Client({ name: c.name ?? 'fast-v2', version: '1.0.0' }, { capabilities: c.capabilities ?? {}, ...pin });
-      await client.connect(clientSide);
-      return { client, close: tracked(() => client.close(), handle) };
-    },
-    async connectV1(c = {}) {
-      const { clientSide, handle } = serve(c);
-      const client = new V1Client({ name: c.name ?? 'fast-v1', version: '1.0.0' }, { capabilities: c.capabilities ?? {} });
-      await client.connect(clientSide);
-      return { client, close: tracked(() => client.close(), handle) };
-    },
-    async raw(c = {}) {
-      const { clientSide, handle } = serve(c);
-      const messages: JSONRPCMessage[] = [];
-      clientSide.onmessage = (m) => void messages.push(m);
-      await clientSide.start();
-      const response = (id: string | number) =>
-        waitFor(() => messages.find((m): m is JSONRPCMessage & RawAnswer => 'id' in m && m.id === id && ('result' in m || 'error' in m)), `the response to request ${JSON.stringify(id)}`);
-      const send = (m: object) => clientSide.send(m as JSONRPCMessage);
-      let ids = 0;
-      return {
-        messages,
-        send,
-        response,
-        async request(method, params, capabilities = {}) {
-          const id = `raw-${++ids}`;
-          const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'fast-raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': capabilities };
-          await send({ jsonrpc: '2.0', id, method, params: { ...params, _meta: { ..._meta, ...(params._meta as object | undefined) } } });
-          return response(id);
-        },
-        close: tracked(() => clientSide.close(), handle),
-      };
-    },
-    logText: () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : ''),
-    pendingQuestion: (text) =>
-      waitFor(() => runtime.services.questions.pending().find((q) => (JSON.parse(q.questions) as { question: string }[])[0]?.question === text), `the question "${text}" to be pending`),
-    answer: (id, body) => runtime.services.asker.answer(id, body),
-    async close() {
-      for (const close of [...open]) await close();
-      unregister();
-      taskListens.closeAll();
-      runtime.close();
-      fs.rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
-    },
-  };
-  t?.after(() => served.close());
-  return served;
 }
 
 /**
