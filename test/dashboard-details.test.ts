@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startHubProcess, type HubProcess } from './helpers/hub.js';
 import { tempHome, waitFor } from './helpers/env.js';
-import { launchChromium, watchProblems, signIn, shot, axeViolations, sidewaysOverflow } from './helpers/browser.js';
+import { launchChromium, watchProblems, signIn, shot, axeViolations, sidewaysOverflow, laidOut } from './helpers/browser.js';
 
 /**
  * What a person tripped over on the dashboard, each checked the way it was seen — in Chromium at 390 and
@@ -120,7 +120,7 @@ describe('dashboard details at 390 and 1280 px, light and dark', () => {
             if (id === 'callbacks') await page.getByRole('button', { name: 'Cancel' }).first().waitFor();
             if (id === 'connect' || id === 'welcome') await page.locator('[data-client="cursor"]').waitFor();
             if (id === 'overview') await page.locator('.chart canvas').nth(1).waitFor();
-            await page.waitForTimeout(200);
+            await laidOut(page);
             const where = `${scheme} ${width}px ${id}`;
             for (const w of await brokenWords(page)) failures.push(`${where}: ${w} is broken mid-word`);
             for (const n of await navOffScreen(page)) failures.push(`${where}: nav ${n}`);
@@ -163,10 +163,11 @@ describe('dashboard details at 390 and 1280 px, light and dark', () => {
     try {
       await signIn(page, hub.url, hub.token);
       await page.locator('.chart canvas').nth(1).waitFor();
+      await laidOut(page);
       assert.ok((await chartPixels(page)).some((c) => c.white > 0), 'the light grid is near-white (what the check looks for)');
       await page.emulateMedia({ colorScheme: 'dark' });
       await waitFor(async () => (await page.locator('.chart[data-scheme="dark"]').count()) === 2, 'the charts to follow the scheme');
-      await page.waitForTimeout(200);
+      await laidOut(page);
       assert.deepEqual((await chartPixels(page)).map((c) => c.white), [0, 0]);
       await shot(page, 'details-scheme-switched-dark');
     } finally {

@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startHubProcess, type HubProcess } from './helpers/hub.js';
 import { tempHome } from './helpers/env.js';
-import { launchChromium, watchProblems, signIn, shot, axeViolations, sidewaysOverflow } from './helpers/browser.js';
+import { launchChromium, watchProblems, signIn, shot, axeViolations, sidewaysOverflow, laidOut } from './helpers/browser.js';
 
 const PAGES = ['overview', 'connect', 'tools', 'settings', 'tasks', 'jobs', 'callbacks', 'questions', 'activity', 'skills'];
 const WIDTHS = [390, 768, 1280];
@@ -66,7 +66,7 @@ describe('dashboard layout and accessibility at 390/768/1280 px, light and dark'
             await page.goto(`${hub.url}/?w=${width}#/${id}`);
             await page.locator('main h1').filter({ hasText: new RegExp(`^${id}$`, 'i') }).waitFor();
             await page.locator('main .panel, main .counters').first().waitFor();
-            await page.waitForTimeout(150);
+            await laidOut(page);
             const over = await sidewaysOverflow(page);
             if (over > 0) failures.push(`${scheme} ${width}px ${id}: scrolls sideways by ${over}px`);
             // Each page opens at its top.

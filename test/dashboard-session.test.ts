@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { WebSocket } from 'ws';
 import { startHubProcess, tokenOf, type HubProcess } from './helpers/hub.js';
-import { tempHome, waitFor, PINCER_BIN, pincerEnv } from './helpers/env.js';
+import { tempHome, waitFor, PINCER_BIN, pincerEnv, WAIT_MS } from './helpers/env.js';
 import { launchChromium, watchProblems, signIn, signInLink } from './helpers/browser.js';
 import { signInWithCode, type DashboardClient } from './helpers/dashboard-client.js';
 import { DashboardSessions, CODE_TTL_MS, SESSION_IDLE_MS, SESSION_LIFETIME_MS } from '../main/http/dashboard/sessions.js';
@@ -149,6 +149,9 @@ describe('the dashboard session in a browser: signed in by a one-time link, neve
     await page.getByRole('dialog').getByRole('button', { name: 'Rotate' }).click();
     await waitFor(() => tokenOf(h.home) !== hub.token, 'the token in pincer-env.txt to change');
     const fresh = tokenOf(h.home);
+    // The hub has rotated; this page holds its new session once the answer has reached it (it says so). A page
+    // load before that, which a loaded machine allows, would find the session the rotation ended.
+    await waitFor(async () => (await page.getByRole('status').textContent()) === 'Token rotated', 'the page to take its new session');
     await otherPage.locator('#signin-help').waitFor();
     await other.close();
     // This one carries on, and still never sees the token.
@@ -173,7 +176,7 @@ describe('the dashboard session in a browser: signed in by a one-time link, neve
     const opener = path.join(h.home, '..', `${path.basename(h.home)}-opener.sh`);
     fs.writeFileSync(opener, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`, { mode: 0o700 });
     try {
-      const r = spawnSync(process.execPath, [PINCER_BIN, 'dashboard'], { env: pincerEnv(h.home, { PINCER_OPEN: opener }), encoding: 'utf8', timeout: 30_000 });
+      const r = spawnSync(process.execPath, [PINCER_BIN, 'dashboard'], { env: pincerEnv(h.home, { PINCER_OPEN: opener }), encoding: 'utf8', timeout: WAIT_MS });
       assert.equal(r.status, 0, r.stderr);
       assert.match(r.stdout, /Opened the Pincer dashboard in your browser, signed in \(a one-time link, good for 120 s\)/);
       const file = await waitFor(() => (fs.existsSync(opened) ? fs.readFileSync(opened, 'utf8') : undefined), 'the opener to run');
@@ -187,7 +190,7 @@ describe('the dashboard session in a browser: signed in by a one-time link, neve
       const code = /#signin=([^"]+)"/.exec(fs.readFileSync(file, 'utf8'))![1]!;
       assert.equal(await signInWithCode(hub.url, code), undefined);
       await tab.close();
-      const printed = spawnSync(process.execPath, [PINCER_BIN, 'dashboard', '--print'], { env: pincerEnv(h.home), encoding: 'utf8', timeout: 30_000 });
+      const printed = spawnSync(process.execPath, [PINCER_BIN, 'dashboard', '--print'], { env: pincerEnv(h.home), encoding: 'utf8', timeout: WAIT_MS });
       assert.equal(printed.status, 0, printed.stderr);
       assert.match(printed.stdout.trim(), /^http:\/\/[0-9a-f]{32}\.pincer\.localhost:\d+\/#signin=[\w-]+\.[\w-]+$/);
     } finally {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startHubProcess, type HubProcess } from './helpers/hub.js';
-import { tempHome, waitFor } from './helpers/env.js';
+import { tempHome, waitFor, quietFor } from './helpers/env.js';
 import { textOf } from './helpers/clients.js';
 import { launchChromium, watchProblems, signInLink, shot } from './helpers/browser.js';
 import { rpc, tasksClient, TASKS } from './helpers/tasks-client.js';
@@ -81,7 +81,7 @@ describe('the dashboard in Chromium against a real hub', () => {
     assert.match(fs.readFileSync(path.join(h.home, 'pincer-env.txt'), 'utf8'), /^TOOL_WEBSEARCH=false$/m);
     // The hub's tools_changed event redraws the page; the focused switch is the same element, now off.
     await waitFor(async () => (await sw.isChecked()) === false, 'the switch to show off');
-    await page.waitForTimeout(400);
+    await quietFor(400, 'the focus leaving the switch as the page redraws');
     assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'WebSearch enabled');
   });
 
@@ -178,7 +178,7 @@ describe('the dashboard in Chromium against a real hub', () => {
     await err.getByText('must be at least 100').waitFor();
     assert.equal(await input.getAttribute('aria-invalid'), 'true');
     assert.deepEqual(problems.splice(0), ['console: Failed to load resource: the server responded with a status of 400 (Bad Request)'], 'only the refused value');
-    await page.waitForTimeout(3000);
+    await quietFor(3000, 'the error going away by itself');
     assert.ok(await err.isVisible(), 'the error is still shown');
     // Saving the editor text keeps the real token behind the mask.
     await page.locator('#save-settings').click();
@@ -212,7 +212,7 @@ describe('the dashboard in Chromium against a real hub', () => {
     const dialog = page.getByRole('dialog');
     await dialog.getByText(`Kill job #${id}?`).waitFor();
     await dialog.getByRole('button', { name: 'Keep' }).click();
-    await page.waitForTimeout(300);
+    await quietFor(300, 'the job killed although the dialog was answered Keep');
     await card.getByText('running', { exact: true }).waitFor();
     await card.getByRole('button', { name: 'Kill' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Kill' }).click();

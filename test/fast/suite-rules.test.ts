@@ -39,7 +39,7 @@ function findings(check: (line: string) => string | undefined): string[] {
 
 test('no fixed sleep waits for something: waitFor a condition, or quietFor a window in which nothing may happen', () => {
   const found = findings((line) => {
-    const sleep = /\bsleep\(\s*([0-9_]+)/.exec(line) ?? /setTimeout\(\s*(?:r|resolve)\s*,\s*([0-9_]+)\s*\)/.exec(line);
+    const sleep = /\bsleep\(\s*([0-9_]+)/.exec(line) ?? /setTimeout\(\s*(?:r|resolve)\s*,\s*([0-9_]+)\s*\)/.exec(line) ?? /\.waitForTimeout\(\s*([0-9_]+)/.exec(line);
     return sleep && ms(sleep[1]!) > POLL_STEP_MAX_MS ? `a fixed ${sleep[1]} ms pause` : undefined;
   });
   assert.deepEqual(found, []);

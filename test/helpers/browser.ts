@@ -86,6 +86,20 @@ export async function axeViolations(page: Page | Frame): Promise<string[]> {
   });
 }
 
+/**
+ * Until the page has laid out what it rendered: its fonts loaded, the effects of its last render run (Preact
+ * runs them in a timer queued from the next animation frame, so a frame then a timer comes after them) and
+ * one more frame painted. What a layout check measures then is what the person sees, however slow the machine.
+ */
+export async function laidOut(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    await document.fonts.ready;
+    await new Promise<void>((r) => requestAnimationFrame(() => r()));
+    await new Promise<void>((r) => setTimeout(r, 0));
+    await new Promise<void>((r) => requestAnimationFrame(() => r()));
+  });
+}
+
 /** How far the page scrolls sideways (0 when it fits the viewport). */
 export async function sidewaysOverflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
