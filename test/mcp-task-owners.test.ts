@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { tempHome, waitFor } from './helpers/env.js';
+import { tempHome, waitFor, WAIT_MS } from './helpers/env.js';
 import { startHubProcess, type HubProcess } from './helpers/hub.js';
 import { RawStdio } from './helpers/raw-stdio.js';
 import { rpc, TASKS, type JsonRpcAnswer } from './helpers/tasks-client.js';
@@ -57,7 +57,7 @@ function assertUnknown(r: JsonRpcAnswer, what: string): void {
   assert.match(r.error!.message, /^Unknown task: /, what);
 }
 
-/** Opens a task listen over HTTP and collects its messages until `until` holds or 10 s pass. */
+/** Opens a task listen over HTTP and collects its messages until `until` holds (or WAIT_MS passes: only a failing test gets there). */
 async function listen(hub: HubProcess, taskIds: string[], opts: Opts, until: (messages: Record<string, unknown>[]) => boolean): Promise<Record<string, unknown>[]> {
   const abort = new AbortController();
   const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': opts!.clientInfo, 'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } } };
@@ -68,7 +68,7 @@ async function listen(hub: HubProcess, taskIds: string[], opts: Opts, until: (me
     signal: abort.signal,
   });
   const messages: Record<string, unknown>[] = [];
-  const deadline = setTimeout(() => abort.abort(), 10_000);
+  const deadline = setTimeout(() => abort.abort(), WAIT_MS);
   let text = '';
   const reader = r.body!.getReader();
   try {

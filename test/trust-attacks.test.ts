@@ -8,13 +8,13 @@ import WebSocket from 'ws';
 import { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startHubProcess, tokenOf } from './helpers/hub.js';
-import { tempHome, sleep, quietFor, settles, waitFor, PINCER_BIN, pincerEnv } from './helpers/env.js';
+import { tempHome, sleep, quietFor, settles, waitFor, PINCER_BIN, pincerEnv, WAIT_MS } from './helpers/env.js';
 import { connectV2, textOf } from './helpers/clients.js';
 
 // Issue 11, written as the attacks: each test is one way in or one way down that must stay shut.
 
-/** Sends raw bytes and resolves with everything the hub answered until it closed the socket (or the time ran out). */
-function rawExchange(port: number, payload: string, waitMs = 3000): Promise<{ text: string; closed: boolean }> {
+/** Sends raw bytes and resolves with everything the hub answered until it closed the socket (or WAIT_MS ran out: `closed` says which). */
+function rawExchange(port: number, payload: string, waitMs = WAIT_MS): Promise<{ text: string; closed: boolean }> {
   return new Promise((resolve) => {
     const s = net.connect(port, '127.0.0.1');
     let text = '';

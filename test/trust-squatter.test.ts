@@ -185,7 +185,7 @@ function pincerRun(home: string, args: string[]): Promise<{ status: number | nul
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), WAIT_MS);
     child.on('close', (status) => {
       clearTimeout(timer);
       resolve({ status, stdout, stderr });

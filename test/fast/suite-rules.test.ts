@@ -64,10 +64,16 @@ test(`a wait on a condition gets WAIT_MS (${WAIT_MS / 1000} s) or more: only a f
   assert.deepEqual(found, []);
 });
 
-test(`a test's own time limit, and a spawned command's, is at least WAIT_MS (${WAIT_MS / 1000} s): a hang limit, never a speed check`, () => {
+test(`a test's own time limit, a spawned command's and a request's is at least WAIT_MS (${WAIT_MS / 1000} s): a hang limit, never a speed check`, () => {
   const found = findings((line) => {
-    // node:test's own option, a spawned command's (spawnSync), a browser wait (playwright's locator.waitFor).
-    const limit = /\b(?:test|describe)\(.*\{[^{}]*\btimeout:\s*([0-9_]+)/.exec(line) ?? /spawnSync\(.*\btimeout:\s*([0-9_]+)/.exec(line) ?? /\.waitFor\(\{[^}]*\btimeout:\s*([0-9_]+)/.exec(line);
+    // node:test's own option, a spawned command's (spawnSync), a browser wait (playwright's locator.waitFor),
+    // a request's or a child's own hang limit (AbortSignal.timeout, a timer that aborts, kills or destroys it).
+    const limit =
+      /\b(?:test|describe)\(.*\{[^{}]*\btimeout:\s*([0-9_]+)/.exec(line) ??
+      /spawnSync\(.*\btimeout:\s*([0-9_]+)/.exec(line) ??
+      /\.waitFor\(\{[^}]*\btimeout:\s*([0-9_]+)/.exec(line) ??
+      /AbortSignal\.timeout\(\s*([0-9_]+)\s*\)/.exec(line) ??
+      /setTimeout\(\s*\(\)\s*=>\s*[\w$.]+\.(?:abort|kill|destroy)\([^()]*\)\s*,\s*([0-9_]+)\s*\)/.exec(line);
     return limit && ms(limit[1]!) < WAIT_MS ? `a ${limit[1]} ms limit` : undefined;
   });
   assert.deepEqual(found, []);
