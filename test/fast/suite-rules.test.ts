@@ -49,6 +49,8 @@ test('no test bounds how long something took: timings go to bench/, against peer
   const found = findings((line) => {
     // Date.now() - started < 2000 bounds a time; Date.now() - 30 * DAY is a date the data is compared with.
     if (/assert\.\w+\(.*\b(?:Date|performance)\.now\(\)\s*-\s*[A-Za-z_$][\w$.]*\s*<=?/.test(line)) return 'an assertion on elapsed time';
+    // deadline - Date.now() > 3590_000 bounds the time since the deadline was set.
+    if (/assert\.\w+\(.*-\s*(?:Date|performance)\.now\(\)\s*>=?/.test(line)) return 'an assertion on the time left';
     if (/assert\.ok\(\s*(?:took|elapsed|ms|duration)\s*</.test(line)) return 'an assertion on a duration';
     return undefined;
   });
