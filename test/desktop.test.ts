@@ -213,7 +213,7 @@ test("without a hub of its own, the window shows another hub of the folder only 
     assert.equal(desk.hub, undefined);
     desk.dashboard.open('questions');
     const win = fake.windows.at(-1)!;
-    const loaded = await waitFor(() => win.urls.at(-1), 'the window to load', 15_000);
+    const loaded = await waitFor(() => win.urls.at(-1), 'the window to load');
     assert.match(loaded, new RegExp(`^${other.dashboardUrl.replace(/\./g, '\\.')}/#signin=[\\w-]+\\.[\\w-]+&to=questions$`), 'a sign-in link of the proven hub');
     // The page signs in again over IPC (after a reload): a fresh proof, a fresh code, a desktop session.
     const { code } = (await fake.ipc.get(IPC.signIn)!({ senderFrame: { url: `${other.dashboardUrl}/#/overview` } })) as { code: string };

@@ -71,7 +71,7 @@ test(`another user spinning on the hub's port through ${TAKEOVERS} takeovers get
 
     spinner = spawnAs(as, SPINNER, [String(port), '240']);
     spinner.stdout!.on('data', (d: Buffer) => (spun += d.toString()));
-    await waitFor(() => spun.includes('spinning'), 'the other user to start spinning', 20_000);
+    await waitFor(() => spun.includes('spinning'), 'the other user to start spinning');
 
     const took: number[] = [];
     for (let n = 0; n < TAKEOVERS; n++) {
@@ -86,7 +86,7 @@ test(`another user spinning on the hub's port through ${TAKEOVERS} takeovers get
         const j = readHubJson(h.home);
         return j && j.pid === next.pid ? j : undefined;
       }, `takeover ${n + 1}`, 60_000);
-      await waitFor(() => !pidAlive(before.pid), `the hub of takeover ${n} to exit`, 30_000);
+      await waitFor(() => !pidAlive(before.pid), `the hub of takeover ${n} to exit`);
       took.push(Date.now() - started);
       assert.equal(info.port, port, `takeover ${n + 1} kept the port`);
       assert.doesNotMatch(spun, /took/, `the other user took the port at takeover ${n + 1}: ${spun}`);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { tempHome, waitFor, PINCER_BIN, pincerEnv } from './helpers/env.js';
+import { tempHome, waitFor, quietFor, PINCER_BIN, pincerEnv, WAIT_MS } from './helpers/env.js';
 import { readHubJson, startHubProcess, stopHubOf, tokenOf, type HubProcess } from './helpers/hub.js';
 import { launchChromium, signIn, chromiumProblem } from './helpers/browser.js';
 import { osFreePort } from './helpers/ports.js';
@@ -36,7 +36,7 @@ async function squat(as: OtherUser, port: number, dir: string, workerCache: 'all
   const child = spawnAs(as, SQUATTER, [String(port), record, '120', workerCache]);
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  const recorder = (await waitFor(() => /recorder (\S+)/.exec(out), 'the squatter to start', 20_000))[1]!;
+  const recorder = (await waitFor(() => /recorder (\S+)/.exec(out), 'the squatter to start'))[1]!;
   return {
     child,
     recorder,
@@ -55,7 +55,7 @@ async function signedInTab(browser: Browser, hub: HubProcess): Promise<{ ctx: Br
   const ctx = await browser.newContext();
   const page = await ctx.newPage();
   await signIn(page, hub.url, hub.token);
-  await page.locator('#serving-status', { hasText: 'Serving' }).waitFor({ timeout: 20_000 });
+  await page.locator('#serving-status', { hasText: 'Serving' }).waitFor({ timeout: WAIT_MS });
   return { ctx, page };
 }
 
@@ -84,17 +84,17 @@ for (const how of ['stop', 'crash', 'handover'] as const) {
       squatter = await squat(as, port, shared.dir);
       newcomer = await takeDown(how, hub, port);
       // The port is the squatter's, or (a handover without a gap) the newcomer's.
-      const outcome = await waitFor(() => (squatter!.bound('v4') ? 'squatted' : newcomer && readHubJson(h.home)?.pid === newcomer.pid ? 'handed over' : undefined), 'the port to change hands', 30_000);
+      const outcome = await waitFor(() => (squatter!.bound('v4') ? 'squatted' : newcomer && readHubJson(h.home)?.pid === newcomer.pid ? 'handed over' : undefined), 'the port to change hands');
       // The tabs carry on as they would: their feeds reconnect, pages refetch; the person presses F5 in one.
       await reloaded.page.reload({ timeout: 15_000 }).catch(() => undefined);
-      if (outcome === 'squatted') await waitFor(() => squatter!.caught().some((c) => (c.body as { kind?: string } | undefined)?.kind === 'sw-registered'), 'the squatter\'s page to register its worker', 20_000).catch(() => undefined);
-      await new Promise((r) => setTimeout(r, 6000));
+      if (outcome === 'squatted') await waitFor(() => squatter!.caught().some((c) => (c.body as { kind?: string } | undefined)?.kind === 'sw-registered'), 'the squatter\'s page to register its worker').catch(() => undefined);
+      await quietFor(6000, 'the tabs, left to the squatter for a while, giving it what opens the real hub');
       // The squatter leaves; the person's hub is back on its port.
       squatter.stop();
       if (outcome === 'squatted') hub = await startHubProcess(h.home, { HTTP_PORT: String(port) });
       else hub = { ...hub, url: readHubJson(h.home)!.url, token: tokenOf(h.home) };
       // What the squatter's page left open in a tab tries what it found against the real hub meanwhile.
-      await new Promise((r) => setTimeout(r, 5000));
+      await quietFor(5000, "the squatter's page, still open in a tab, getting into the real hub");
 
       // The person signs in again, in both browsers, the way the dashboard asks: it is the real dashboard.
       const signedInAgain: string[] = [];
@@ -102,13 +102,13 @@ for (const how of ['stop', 'crash', 'handover'] as const) {
         const fresh = await ctx.newPage();
         try {
           await signIn(fresh, hub.url, tokenOf(h.home));
-          await fresh.getByRole('link', { name: /Running jobs/ }).waitFor({ timeout: 20_000 });
+          await fresh.getByRole('link', { name: /Running jobs/ }).waitFor({ timeout: WAIT_MS });
           signedInAgain.push(name);
         } catch (err) {
           process.stderr.write(`# ${how}: signing in again in ${name}'s browser failed: ${(err as Error).message.split('\n')[0]}\n`);
         }
       }
-      await new Promise((r) => setTimeout(r, 3000));
+      await quietFor(3000, 'the signed-in-again tabs giving the squatter what opens the real hub');
       // Then the squatter's user replays everything it caught against the real hub.
       replayed = await replayCaught(hub.url, squatter.caught());
       // A credential the tab itself sent to the squatter's port (its own page's tries carry what it read from storage instead).
@@ -148,28 +148,28 @@ for (const workerCache of ['none', 'all'] as const) {
     try {
       // No hub runs; the person's bookmark of the hub's address meets the other user's program there.
       squatter = await squat(as, port, shared.dir, workerCache);
-      await waitFor(() => squatter!.bound('v4'), 'the squatter to bind', 20_000);
+      await waitFor(() => squatter!.bound('v4'), 'the squatter to bind');
       const ctx = await browser.newContext();
       const bookmark = await ctx.newPage();
       await bookmark.goto(`http://127.0.0.1:${port}/`);
-      await waitFor(() => squatter!.caught().some((c) => (c.body as { kind?: string } | undefined)?.kind === 'sw-registered'), 'the worker to be registered', 20_000);
+      await waitFor(() => squatter!.caught().some((c) => (c.body as { kind?: string } | undefined)?.kind === 'sw-registered'), 'the worker to be registered');
       squatter.stop();
       hub = await startHubProcess(h.home, { HTTP_PORT: String(port) });
       // `pincer dashboard`, as the person runs it: its page sends the browser to the dashboard's own origin.
-      const r = spawnSync(process.execPath, [PINCER_BIN, 'dashboard'], { env: pincerEnv(h.home, { PINCER_OPEN: opener }), encoding: 'utf8', timeout: 30_000 });
+      const r = spawnSync(process.execPath, [PINCER_BIN, 'dashboard'], { env: pincerEnv(h.home, { PINCER_OPEN: opener }), encoding: 'utf8', timeout: WAIT_MS });
       assert.equal(r.status, 0, r.stderr);
       const file = await waitFor(() => (fs.existsSync(opened) ? fs.readFileSync(opened, 'utf8') : undefined), 'the opener to run');
       const tab = await ctx.newPage();
       await tab.goto(`file://${file}`);
-      await tab.getByRole('link', { name: /Running jobs/ }).waitFor({ timeout: 20_000 });
+      await tab.getByRole('link', { name: /Running jobs/ }).waitFor({ timeout: WAIT_MS });
       assert.match(new URL(tab.url()).hostname, /^[0-9a-f]{32}\.pincer\.localhost$/);
       assert.equal(await tab.evaluate(() => navigator.serviceWorker.controller), null, 'no worker controls the dashboard');
       if (workerCache === 'none') {
         // The bookmark again: the worker answers it once more, but its update check reaches the hub, which replaces it with one that removes itself.
         await bookmark.goto(`http://127.0.0.1:${port}/?again`).catch(() => undefined);
-        await waitFor(async () => (await bookmark.evaluate(() => navigator.serviceWorker.getRegistrations().then((rs) => rs.length)).catch(() => 1)) === 0, 'the worker to be gone', 30_000);
+        await waitFor(async () => (await bookmark.evaluate(() => navigator.serviceWorker.getRegistrations().then((rs) => rs.length)).catch(() => 1)) === 0, 'the worker to be gone');
         await bookmark.goto(`http://127.0.0.1:${port}/?third`);
-        await bookmark.locator('#signin-help').waitFor({ timeout: 20_000 });
+        await bookmark.locator('#signin-help').waitFor({ timeout: WAIT_MS });
         assert.match(new URL(bookmark.url()).hostname, /\.pincer\.localhost$/, "the real hub's redirect, no longer the worker's page");
       }
       const replayed = await replayCaught(hub.url, squatter.caught());
