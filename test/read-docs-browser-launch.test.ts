@@ -118,7 +118,7 @@ describe('ReadDocs starts the browser only for pages it can change', { skip }, (
       await renderer.close();
       renderer.prepare(undefined);
       assert.notEqual(renderer['browser'], undefined, 'a call needed it a moment ago: the next call starts it ahead');
-      await waitFor(() => browser.launches() === launched + 2, 'the browser to be started ahead', 20_000);
+      await waitFor(() => browser.launches() === launched + 2, 'the browser to be started ahead');
     } finally {
       await renderer.close();
     }
