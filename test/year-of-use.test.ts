@@ -161,6 +161,19 @@ describe('a year of use: bounded answers, pages and running jobs past the first 
     const tasks = await get<{ tasks: unknown[]; total: number; counts: { open: number; done: number } }>('/api/tasks?status=done&limit=20&offset=40');
     assert.equal(tasks.tasks.length, 20);
     assert.equal(tasks.total, tasks.counts.done);
+    // A text search counts no further than 200 past its page, and says so.
+    const search = await get<{ tasks: { name: string; steps: { text: string }[] }[]; total: number; capped: boolean }>('/api/tasks?status=done&q=refactor&limit=20');
+    assert.deepEqual([search.tasks.length, search.total, search.capped], [20, 220, true]);
+    assert.ok(search.tasks.every((t) => `${t.name} ${t.steps.map((s) => s.text).join(' ')}`.toLowerCase().includes('refactor')));
+    // MCP tasks: a page of them with the total, newest first.
+    const mcpFirst = await get<{ tasks: { id: string; created_at: number }[]; total: number; offset: number; limit: number }>('/api/mcp-tasks');
+    const mcpThird = await get<{ tasks: { id: string; created_at: number }[]; total: number; offset: number }>('/api/mcp-tasks?limit=20&offset=40');
+    assert.deepEqual([mcpFirst.tasks.length, mcpFirst.limit, mcpThird.tasks.length, mcpThird.offset], [20, 20, 20, 40]);
+    assert.ok(mcpFirst.total >= 10_000 && mcpThird.total === mcpFirst.total);
+    assert.ok(mcpThird.tasks[0]!.created_at <= mcpFirst.tasks.at(-1)!.created_at && !mcpThird.tasks.some((t) => mcpFirst.tasks.some((f) => f.id === t.id)), 'the third page holds older tasks');
+    const badPage = await fetch(`${hub.url}/api/mcp-tasks?limit=0`, { headers: hub.headers() });
+    assert.equal(badPage.status, 400);
+    assert.match(((await badPage.json()) as { error: { message: string } }).error.message, /MCP tasks take offset and limit \(1-200\)/);
     const kept = await get<{ jobs: { ended: number; logBytes: number }; activity: { calls: number }; store: { fileBytes: number } }>('/api/kept');
     assert.equal(kept.jobs.ended, 10_000);
     assert.ok(kept.activity.calls >= 100_000);
@@ -182,6 +195,12 @@ describe('a year of use: bounded answers, pages and running jobs past the first 
       await page.locator('[data-pager="jobs"]').filter({ hasText: 'Jobs 1–50 of 10,001' }).waitFor();
       await page.locator('[data-jobs-counts]').filter({ hasText: '1 running' }).waitFor();
       assert.equal(await page.locator('section[data-job]').count(), 51, 'the running job and a page of history; not 10 001 cards');
+      // The MCP tasks beside the jobs: a page of 20 with the total, and the next page.
+      const mcpPager = page.locator('[data-pager="MCP tasks"]');
+      await mcpPager.filter({ hasText: /MCP tasks 1–20 of 10,0\d\d/ }).waitFor();
+      assert.equal(await page.locator('ul.mcp-tasks li[data-task]').count(), 20);
+      await page.getByRole('navigation', { name: 'Pages of MCP tasks' }).getByRole('button', { name: 'Older' }).click();
+      await mcpPager.filter({ hasText: /MCP tasks 21–40 of 10,0\d\d/ }).waitFor();
       await page.goto(`${hub.url}/#/activity`);
       await page.locator('[data-pager="calls"]').filter({ hasText: /Calls 1–50 of 100,0\d\d/ }).waitFor();
       await page.getByRole('button', { name: 'Older' }).click();
@@ -190,6 +209,12 @@ describe('a year of use: bounded answers, pages and running jobs past the first 
       await page.locator('[data-tab="done"]').filter({ hasText: /Finished \(9,\d{3}\)/ }).waitFor();
       await page.locator('[data-tab="done"]').click();
       await page.locator('[data-pager="tasks"]').filter({ hasText: /Tasks 1–20 of 9,\d{3}/ }).waitFor();
+      // A text search's total is "at least" past 200 more than the page.
+      await page.locator('#tasks-search').fill('refactor');
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await page.locator('[data-pager="tasks"]').filter({ hasText: 'Tasks 1–20 of 220+' }).waitFor();
+      await page.getByRole('navigation', { name: 'Pages of tasks' }).getByRole('button', { name: 'Older' }).click();
+      await page.locator('[data-pager="tasks"]').filter({ hasText: 'Tasks 21–40 of 240+' }).waitFor();
       assert.deepEqual(problems, []);
     } finally {
       await chromium.close();

@@ -44,6 +44,11 @@ export const McpTaskRow = z.object({
 });
 export type McpTaskRow = z.infer<typeof McpTaskRow>;
 
+/** What a list of tasks shows of each (McpTasksRepo.page). */
+export const McpTaskListRow = McpTaskRow.pick({ id: true, tool: true, client: true, status: true, status_message: true, created_at: true, updated_at: true, input_requests: true, work: true });
+export type McpTaskListRow = z.infer<typeof McpTaskListRow>;
+const LIST_COLUMNS = Object.keys(McpTaskListRow.shape).join(', ');
+
 /**
  * The tasks of the MCP tasks extension (not TaskManager's checklist): one row per tool call
  * answered with a task, its status and, once terminal, its result or error as JSON. `owner` is the
@@ -99,9 +104,13 @@ export class McpTasksRepo {
     return new Set((prepared(this.db, 'SELECT id FROM mcp_tasks').all() as { id: string }[]).map((r) => r.id));
   }
 
-  /** The newest tasks, newest first (the dashboard). */
-  recent(limit = 100): McpTaskRow[] {
-    return (prepared(this.db, 'SELECT * FROM mcp_tasks ORDER BY created_at DESC LIMIT ?').all(limit) as unknown[]).map((r) => McpTaskRow.parse(r));
+  /**
+   * One page of tasks, newest first, with how many there are (the dashboard): the columns a list shows,
+   * not the results it does not (a task's result may be a megabyte).
+   */
+  page(offset: number, limit: number): { rows: McpTaskListRow[]; total: number } {
+    const rows = (prepared(this.db, `SELECT ${LIST_COLUMNS} FROM mcp_tasks ORDER BY created_at DESC LIMIT ? OFFSET ?`).all(limit, offset) as unknown[]).map((r) => McpTaskListRow.parse(r));
+    return { rows, total: (prepared(this.db, 'SELECT COUNT(*) AS n FROM mcp_tasks').get() as { n: number }).n };
   }
 
   /** Moves a task that is not terminal yet; false when it already ended (a cancel won the race). */
@@ -151,7 +160,7 @@ export class McpTasksRepo {
 }
 
 /** The work a row names, or undefined (none, or written by a newer Pincer in a shape this one does not know). */
-export function workOf(row: McpTaskRow): McpTaskWork | undefined {
+export function workOf(row: Pick<McpTaskRow, 'work'>): McpTaskWork | undefined {
   if (!row.work) return undefined;
   try {
     const parsed = McpTaskWork.safeParse(JSON.parse(row.work));

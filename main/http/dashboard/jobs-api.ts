@@ -20,6 +20,9 @@ const JobsQuery = z.object({
 });
 const JOBS_USAGE = `Jobs take status (${JOB_FILTERS.join(', ')}), q (text in the command or folder), offset and limit (1-200).`;
 
+const McpTasksQuery = z.object({ offset: queryCount(10_000_000, 0), limit: queryCount(200, 20).pipe(z.number().min(1)) });
+const MCP_TASKS_USAGE = 'MCP tasks take offset and limit (1-200).';
+
 const offset = z.preprocess((v) => (v === undefined || v === '' ? undefined : Number(v)), z.number().int().min(0).optional());
 const OutputQuery = z.object({ from: offset, before: offset, max: queryCount(1024 * 1024, 64 * 1024).pipe(z.number().min(1)) });
 const OUTPUT_USAGE = 'A window of output takes from (read on from that byte) or before (the part that ends there, from a line start), and max (bytes, at most 1048576).';
@@ -38,8 +41,9 @@ export function jobRoutes(r: express.Router, runtime: Runtime, sessions: Session
     res.json(view);
   });
 
-  r.get('/api/mcp-tasks', (_req, res) => {
-    res.json(mcpTasksView(runtime));
+  r.get('/api/mcp-tasks', (req, res) => {
+    const q = query(req, res, McpTasksQuery, MCP_TASKS_USAGE);
+    if (q) res.json(mcpTasksView(runtime, q));
   });
 
   /**

@@ -10,7 +10,7 @@ import { planJson } from '../../tools/workflow/plan-mode.js';
 import { VERSION } from '../../core/version.js';
 import { isActive } from '../../tools/shell/jobs.js';
 import { settingViews, diagnosticViews, maskSecrets } from './settings.js';
-import { workOf, type McpTaskRow } from '../../store/mcp-tasks.js';
+import { workOf, type McpTaskListRow } from '../../store/mcp-tasks.js';
 
 /**
  * What each dashboard page reads, built in one place. The renderer imports the
@@ -119,15 +119,16 @@ export function oneJobView(runtime: Runtime, sessions: SessionTable, id: number)
   return j && { job: jobView(runtime, sessionClients(sessions), j), counts: runtime.services.jobs.repo.counts() };
 }
 
-function jobOf(t: McpTaskRow): number | null {
+function jobOf(t: McpTaskListRow): number | null {
   const work = workOf(t);
   return work?.kind === 'job' ? work.id : null;
 }
 
-/** Tool calls answered as MCP tasks (the tasks extension), newest first; the Jobs page shows them beside the jobs. */
-export function mcpTasksView(runtime: Runtime) {
+/** A page of the tool calls answered as MCP tasks (the tasks extension), newest first, with their total; the Jobs page shows them beside the jobs. */
+export function mcpTasksView(runtime: Runtime, query: { offset: number; limit: number }) {
+  const page = runtime.mcpTasks.repo.page(query.offset, query.limit);
   return {
-    tasks: runtime.mcpTasks.repo.recent(100).map((t) => ({
+    tasks: page.rows.map((t) => ({
       id: t.id,
       tool: t.tool,
       client: t.client,
@@ -139,6 +140,9 @@ export function mcpTasksView(runtime: Runtime) {
       /** The background job that runs the task's work (a Bash call past BASH_TASK_AFTER_MS), shown on the same page. */
       job: jobOf(t),
     })),
+    total: page.total,
+    offset: query.offset,
+    limit: query.limit,
   };
 }
 

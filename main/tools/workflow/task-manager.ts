@@ -51,7 +51,7 @@ function overview(repo: TasksRepo, q: string | undefined, offset: number, limit:
     head.push(
       finished.total === 0
         ? `No finished tasks${matching}.`
-        : `Finished${matching}: ${plural(finished.total, 'task')}${finished.capped ? '+' : ''}${doneShown ? `, the newest ${doneShown} shown` : ''}${restDone > 0 ? `; the other ${restDone.toLocaleString('en-US')} with {"action":"list","status":"done"}` : ''}.`,
+        : `Finished${matching}: ${plural(finished.total, 'task')}${finished.capped ? '+' : ''}${doneShown ? `, the newest ${doneShown} shown` : ''}${restDone > 0 ? `; the other ${restDone.toLocaleString('en-US')}${finished.capped ? '+' : ''} with {"action":"list","status":"done"}` : ''}.`,
     );
   }
   if (!q && counts.archived > 0) head.push(`Archived: ${plural(counts.archived, 'task')} ({"action":"list","status":"archived"}).`);

@@ -21,6 +21,8 @@ const STATUSES: { value: Status; label: string }[] = [
   { value: 'lost', label: 'lost' },
 ];
 const PAGE = 50;
+/** MCP tasks on a page of their panel. */
+const MCP_PAGE = 20;
 
 /** The same test as the hub's (store/jobs.ts FILTER_SQL), for a job a live event brought. */
 function matches(j: Job, status: Status, q: string): boolean {
@@ -204,10 +206,14 @@ function place(d: JobsView, one: OneJobView, v: { status: Status; q: string; off
   return { ...d, running: running.sort((a, b) => b.id - a.id), jobs, total, counts: one.counts };
 }
 
-/** Tool calls a client follows as MCP tasks (the tasks extension): they outlive the client's request and a hub restart. */
+/**
+ * Tool calls a client follows as MCP tasks (the tasks extension): they outlive the client's request and a hub
+ * restart. A page at a time, with the total; a task event reads the page again (tasks change rarely).
+ */
 function McpTasksPanel(props: { onSignedOut(): void }) {
-  const r = useResource<McpTasksView>('/api/mcp-tasks', ['mcp_task_changed', 'records_pruned'], props.onSignedOut);
-  if (!r.data || r.data.tasks.length === 0) return null;
+  const [offset, setOffset] = useState(0);
+  const r = useResource<McpTasksView>(`/api/mcp-tasks?limit=${MCP_PAGE}&offset=${offset}`, ['mcp_task_changed', 'records_pruned'], props.onSignedOut);
+  if (!r.data || r.data.total === 0) return null;
   return (
     <Panel title="MCP tasks">
       <ul class="mcp-tasks">
@@ -228,6 +234,7 @@ function McpTasksPanel(props: { onSignedOut(): void }) {
           </li>
         ))}
       </ul>
+      <Pager what="MCP tasks" offset={offset} shown={r.data.tasks.length} total={r.data.total} page={MCP_PAGE} onOffset={setOffset} />
     </Panel>
   );
 }
