@@ -1,20 +1,42 @@
-import { memo } from 'preact/compat';
-import { useEffect, useRef, useState } from 'preact/hooks';
-import Anser from 'anser';
-import { api, apiResponse, describeError } from './api.js';
-import { onHubEvent } from './live.js';
+import type { ComponentChildren } from 'preact';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { AnsiText } from './ansi.js';
+import { Problem } from './problem.js';
 
 /**
- * A job's output, as a reusable view (the Jobs page, and any other view of one job): the end of the log
- * first, earlier parts on demand from a line start, the whole log as a download, ANSI colours rendered
- * as styled text (never as HTML), and what the job writes appended as the hub announces it. It windows
- * long output: at most KEEP_BYTES of text are on the page; what it lets go of can be loaded again.
- * It knows nothing of the page around it: give it a job id (and whether the job still runs).
+ * A job's output, for the dashboard's Jobs page and the chat's job view alike: the end of the log first,
+ * earlier parts on demand from a line start, ANSI colours as styled text (never HTML), and what the job
+ * writes appended as it writes. It windows long output: at most KEEP_BYTES of text are on the page; what it
+ * lets go of can be loaded again. Where the windows come from is the page's business (an OutputSource: the
+ * dashboard reads the hub's HTTP API, a chat view calls JobViewRead through its host).
  */
 
 /** Bytes asked for at a time, and the most kept on the page. */
 const WINDOW_BYTES = 64 * 1024;
 const KEEP_BYTES = 512 * 1024;
+
+/** A window of a job's output: bytes [from, to) of the `size` written so far, decoded on whole characters. */
+export interface OutputWindow {
+  from: number;
+  to: number;
+  size: number;
+  /** The first byte still kept (0 for a log file; a run kept in memory may have let its start go). */
+  start?: number;
+  running: boolean;
+  text: string;
+}
+
+/** Where a job's output comes from. */
+export interface OutputSource {
+  /** Which output this is: a new key starts over. */
+  key: string;
+  /**
+   * The end of the output (neither `from` nor `before`), the part from `from` on, or the part that ends at
+   * `before`, starting at a line start. With `wait` (and `from`), first waits a while, as long as the
+   * source can, for output past `from` or the job's end; an empty window then means "nothing yet".
+   */
+  read(at: { from?: number; before?: number; wait?: boolean }, maxBytes: number, signal: AbortSignal): Promise<OutputWindow>;
+}
 
 interface Chunk {
   from: number;
@@ -22,69 +44,33 @@ interface Chunk {
   text: string;
 }
 
-interface OutputWindow {
-  from: number;
-  to: number;
-  size: number;
-  running: boolean;
-  text: string;
-}
-
-/** One run of text in one style (anser's parse of the escape codes; colours as "r, g, b"). */
-const Run = (p: { e: Anser.AnserJsonEntry }) => {
-  const d = p.e.decorations;
-  const style: Record<string, string> = {};
-  const fg = p.e.fg_truecolor || p.e.fg;
-  const bg = p.e.bg_truecolor || p.e.bg;
-  if (fg) style.color = `rgb(${fg})`;
-  if (bg) style.backgroundColor = `rgb(${bg})`;
-  if (d.includes('bold')) style.fontWeight = 'bold';
-  if (d.includes('italic')) style.fontStyle = 'italic';
-  if (d.includes('underline') || d.includes('strikethrough')) style.textDecoration = `${d.includes('underline') ? 'underline ' : ''}${d.includes('strikethrough') ? 'line-through' : ''}`;
-  if (d.includes('dim')) style.opacity = '0.7';
-  if (!fg && !bg && d.length === 0) return <>{p.e.content}</>;
-  // A style object is set through the DOM's style properties, which the dashboard's CSP (no inline style) allows.
-  return <span class="ansi" style={style}>{p.e.content}</span>;
-};
-
-/** A chunk parsed once and never rendered again while later chunks arrive. */
-const ChunkView = memo((p: { chunk: Chunk }) => {
-  const runs = Anser.ansiToJson(p.chunk.text, { json: true, remove_empty: true });
-  return (
-    <>
-      {runs.map((e, i) => (
-        <Run key={i} e={e} />
-      ))}
-    </>
-  );
-});
-
 function bytesOf(chunks: Chunk[]): number {
   return chunks.reduce((n, c) => n + (c.to - c.from), 0);
 }
 
-/** The whole log, fetched with this tab's credentials and saved as a file. */
-async function download(jobId: number): Promise<void> {
-  const res = await apiResponse(`/api/jobs/${jobId}/log`);
-  if (!res.ok) throw new Error(`The hub answered ${res.status}.`);
-  const url = URL.createObjectURL(await res.blob());
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = `pincer-job-${jobId}.log`;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+  });
 }
 
-export function JobOutput(props: { jobId: number; label?: string }) {
+/**
+ * The output of `source`. `id` names it in the page (`data-job-output`, `data-load-earlier`); `actions` go
+ * beside the range (the dashboard's download).
+ */
+export function JobOutput(props: { source: OutputSource; id: string | number; label: string; actions?: ComponentChildren }) {
+  const { source, id } = props;
   const pre = useRef<HTMLPreElement>(null);
   const [chunks, setChunks] = useState<Chunk[]>([]);
-  const [size, setSize] = useState(0);
+  const [facts, setFacts] = useState({ size: 0, start: 0, running: true, loaded: false });
   /** Output after the last chunk was let go of (the person read far back): "Show the end" brings it back. */
   const [cutEnd, setCutEnd] = useState(false);
   const [problem, setProblem] = useState<string>();
-  const [loaded, setLoaded] = useState(false);
-  const state = useRef({ chunks: [] as Chunk[], busy: false, again: false, cutEnd: false });
-  const id = props.jobId;
+  const state = useRef({ chunks: [] as Chunk[], cutEnd: false, resume: () => {} });
+  /** Where the view stays after the next render: at the bottom (while the person reads the end), or as far from it as before (earlier output put above). */
+  const anchor = useRef<{ bottom: true } | { fromBottom: number } | undefined>(undefined);
+  const atBottom = useRef(true);
 
   const show = (next: Chunk[], cut: boolean) => {
     state.current.chunks = next;
@@ -92,116 +78,136 @@ export function JobOutput(props: { jobId: number; label?: string }) {
     setChunks(next);
     setCutEnd(cut);
   };
+  const learn = (w: OutputWindow) => setFacts({ size: w.size, start: w.start ?? 0, running: w.running, loaded: true });
 
-  const fetchWindow = (params: string) => api<OutputWindow>(`/api/jobs/${id}/output?max=${WINDOW_BYTES}${params}`);
+  // Follow the output: the end first, then what follows it, one read at a time, until the job has ended and all of it is read.
+  useEffect(() => {
+    const stop = new AbortController();
+    state.current = { chunks: [], cutEnd: false, resume: () => {} };
+    setChunks([]);
+    setCutEnd(false);
+    setFacts({ size: 0, start: 0, running: true, loaded: false });
+    void (async () => {
+      let failures = 0;
+      let full = false;
+      while (!stop.signal.aborted) {
+        const st = state.current;
+        if (st.cutEnd) {
+          // Paused while the end is let go of; "Show the end" resumes.
+          await new Promise<void>((resolve) => {
+            st.resume = resolve;
+            stop.signal.addEventListener('abort', () => resolve(), { once: true });
+          });
+          continue;
+        }
+        const last = st.chunks.at(-1);
+        try {
+          const w = await source.read(last ? { from: last.to, wait: !full } : {}, WINDOW_BYTES, stop.signal);
+          if (stop.signal.aborted) return;
+          failures = 0;
+          setProblem(undefined);
+          learn(w);
+          // A window that does not follow what is shown (the end was let go of, or shown afresh meanwhile) is dropped.
+          const now = state.current;
+          if (!now.cutEnd && w.to > w.from && (now.chunks.at(-1)?.to ?? w.from) === w.from) {
+            let next = [...now.chunks, { from: w.from, to: w.to, text: w.text }];
+            // Windowing: the oldest chunks go once the page holds more than KEEP_BYTES ("Load earlier" brings them back).
+            while (next.length > 1 && bytesOf(next) > KEEP_BYTES) next = next.slice(1);
+            if (atBottom.current) anchor.current = { bottom: true };
+            show(next, false);
+          }
+          // A full window means more is waiting: read on without waiting.
+          full = w.to - w.from >= WINDOW_BYTES - 4;
+          if (!w.running && w.to >= w.size) return;
+        } catch (err) {
+          if (stop.signal.aborted) return;
+          failures++;
+          setProblem(err instanceof Error ? err.message : String(err));
+          await sleep(Math.min(30_000, 1000 * 2 ** failures), stop.signal);
+        }
+      }
+    })();
+    return () => stop.abort();
+  }, [source.key]);
 
-  /** What the job wrote since the last chunk (or the end of the log, at first), appended. */
-  const pullNew = async () => {
-    const st = state.current;
-    if (st.busy) {
-      st.again = true;
-      return;
-    }
-    if (st.cutEnd) return;
-    st.busy = true;
-    try {
-      const last = st.chunks.at(-1);
-      const w = await fetchWindow(last ? `&from=${last.to}` : '');
-      setSize(w.size);
-      setLoaded(true);
-      if (w.to > w.from) {
-        const el = pre.current;
-        const atBottom = !el || el.scrollHeight - el.scrollTop - el.clientHeight < 8;
-        let next = [...state.current.chunks, { from: w.from, to: w.to, text: w.text }];
-        // Windowing: the oldest chunks go once the page holds more than KEEP_BYTES ("Load earlier" brings them back).
-        while (next.length > 1 && bytesOf(next) > KEEP_BYTES) next = next.slice(1);
-        show(next, false);
-        if (atBottom) requestAnimationFrame(() => el && (el.scrollTop = el.scrollHeight));
-        // A full window means more is waiting.
-        if (w.to - w.from >= WINDOW_BYTES - 4) st.again = true;
-      }
-    } catch (err) {
-      setProblem(describeError(err));
-    } finally {
-      st.busy = false;
-      if (st.again) {
-        st.again = false;
-        void pullNew();
-      }
-    }
-  };
+  useLayoutEffect(() => {
+    const el = pre.current;
+    const a = anchor.current;
+    anchor.current = undefined;
+    if (!el || !a) return;
+    el.scrollTop = 'bottom' in a ? el.scrollHeight : el.scrollHeight - a.fromBottom;
+  }, [chunks]);
 
   const loadEarlier = async () => {
     const first = state.current.chunks[0];
-    if (!first || first.from === 0) return;
+    if (!first || first.from <= facts.start) return;
     try {
-      const w = await fetchWindow(`&before=${first.from}`);
-      const el = pre.current;
-      const fromBottom = el ? el.scrollHeight - el.scrollTop : 0;
+      const w = await source.read({ before: first.from }, WINDOW_BYTES, new AbortController().signal);
+      // Shown afresh meanwhile: this part no longer joins what is on the page.
+      if (state.current.chunks[0]?.from !== w.to) return;
       let next = [{ from: w.from, to: w.to, text: w.text }, ...state.current.chunks];
       let cut = state.current.cutEnd;
       while (next.length > 1 && bytesOf(next) > KEEP_BYTES) {
         next = next.slice(0, -1);
         cut = true;
       }
-      show(next, cut);
       // The lines the person was reading stay where they were.
-      requestAnimationFrame(() => el && (el.scrollTop = el.scrollHeight - fromBottom));
+      const el = pre.current;
+      if (el) anchor.current = { fromBottom: el.scrollHeight - el.scrollTop };
+      show(next, cut);
     } catch (err) {
-      setProblem(describeError(err));
+      setProblem(err instanceof Error ? err.message : String(err));
     }
   };
 
   const showEnd = () => {
+    anchor.current = { bottom: true };
+    atBottom.current = true;
     show([], false);
-    void pullNew();
+    state.current.resume();
   };
-
-  useEffect(() => {
-    state.current = { chunks: [], busy: false, again: false, cutEnd: false };
-    setChunks([]);
-    setLoaded(false);
-    void pullNew();
-    return onHubEvent((e) => {
-      if ((e.type === 'job_output' || e.type === 'job_ended') && e.job.id === id) void pullNew();
-    });
-  }, [id]);
 
   const first = chunks[0];
   const last = chunks.at(-1);
+  const partial = first && last && (first.from > facts.start || last.to < facts.size);
   return (
     <div class="job-output">
-      <div class="row">
-        {first && first.from > 0 ? (
+      <div class="row output-bar">
+        {first && first.from > facts.start ? (
           <button type="button" onClick={() => void loadEarlier()} data-load-earlier={id}>
             Load earlier output
           </button>
         ) : null}
         <span class="muted grow">
-          {loaded ? (first ? `Bytes ${first.from.toLocaleString()}–${(last?.to ?? 0).toLocaleString()} of ${size.toLocaleString()}` : size ? '' : 'No output yet.') : 'Loading…'}
+          {!facts.loaded ? 'Loading…' : partial ? `Bytes ${first.from.toLocaleString()}–${last.to.toLocaleString()} of ${facts.size.toLocaleString()}${facts.start > 0 ? ` (the first ${facts.start.toLocaleString()} are no longer kept)` : ''}` : ''}
         </span>
-        {size > 0 ? (
-          <button type="button" onClick={() => download(id).catch((err: unknown) => setProblem(describeError(err)))} data-download={id}>
-            Download log
-          </button>
-        ) : null}
+        {props.actions}
       </div>
       {/* Not a live region: a screen reader would read every line. */}
-      <pre ref={pre} data-job-output={id} aria-label={props.label ?? `Output of job ${id}`} tabIndex={0}>
-        {chunks.map((c) => (
-          <ChunkView key={c.from} chunk={c} />
-        ))}
+      <pre
+        ref={pre}
+        class="terminal"
+        data-job-output={id}
+        aria-label={props.label}
+        tabIndex={0}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 8;
+        }}
+      >
+        {chunks.length ? chunks.map((c) => <AnsiText key={c.from} text={c.text} />) : facts.loaded ? <span class="muted">{facts.running ? 'No output yet.' : 'No output.'}</span> : null}
       </pre>
       {cutEnd ? (
         <button type="button" onClick={showEnd}>
           Show the end of the output
         </button>
       ) : null}
-      {problem ? (
-        <p class="problem" role="alert">
-          {problem}
-        </p>
-      ) : null}
+      <Problem text={problem} />
     </div>
   );
+}
+
+/** Output that is all there already (a call's result): one window, ended. */
+export function textSource(key: string, text: string): OutputSource {
+  return { key, read: async () => ({ from: 0, to: text.length, size: text.length, running: false, text }) };
 }

@@ -3,7 +3,7 @@ import { defineTool, textResult } from '../types.js';
 import { formatBytes } from '../../core/format.js';
 import type { JobRow } from '../../store/jobs.js';
 import { isActive } from '../shell/jobs.js';
-import { logSize, readLogWindow } from '../shell/job-log.js';
+import { logSize, readLogBefore, readLogWindow } from '../shell/job-log.js';
 import { jobData, jobShape, killBgTaskTool } from '../shell/background.js';
 import { dashboardLink, VIEWS } from './links.js';
 import { waitForChange } from './wait.js';
@@ -45,7 +45,7 @@ export const jobViewReadTool = defineTool({
   group: 'shell',
   description:
     "For Pincer's job view in the chat (MCP Apps), not for the model: a background job's status and one window of its output. " +
-    'Without from/before it returns the end of the output; from reads on (waiting up to wait_ms for more), before reads the part before.',
+    'Without from/before it returns the end of the output from a line start; from reads on (waiting up to wait_ms for more), before reads the part that ends there, from a line start.',
   inputSchema: z.object({
     task_id: z.number().int().positive('task_id is a job id from BackgroundBash or ListBgTasks').optional().describe('The job to read'),
     command: z.string().optional().describe("Instead of task_id: the newest job this client started with exactly this command (a Bash call's)"),
@@ -83,22 +83,11 @@ export const jobViewReadTool = defineTool({
       });
     }
     const size = logSize(job.log_path);
-    const complete = !isActive(job);
-    let start: number;
-    let length: number;
-    if (args.before !== undefined) {
-      const end = Math.min(args.before, size);
-      start = Math.max(0, end - max);
-      length = end - start;
-    } else if (args.from !== undefined) {
-      start = Math.min(args.from, size);
-      length = Math.min(max, size - start);
-    } else {
-      start = Math.max(0, size - max);
-      length = size - start;
-    }
-    // A window that ends before the end of the log ends on a whole character; only the log's own end may be cut.
-    const window = readLogWindow(job.log_path, start, length, complete && start + length >= size);
+    // As the dashboard reads (its API): on from `from`, else the part that ends at `before` (or the end) from a line start.
+    const window =
+      args.from !== undefined
+        ? readLogWindow(job.log_path, Math.min(args.from, size), Math.min(max, size - Math.min(args.from, size)), !isActive(job))
+        : readLogBefore(job.log_path, Math.min(args.before ?? size, size), max);
     const view = viewOf(job);
     return textResult(`Job ${job.id} [${view.status}]: ${formatBytes(window.to - window.from)} of its ${formatBytes(size)} of output, bytes ${window.from}–${window.to}.`, {
       job: view,

@@ -1,19 +1,15 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { JobViewData } from '../../../main/tools/views/job-view.js';
 import type { BashOutput } from '../../../main/tools/shell/bash.js';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { callTool, numberArg, stringArg, structuredOf, textOf, usePoll, useCall } from './bridge.js';
-import { TerminalOutput } from './output.js';
+import { JobOutput, textSource } from '../job-output.js';
+import { viewSource } from './job-source.js';
 import { DashboardLink, Fact, Problem, StatusLine, useNow } from './parts.js';
 import { duration } from '../format.js';
 
 type JobRead = JobViewData;
 type JobInfo = NonNullable<JobViewData['job']>;
-type Window = NonNullable<JobViewData['window']>;
-
-/** Most characters kept on the page while a job streams; earlier parts come back on demand. */
-const KEEP_CHARS = 200_000;
-const EARLIER_BYTES = 64 * 1024;
 
 /** The job the call's result names: BackgroundBash's task_id, or the job a long Bash call left (its `_meta`). */
 function jobOfResult(result: CallToolResult | undefined): number | undefined {
@@ -44,14 +40,11 @@ export function JobView() {
   const final = (bash !== undefined || Boolean(call.result?.isError)) && resultJob === undefined;
   const [jobId, setJobId] = useState<number | undefined>(numberArg(call.input, 'task_id'));
   const [job, setJob] = useState<JobInfo>();
-  const [chunks, setChunks] = useState<Window[]>([]);
   const [dashboard, setDashboard] = useState<string>();
   const [problem, setProblem] = useState<string>();
   const [confirming, setConfirming] = useState(false);
-  const [keep, setKeep] = useState(KEEP_CHARS);
   const now = useNow(job?.running ? 1000 : 0);
   const id = resultJob ?? jobId;
-  const endRef = useRef(0);
   // The question takes the focus, on its safe answer (autofocus is refused in a cross-origin frame).
   const keepButton = useRef<HTMLButtonElement>(null);
   useEffect(() => {
@@ -62,73 +55,39 @@ export function JobView() {
     if (resultJob !== undefined) setJobId(resultJob);
   }, [resultJob]);
 
-  const take = (r: JobRead, how: 'replace' | 'append' | 'prepend') => {
+  const take = (r: JobRead) => {
     if (!r.job) return;
     setJob(r.job);
     setJobId(r.job.task_id);
     setDashboard(r.dashboard_url ?? undefined);
-    const w = r.window;
-    if (!w) return;
-    setChunks((old) => {
-      if (how === 'replace') return [w];
-      if (how === 'prepend') return w.to > w.from ? [w, ...old] : old;
-      const next = w.to > w.from ? [...old, w] : old;
-      // Streaming: the oldest parts leave the page (the hub still has them) so it stays light.
-      let total = next.reduce((n, c) => n + c.text.length, 0);
-      while (next.length > 1 && total > keep) total -= next.shift()!.text.length;
-      return next;
-    });
-    if (how !== 'prepend') endRef.current = w.to;
   };
+  // The output's reads bring the job's state too (status, exit code), as it runs and when it ends.
+  const source = useMemo(() => (id === undefined ? undefined : viewSource(id, take)), [id]);
 
-  // Find the job, then follow it: one long poll at a time, until it ends.
+  // A Bash call that runs as a job: found by its command until its result names it (or ends the search).
   usePoll(
     async (signal) => {
-      if (final) return false;
-      if (id === undefined) {
-        // A Bash call that runs as a job: found by its command until its result names it (or ends the search).
-        if (!command || call.result) return false;
-        const r = await callTool<JobRead>('JobViewRead', { command }, signal);
-        if (r.job) take(r, 'replace');
-        return true;
-      }
-      if (!job || job.task_id !== id) {
-        take(await callTool<JobRead>('JobViewRead', { task_id: id }, signal), 'replace');
-        return true;
-      }
-      if (!job.running) return false;
-      take(await callTool<JobRead>('JobViewRead', { task_id: id, from: endRef.current, wait_ms: 15_000 }, signal), 'append');
-      return true;
+      if (final || id !== undefined || !command || call.result) return false;
+      const r = await callTool<JobRead>('JobViewRead', { command, max_bytes: 1 }, signal);
+      take(r);
+      return !r.job;
     },
-    [id, job?.task_id, job?.running, command, Boolean(call.result), final],
+    [id, command, Boolean(call.result), final],
     setProblem,
   );
-
-  const earlier = async () => {
-    if (id === undefined || !chunks[0]) return;
-    try {
-      const r = await callTool<JobRead>('JobViewRead', { task_id: id, before: chunks[0].from, max_bytes: EARLIER_BYTES });
-      setKeep((k) => k + (r.window?.text.length ?? 0));
-      take(r, 'prepend');
-    } catch (err) {
-      setProblem(err instanceof Error ? err.message : String(err));
-    }
-  };
 
   const kill = async () => {
     setConfirming(false);
     if (id === undefined) return;
     try {
       await callTool('JobViewKill', { task_id: id });
-      take(await callTool<JobRead>('JobViewRead', { task_id: id }), 'replace');
+      take(await callTool<JobRead>('JobViewRead', { task_id: id, max_bytes: 1 }));
     } catch (err) {
       setProblem(err instanceof Error ? err.message : String(err));
     }
   };
 
   const shownCommand = job?.command ?? command ?? '';
-  const text = chunks.map((c) => c.text).join('');
-  const start = chunks[0]?.from ?? 0;
 
   // A Bash call that ended without a job to follow: its own result is all there is.
   if (final) {
@@ -147,7 +106,7 @@ export function JobView() {
             <Fact term="Shell" value={bash.shell} />
           </dl>
         ) : null}
-        <TerminalOutput text={bash ? bash.output : textOf(call.result!)} label={`Output of ${shownCommand}`} empty="No output." />
+        <JobOutput source={textSource(`result-${shownCommand}`, bash ? bash.output : textOf(call.result!))} id="result" label={`Output of ${shownCommand}`} />
         {bash && bash.dropped_chars > 0 ? <p class="muted small">{bash.dropped_chars} characters from the middle are not shown.</p> : null}
         <StatusLine text={bash ? `Command ended: ${bash.timed_out ? 'timed out' : bash.cancelled ? 'cancelled' : `exit code ${bash.exit_code}`}` : 'The command failed.'} />
       </article>
@@ -190,12 +149,7 @@ export function JobView() {
       ) : (
         <p class="muted">{call.cancelled ? `The call was cancelled: ${call.cancelled}` : 'Waiting for the command to start…'}</p>
       )}
-      {start > 0 ? (
-        <button type="button" class="linkish" onClick={() => void earlier()}>
-          Show earlier output ({Math.ceil(start / 1024)} KB before this)
-        </button>
-      ) : null}
-      {job ? <TerminalOutput text={text} label={`Output of job ${job.task_id}`} empty={job.running ? 'No output yet.' : 'No output.'} /> : null}
+      {source && id !== undefined ? <JobOutput source={source} id={id} label={`Output of job ${id}`} /> : null}
       {job?.note ? <p class="muted small">{job.note}</p> : null}
       <footer class="foot">
         {dashboard && job ? <DashboardLink url={dashboard} label={`Open job #${job.task_id} on the Pincer dashboard`} /> : null}

@@ -5,7 +5,7 @@ import { ConfirmButton, Empty, Panel, Problem, announce, Pending } from '../ui.j
 import { Pager } from '../pager.js';
 import { SearchForm } from '../search-form.js';
 import { Kept } from '../kept.js';
-import { JobOutput } from '../job-output.js';
+import { HubJobOutput } from '../hub-job-output.js';
 import { dateTime, duration } from '../format.js';
 import type { McpTasksView, JobsView, JobView, OneJobView, PageProps } from '../types.js';
 
@@ -99,7 +99,7 @@ function JobCard(props: { job: Job }) {
       {j.note ? <p class="muted">{j.note}</p> : null}
       <details open={open} onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
         <summary>Output ({j.log_bytes.toLocaleString()} bytes)</summary>
-        {open ? <JobOutput jobId={j.id} /> : null}
+        {open ? <HubJobOutput jobId={j.id} /> : null}
       </details>
       <Problem text={problem} />
     </section>
