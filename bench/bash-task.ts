@@ -24,27 +24,40 @@ async function call(hub: Hub, command: string, ext: keyof typeof EXTENSIONS | un
 }
 
 /**
- * What answering Bash as a possible task costs (issue 27): for a client of the tasks extension a command
- * runs under a job supervisor (a Node process) so that it can outlive the hub; ended within
- * BASH_TASK_AFTER_MS it is still answered directly. Peer: the same call from a client without the extension
- * (Bash spawns the shell itself). A client of MCP Apps pays the same for its job view (the job is what the
- * view follows). `BENCH_ONLY=bashtask npm run bench`.
+ * What a quick Bash call costs a client of each kind, against the same call from a client of neither
+ * extension (Bash spawns the shell itself). For a client of the tasks extension the command runs under a
+ * job supervisor (a Node process) so that it can outlive the hub as a task. For a client of MCP Apps Bash
+ * runs it itself and keeps its output in memory for the call's job view (live-runs.ts); before that, it
+ * ran under a supervisor too: BENCH_BASELINE_PINCER=<build>/dist/main/cli/pincer.js adds that build's hub
+ * as one more subject. The subjects take turns call by call. `BENCH_ONLY=bashtask npm run bench`.
  */
 export async function benchBashTask(): Promise<string[]> {
   const hub = await startHub();
-  const rows: Row[] = [
-    { name: 'Bash `true`, client of the tasks extension (job supervisor)', samples: [] },
-    { name: 'Bash `true`, client of MCP Apps (job supervisor, for its job view)', samples: [] },
-    { name: 'Bash `true`, client without either extension', samples: [] },
-  ];
+  const baselinePath = process.env.BENCH_BASELINE_PINCER;
+  const baseline = baselinePath ? await startHub({}, baselinePath) : undefined;
+  const out: string[] = [];
   try {
-    for (let i = 0; i < N; i++) {
-      rows[0]!.samples.push(await time(() => call(hub, 'true', 'tasks')));
-      rows[1]!.samples.push(await time(() => call(hub, 'true', 'apps')));
-      rows[2]!.samples.push(await time(() => call(hub, 'true', undefined)));
+    for (const command of ['true', 'echo hello']) {
+      const subjects: { row: Row; run: () => Promise<void> }[] = [
+        { row: { name: `Bash \`${command}\`, client of the tasks extension (job supervisor)`, samples: [] }, run: () => call(hub, command, 'tasks') },
+        { row: { name: `Bash \`${command}\`, client of MCP Apps (output kept for its job view)`, samples: [] }, run: () => call(hub, command, 'apps') },
+        ...(baseline ? [{ row: { name: `Bash \`${command}\`, client of MCP Apps, baseline build (job supervisor)`, samples: [] as number[] }, run: () => call(baseline, command, 'apps') }] : []),
+        { row: { name: `Bash \`${command}\`, client of neither extension`, samples: [] }, run: () => call(hub, command, undefined) },
+      ];
+      // Warm every path once (first spawns, statements, JIT).
+      for (const s of subjects) await s.run();
+      // Each round starts with the next subject, so that none always follows the same one.
+      for (let i = 0; i < N; i++) {
+        for (let k = 0; k < subjects.length; k++) {
+          const s = subjects[(i + k) % subjects.length]!;
+          s.row.samples.push(await time(s.run));
+        }
+      }
+      out.push(table(`Bash \`${command}\` answered directly, by the client's extensions (HTTP, 2026-07-28)`, subjects.map((s) => s.row)));
     }
   } finally {
     await hub.stop();
+    await baseline?.stop();
   }
-  return [table('Bash answered directly: job supervisor vs in-process spawn (HTTP, 2026-07-28)', rows)];
+  return out;
 }

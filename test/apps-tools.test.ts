@@ -6,6 +6,7 @@ import { Caller } from '../main/calls/caller.js';
 import type { CallOutcome } from '../main/calls/calls.js';
 import { tempHome, waitFor } from './helpers/env.js';
 import { bgRead } from './helpers/clients.js';
+import { pidAlive } from '../main/core/pid.js';
 
 /**
  * The chat views' own tools, in-process through the call core (the one way every surface calls a tool):
@@ -14,6 +15,7 @@ import { bgRead } from './helpers/clients.js';
  */
 
 type S = Record<string, unknown>;
+const APPS = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
 const sc = (o: CallOutcome): S => o.result.structuredContent as S;
 const text = (o: CallOutcome): string => o.result.content.map((c) => ('text' in c ? c.text : '')).join('\n');
 
@@ -23,7 +25,7 @@ describe('chat view tools (in-process)', () => {
   const me = new Caller('test', 'client:me', () => 'me');
   const other = new Caller('test', 'client:other', () => 'other');
   const call = (name: string, args: S, opts: { caller?: Caller; apps?: boolean } = {}) =>
-    rt.calls.call({ name, arguments: args, caller: opts.caller ?? me, channel: { signal: new AbortController().signal }, apps: opts.apps ?? true });
+    rt.calls.call({ name, arguments: args, caller: opts.caller ?? me, channel: { signal: new AbortController().signal, ...(opts.apps === false ? {} : { clientCapabilities: APPS }) }, apps: opts.apps ?? true });
 
   before(() => {
     rt = createRuntime({ home: h.home, watch: false, env: { ...process.env, PINCER_HOME: h.home } });
@@ -112,6 +114,52 @@ describe('chat view tools (in-process)', () => {
     assert.match(text(again), /already killed/);
     const missing = await call('JobViewRead', { task_id: 99_999 });
     assert.equal(missing.error?.reason, 'NOT_FOUND');
+  });
+
+  test('a Bash call of a client of MCP Apps runs as Bash does, followed by JobViewRead while it runs and stopped by JobViewKill; no job is made', async () => {
+    const gate = `${h.home}/bash-run-gate`;
+    const pidFile = `${h.home}/bash-run-child`;
+    // Earlier output in lines of several characters each 3 bytes long, then a child in the background that outlives nothing.
+    const command = `for i in $(seq 1 6000); do echo "€€€ line $i"; done; sh -c 'echo $$ > ${pidFile}; exec sleep 60' & while [ ! -f ${gate} ]; do sleep 0.05; done; echo past-gate; wait`;
+    const running = call('Bash', { command, timeout: 120_000 });
+    const found = await waitFor(async () => {
+      const r = sc(await call('JobViewRead', { command }));
+      // Once the loop has written its last line: what the command writes next is past-gate.
+      return (r.window as { text: string } | null)?.text.includes('€€€ line 6000\n') ? r : undefined;
+    }, 'the running call to be found by its command, its loop done');
+    const job = found.job as { run_id: number; task_id: number | null; running: boolean; status: string; kept_from: number };
+    assert.deepEqual([job.task_id, job.running, job.status, job.kept_from], [null, true, 'running', 0]);
+    assert.equal(sc(await call('JobViewRead', { command }, { caller: other })).job, null, 'another client does not find it');
+    // The end first, from a line start; earlier parts join into what the command wrote, never a character cut.
+    const tail = found.window as { from: number; to: number; text: string };
+    assert.match(tail.text, /^€€€ line \d+\n/);
+    assert.ok(tail.from > 0 && tail.to === (found.job as { log_bytes: number }).log_bytes);
+    const earlier = sc(await call('JobViewRead', { run_id: job.run_id, before: tail.from, max_bytes: 1000 })).window as { from: number; to: number; text: string };
+    assert.equal(earlier.to, tail.from);
+    assert.match(earlier.text, /^€€€ line \d+\n[^]*\n$/);
+    // from + wait_ms: what the command writes next.
+    const waiting = call('JobViewRead', { run_id: job.run_id, from: tail.to, wait_ms: 15_000 });
+    fs.writeFileSync(gate, '');
+    assert.match((sc(await waiting).window as { text: string }).text, /past-gate/);
+    const child = Number(await waitFor(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim(), 'the background child'));
+    const killed = await call('JobViewKill', { run_id: job.run_id });
+    assert.equal(killed.error, undefined, text(killed));
+    assert.equal(sc(killed).status, 'killed');
+    assert.match(text(killed), new RegExp(`^Stopped Bash call ${job.run_id} \\(.*\\) and every process it started: terminated`));
+    const answered = await running;
+    assert.equal(answered.result.isError, true);
+    // This runtime has no BASH_CWD: Bash's answer ends with where it ran.
+    assert.match(text(answered), /past-gate\n\[Command stopped from its view in the chat; it was killed with its child processes\.\]\n\[Ran in [^\]]*, your home folder[^\]]*\]$/);
+    assert.equal((answered.result.structuredContent as { cancelled: boolean }).cancelled, true);
+    await waitFor(() => !pidAlive(child), 'the command’s background child to be gone with its group');
+    const again = await call('JobViewKill', { run_id: job.run_id });
+    assert.equal(again.error?.reason, 'CONFLICT');
+    assert.match(text(again), /has already ended; there is nothing to stop/);
+    const ended = sc(await call('JobViewRead', { run_id: job.run_id })).job as { status: string; note: string; running: boolean };
+    assert.deepEqual([ended.status, ended.running, ended.note], ['killed', false, 'stopped from its view in the chat']);
+    assert.ok(!rt.services.jobs.repo.page({ limit: 200 }).rows.some((j) => j.command === command), 'no job was made for the call');
+    assert.equal((await call('JobViewKill', {})).error?.reason, 'INVALID_INPUT');
+    assert.equal((await call('JobViewRead', { run_id: 424_242 })).error?.reason, 'NOT_FOUND');
   });
 
   test('QuestionViewRead finds the question by what this client asked; QuestionViewAnswer answers as the dashboard does', async () => {

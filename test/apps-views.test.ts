@@ -9,6 +9,7 @@ import { tempHome, waitFor, ROOT, WAIT_MS } from './helpers/env.js';
 import { connectV2, closeStdioClient, textOf } from './helpers/clients.js';
 import { launchChromium, axeViolations, signIn, ARTIFACTS } from './helpers/browser.js';
 import { startAppsHost, type AppsHost, type ShownView } from './helpers/apps-host.js';
+import { pidAlive } from '../main/core/pid.js';
 
 /**
  * Pincer's chat views as a chat app renders them (MCP Apps): in Chromium, in a sandbox proxy of another
@@ -20,8 +21,6 @@ import { startAppsHost, type AppsHost, type ShownView } from './helpers/apps-hos
  */
 
 const APPS = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
-// A Bash call past 1.5 s keeps its job (and its view follows it); a shorter one is answered and forgotten.
-const ENV = { BASH_TASK_AFTER_MS: '1500' };
 const DOCS = path.join(ROOT, 'docs', 'images');
 
 type S = Record<string, unknown>;
@@ -69,7 +68,7 @@ async function httpClient(hub: HubProcess, modern: boolean): Promise<{ client: C
 }
 
 async function bridgeClient(hub: HubProcess, modern: boolean): Promise<{ client: Client; close(): Promise<void> }> {
-  const c = await connectV2({ home: hub.home, args: ['stdio'], modern, capabilities: APPS, env: ENV });
+  const c = await connectV2({ home: hub.home, args: ['stdio'], modern, capabilities: APPS });
   assert.equal(c.client.getNegotiatedProtocolVersion(), modern ? '2026-07-28' : '2025-11-25');
   return { client: c.client, close: () => closeStdioClient(c) };
 }
@@ -119,20 +118,37 @@ async function jobViews(t: TestContext, host: AppsHost, client: Client, hub: Hub
     assert.equal(listed.find((j) => j.task_id === id)?.status, 'killed', 'the hub killed the job');
   });
 
-  await t.test('job view: a long Bash call shows its output while the call runs, then its end', async () => {
+  await t.test('job view: a long Bash call shows its output while the call runs, then its end; no job is made', async () => {
     const command = `for i in 1 2 3 4 5 6; do echo tick-${tag}-$i; sleep 0.5; done`;
     const view = await host.show('Bash', { command });
     let answered = false;
     void view.result.then(() => (answered = true));
     await view.frame.locator('pre.terminal', { hasText: `tick-${tag}-2` }).waitFor({ timeout: WAIT_MS });
     assert.equal(answered, false, 'the output showed before the call answered');
+    assert.ok(host.appCalls.some((c) => c.name === 'JobViewRead' && typeof c.arguments.run_id === 'number'), 'the view followed the call Pincer runs itself');
     const r = await view.result;
     assert.equal(r.isError, false, textOf(r));
     assert.match(textOf(r), new RegExp(`tick-${tag}-1\\n[^]*tick-${tag}-6$`), 'the model gets Bash’s own answer');
-    const job = (r._meta?.['dev.pincer/view'] as { job?: number } | undefined)?.job;
-    assert.equal(typeof job, 'number', 'a call that ran long names its job to the view');
-    await view.frame.locator('.badge', { hasText: 'exited 0' }).waitFor({ timeout: WAIT_MS });
+    await view.frame.locator('.badge', { hasText: 'exit 0' }).waitFor({ timeout: WAIT_MS });
     await view.frame.locator('pre.terminal', { hasText: `tick-${tag}-6` }).waitFor();
+    const listed = sc(await client.callTool({ name: 'ListBgTasks', arguments: {} })).tasks as { command: string }[];
+    assert.ok(!listed.some((j) => j.command === command), 'the call ran no job');
+  });
+
+  await t.test('job view: Kill stops a long Bash call from the chat, with every process it started', async () => {
+    const pidFile = path.join(hub.home, `bash-child-${tag}`);
+    const command = `sh -c 'echo $$ > ${pidFile}; exec sleep 60' & for i in $(seq 1 600); do echo wait-${tag}-$i; sleep 0.1; done`;
+    const view = await host.show('Bash', { command, timeout: 120_000 });
+    await view.frame.locator('pre.terminal', { hasText: `wait-${tag}-3` }).waitFor({ timeout: WAIT_MS });
+    const child = Number(await waitFor(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim(), 'the command’s background child'));
+    await view.frame.getByRole('button', { name: 'Kill' }).click();
+    await view.frame.getByRole('group', { name: 'Kill the command?' }).getByRole('button', { name: 'Kill' }).click();
+    const r = await view.result;
+    assert.equal(r.isError, true);
+    assert.match(textOf(r), /\[Command stopped from its view in the chat; it was killed with its child processes\.\]$/);
+    assert.ok(host.appCalls.some((c) => c.name === 'JobViewKill' && typeof c.arguments.run_id === 'number'), 'Kill went through the host to JobViewKill');
+    await view.frame.locator('.badge', { hasText: 'cancelled' }).waitFor({ timeout: WAIT_MS });
+    await waitFor(() => !pidAlive(child), 'the command’s background child to be gone with its group');
   });
 
   await t.test('job view: a quick Bash call shows its result; no job is left behind', async () => {
@@ -140,11 +156,10 @@ async function jobViews(t: TestContext, host: AppsHost, client: Client, hub: Hub
     const view = await host.show('Bash', { command });
     const r = await view.result;
     assert.equal(textOf(r), `quick-${tag}`);
-    assert.equal(r._meta?.['dev.pincer/view'], undefined);
     await view.frame.locator('.badge', { hasText: 'exit 0' }).waitFor();
     await view.frame.locator('pre.terminal', { hasText: `quick-${tag}` }).waitFor();
     const listed = sc(await client.callTool({ name: 'ListBgTasks', arguments: {} })).tasks as { command: string }[];
-    assert.ok(!listed.some((j) => j.command === command), 'the job that ran the quick call was forgotten');
+    assert.ok(!listed.some((j) => j.command === command), 'the quick call ran no job');
   });
 }
 
@@ -241,7 +256,7 @@ describe('chat views (MCP Apps) in Chromium, through ext-apps AppBridge', { time
   let hub: HubProcess;
   let browser: { browser: Browser; close(): Promise<void> };
   before(async () => {
-    hub = await startHubProcess(h.home, ENV);
+    hub = await startHubProcess(h.home);
     browser = await launchChromium();
   });
   after(async () => {

@@ -6,6 +6,7 @@ import { Settings, formatDiagnostic, type SettingsView } from '../core/settings/
 import { openStore } from '../store/db.js';
 import { StoreFileGuard } from '../store/file-guard.js';
 import { JobManager } from '../tools/shell/jobs.js';
+import { LiveRuns } from '../tools/shell/live-runs.js';
 import { allTools } from '../tools/catalogue.js';
 import { ToolRegistry } from './registry.js';
 import { EventBus } from './event-bus.js';
@@ -156,6 +157,7 @@ function build(opts: RuntimeOptions, paths: PincerPaths, lifetime: DisposableSto
     readOnly: store.readOnly,
     storeProblem: () => storeGuard.known(),
     jobs,
+    runs: new LiveRuns(),
     events,
     tasks: new TasksRepo(store.db),
     plans: new PlansRepo(store.db),

@@ -4,6 +4,7 @@ import type { SettingsView } from '../core/settings/view.js';
 import type { PincerPaths } from '../core/paths.js';
 import type { Db } from '../store/db.js';
 import type { JobManager } from './shell/jobs.js';
+import type { LiveRuns } from './shell/live-runs.js';
 import type { EventChannel } from './events.js';
 import type { TasksRepo } from '../store/tasks.js';
 import type { PlansRepo } from '../store/plans.js';
@@ -33,6 +34,8 @@ export interface Services {
   /** Why the database cannot be used any more (its file was deleted or replaced), as found before a write or by the check every second; or undefined. */
   storeProblem(): string | undefined;
   jobs: JobManager;
+  /** Bash calls of clients of MCP Apps while they run here, for their job views (shell/live-runs.ts). */
+  runs: LiveRuns;
   events: EventChannel;
   tasks: TasksRepo;
   plans: PlansRepo;

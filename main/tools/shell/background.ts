@@ -179,17 +179,23 @@ export const killBgTaskTool = defineTool({
   annotations: { title: 'Kill a background task', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async handler(args, ctx) {
     const r = await ctx.services.jobs.kill(args.task_id);
-    const cmd = oneLine(r.job.command);
-    if (r.job.status !== 'killed') {
-      const how = r.job.status === 'exited' ? `it exited with code ${r.job.exit_code} before it could be stopped` : `it is lost: ${r.job.note ?? 'its process is gone'}`;
-      return textResult(`Task ${r.job.id} (${cmd}) was not killed: ${how}.`, { ...jobData(r.job), forced: r.forced });
-    }
-    const how = r.forced ? `killed after ${formatDuration(r.waitedMs)}: it did not stop when asked` : `terminated (stopped within ${formatDuration(r.waitedMs)})`;
-    return textResult(`Killed task ${r.job.id} (${cmd}) and every process it started: ${how}.`, { ...jobData(r.job), forced: r.forced });
+    return textResult(killedText(r), { ...jobData(r.job), forced: r.forced });
   },
 });
 
-function oneLine(s: string): string {
+/** What a kill of a job did, as KillBgTask (and the job view's Kill) says it. */
+export function killedText(r: { job: JobRow; forced: boolean; waitedMs: number }): string {
+  const cmd = oneLine(r.job.command);
+  if (r.job.status !== 'killed') {
+    const how = r.job.status === 'exited' ? `it exited with code ${r.job.exit_code} before it could be stopped` : `it is lost: ${r.job.note ?? 'its process is gone'}`;
+    return `Task ${r.job.id} (${cmd}) was not killed: ${how}.`;
+  }
+  const how = r.forced ? `killed after ${formatDuration(r.waitedMs)}: it did not stop when asked` : `terminated (stopped within ${formatDuration(r.waitedMs)})`;
+  return `Killed task ${r.job.id} (${cmd}) and every process it started: ${how}.`;
+}
+
+/** A command on one line, at most 80 characters. */
+export function oneLine(s: string): string {
   const flat = s.replace(/\s+/g, ' ').trim();
   return flat.length > 80 ? flat.slice(0, 77) + '...' : flat;
 }

@@ -62,13 +62,21 @@ function leadingContinuations(buf: Buffer): number {
   return i;
 }
 
+/** Bytes [from, from + length) of some output (a log file, or a run's output kept in memory); fewer past its end. */
+export type ByteRange = (from: number, length: number) => Buffer;
+
 /**
  * Whole characters of the byte window [from, from + maxBytes): the start moves past a character
  * it would cut, the end stops before one (unless `complete`: the log will not grow, so a broken
  * end is shown as it is). `from`/`to` are the byte offsets actually decoded.
  */
 export function readLogWindow(file: string, from: number, maxBytes: number, complete = false): { text: string; from: number; to: number } {
-  const buf = readRange(file, from, maxBytes);
+  return windowFrom((f, n) => readRange(file, f, n), from, maxBytes, complete);
+}
+
+/** readLogWindow of any output. */
+export function windowFrom(read: ByteRange, from: number, maxBytes: number, complete = false): { text: string; from: number; to: number } {
+  const buf = read(from, maxBytes);
   const skip = from > 0 ? leadingContinuations(buf) : 0;
   const body = buf.subarray(skip);
   const usable = complete ? body.length : completeUtf8Length(body);
@@ -81,10 +89,18 @@ export function readLogWindow(file: string, from: number, maxBytes: number, comp
  * longer than the window starts inside it, at a whole character. `from`/`to` are the offsets decoded.
  */
 export function readLogBefore(file: string, before: number, maxBytes: number): { text: string; from: number; to: number } {
-  const start = Math.max(0, before - maxBytes);
-  // Asked first: the window below is a view of the shared buffer, which the next read overwrites.
-  const atLineStart = start === 0 || endsLine(file, start);
-  const buf = readRange(file, start, before - start);
+  return windowBefore((f, n) => readRange(file, f, n), before, maxBytes);
+}
+
+/**
+ * readLogBefore of any output; `floor` is its first byte still kept (a run kept in memory lets its start
+ * go): a window never starts below it, and starts at a line start only where the byte before it says so.
+ */
+export function windowBefore(read: ByteRange, before: number, maxBytes: number, floor = 0): { text: string; from: number; to: number } {
+  const start = Math.max(floor, before - maxBytes);
+  // Asked first: the window below may be a view of a shared buffer, which the next read overwrites.
+  const atLineStart = start === 0 || (start > floor && read(start - 1, 1)[0] === 0x0a);
+  const buf = read(start, before - start);
   let skip = 0;
   if (!atLineStart) {
     const nl = buf.indexOf(0x0a);
@@ -93,10 +109,4 @@ export function readLogBefore(file: string, before: number, maxBytes: number): {
   const body = buf.subarray(skip);
   const usable = completeUtf8Length(body);
   return { text: body.toString('utf8', 0, usable), from: start + skip, to: start + skip + usable };
-}
-
-/** Whether the byte just before `offset` is a newline (so `offset` is a line start). */
-function endsLine(file: string, offset: number): boolean {
-  const b = readRange(file, offset - 1, 1);
-  return b.length === 1 && b[0] === 0x0a;
 }

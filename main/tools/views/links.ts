@@ -13,12 +13,6 @@ export const VIEWS = {
 export type ViewName = keyof typeof VIEWS;
 
 /**
- * `_meta` key of a result's data for its view alone (never read by the model): a Bash call that ran as a
- * job names it here, so that its view, shown again later, follows that job and not a newer one.
- */
-export const VIEW_META = 'dev.pincer/view';
-
-/**
  * Whether the client declared MCP Apps for this call: `extensions["io.modelcontextprotocol/ui"]` listing
  * the HTML profile, in its initialize capabilities (2025-11-25) or the request's own (2026-07-28).
  */

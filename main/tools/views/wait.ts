@@ -3,15 +3,17 @@ import type { ToolContext } from '../types.js';
 
 /**
  * A view's long poll: resolves once `changed()` holds, the wait is over or the call is cancelled. Woken by
- * the hub's events of `wakeOn` (a change this process made) and checked every `everyMs` besides (a change
- * another process sharing the database made: a standalone, a job's supervisor writing its log).
+ * the hub's events of `wakeOn` (a change this process made) or what `subscribe` reports, and checked every
+ * `everyMs` besides (a change another process sharing the database made: a standalone, a job's supervisor
+ * writing its log).
  */
-export async function waitForChange(ctx: ToolContext, opts: { changed(): boolean; waitMs: number; wakeOn: HubEventType[]; everyMs?: number }): Promise<void> {
+export async function waitForChange(ctx: ToolContext, opts: { changed(): boolean; waitMs: number; wakeOn: HubEventType[]; everyMs?: number; subscribe?: (wake: () => void) => () => void }): Promise<void> {
   // Capped like ReadBgOutput's wait: under the usual 60 s request timeout of the chat app's client.
   const deadline = Date.now() + Math.min(opts.waitMs, ctx.services.settings.get('JOB_WAIT_MAX_MS'));
   const signal = ctx.signal;
   let wake: (() => void) | undefined;
   const offs = opts.wakeOn.map((type) => ctx.services.events.on(type, () => wake?.()));
+  if (opts.subscribe) offs.push(opts.subscribe(() => wake?.()));
   const onAbort = () => wake?.();
   signal.addEventListener('abort', onAbort);
   try {
