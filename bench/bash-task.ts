@@ -21,6 +21,8 @@ async function call(hub: Hub, command: string, ext: keyof typeof EXTENSIONS | un
   });
   const text = await r.text();
   if (!text.includes('"resultType":"complete"')) throw new Error(`Bash ${command} was not answered directly: ${text.slice(0, 200)}`);
+  // A failed answer (a result refused by its own schema, a shell that did not start) must not pass for a quick one.
+  if (!text.includes('"isError":false')) throw new Error(`Bash ${command} failed: ${text.slice(0, 300)}`);
 }
 
 /**
