@@ -29,7 +29,7 @@ function commits(mode: 'NORMAL' | 'FULL'): number[] {
 }
 
 /**
- * What synchronous=FULL costs (issue 23): a commit waits for the WAL to reach the disk. Measured at
+ * What synchronous=FULL costs (so that an acknowledged write survives a power cut): a commit waits for the WAL to reach the disk. Measured at
  * the store (one task row, NORMAL against FULL, same disk) and through the hub (a tool call that
  * writes, TaskManager create, against one that only reads, ListBgTasks, on the same hub).
  */

@@ -11,7 +11,7 @@ const N = Number(process.env.BENCH_CALLS ?? 200);
 /** DesktopCommander takes ~200 ms a call: fewer of its calls keep the run short. */
 const SLOW_N = Math.min(N, Number(process.env.BENCH_SLOW_CALLS ?? 30));
 
-/** The official SDK client of either generation: issue 17 measured with v1, Pincer's own tests use both. */
+/** The official SDK client of either generation: the bridge targets were set measuring with v1, Pincer's own tests use both. */
 type Generation = 'v1' | 'v2';
 
 interface Connected {
@@ -47,7 +47,7 @@ function idleNodeRss(): Promise<number> {
   });
 }
 
-/** Which SDK clients drive the stdio calls: BENCH_STDIO_CLIENTS=v1,v2 (both, v1 first: the one issue 17 measured with). */
+/** Which SDK clients drive the stdio calls: BENCH_STDIO_CLIENTS=v1,v2 (both, v1 first: the one the bridge targets were set with). */
 const GENERATIONS = (process.env.BENCH_STDIO_CLIENTS ?? 'v1,v2').split(',').filter((g): g is Generation => g === 'v1' || g === 'v2');
 
 /** The stdio calls once per client generation, each with fresh server processes. */
@@ -60,7 +60,7 @@ export async function benchStdioCalls(): Promise<string> {
 /**
  * One client per subject over stdio, calls interleaved subject by subject: the
  * cheap call, `true` in each server's shell tool, then every server's RSS after
- * that use. The bridge's targets (issue 17) are checked against peers of the same run.
+ * that use. The bridge's targets (RSS after use, cold start, cheap-call and Bash overhead) are checked against peers of the same run.
  */
 async function benchStdioCallsWith(generation: Generation): Promise<string> {
   const { subjects, close } = await stdioSubjects();
@@ -96,7 +96,7 @@ async function benchStdioCallsWith(generation: Generation): Promise<string> {
     const shellRatio = med(shellRows, bridgeName) / med(shellRows, `${floorName}: shell`);
     const standaloneRatio = med(cheapRows, 'pincer stdio --standalone') / med(cheapRows, `${floorName}: echo`);
     const targets = [
-      `\nIssue 17 targets, this run${by}:`,
+      `\nBridge targets, this run${by}:`,
       `- bridge RSS after use ${bridgeRss.toFixed(1)} MB (target ≤ 55 MB; idle Node ${mb(idle).toFixed(1)} MB): ${bridgeRss <= 55 ? 'met' : 'NOT met'}`,
       `- cheap call through the bridge − standalone = ${cheapGap.toFixed(2)} ms (target ≤ 0.5 ms): ${cheapGap <= 0.5 ? 'met' : 'NOT met'}`,
       `- Bash true through the bridge ${shellRatio.toFixed(2)}× the minimal server's shell tool (target ≤ 1.3×): ${shellRatio <= 1.3 ? 'met' : 'NOT met'}`,

@@ -17,7 +17,7 @@ import { notHere, onlyOn, skipUnless } from './helpers/prerequisites.js';
 import { boundProof } from '../main/core/hub-proof.js';
 
 const BRIDGE = { args: ['stdio'], env: { HTTP_PORT: 'auto' } };
-/** What "a relay, not a server" must never load (issue 17). */
+/** What "a relay, not a server" must never load (its RSS target, bench/RESULTS.md). */
 const FORBIDDEN_PACKAGES = ['@modelcontextprotocol/', 'zod', 'express', 'better-sqlite3', 'ws', 'undici'];
 const FORBIDDEN_SOURCES = ['/dist/main/mcp/', '/dist/main/tools/', '/dist/main/store/', '/dist/main/http/', '/dist/main/core/settings/settings.js', '/dist/main/core/settings/schema.js'];
 const RECORDER = pathToFileURL(path.join(ROOT, 'dist', 'test', 'helpers', 'module-recorder.js')).href;
@@ -224,7 +224,7 @@ test("every pipe the bridge opens carries its fixed client id and its working fo
     // One bridge served the 2025-era client, handshake and both calls, over a single connection.
     assert.deepEqual(legacyRequests.filter((r) => r.method.startsWith('UPGRADE')).map((r) => r.method), ['UPGRADE /mcp/pipe'], JSON.stringify(legacyRequests));
     assert.ok(legacyRequests.every((r) => r.method === 'UPGRADE /mcp/pipe' || r.method.startsWith('GET /api/mcp/health')), `only the pipe and health checks: ${JSON.stringify(legacyRequests)}`);
-    // The health probe asks an unproven process to prove it is the hub: it carries nothing of the client (issue 23).
+    // The health probe asks an unproven process to prove it is the hub: it carries nothing of the client, so a squatter on the port learns nothing.
     for (const r of [...legacyRequests, ...modernRequests].filter((x) => x.method.startsWith('GET /api/mcp/health'))) assert.deepEqual([r.client, r.cwd], [undefined, undefined], `${r.method} carries nothing of the client`);
     const legacyPipes = legacyRequests.filter((r) => r.method === 'UPGRADE /mcp/pipe');
     const modernPipes = modernRequests.filter((r) => r.method === 'UPGRADE /mcp/pipe');

@@ -5,7 +5,7 @@ import { startHubProcess } from './helpers/hub.js';
 import { tempHome } from './helpers/env.js';
 import { launchChromium, watchProblems, signIn, shot, axeViolations } from './helpers/browser.js';
 
-// Issue 15: the dashboard shows each search engine's state, its last error and when it comes back.
+// The dashboard shows each search engine's state, its last error and when it comes back.
 test('the Tools page shows each search engine: answering, resting after a CAPTCHA (with when it is asked again), off', async () => {
   const hits = (engine: string, query: string): FakeHit[] => [{ title: `${engine} on ${query}`, url: `https://${engine}.example/r`, snippet: 'a result' }];
   const fake = await startFakeEngines(hits, { brave: 'captcha', mojeek: 'server-error' });

@@ -101,7 +101,7 @@ describe('the desktop app against a fake electron module', () => {
     assert.equal(win.navigate(`${desk.hub!.dashboardUrl}/#/jobs`), false, "the hub's own pages are fine");
     assert.equal(win.urls.at(-1), `${desk.hub!.dashboardUrl}/#/overview`, 'the window shows the dashboard at its own origin');
     assert.ok(fake.calls.includes('permissions:function'));
-    // ReadDocs' session loads what builds a page's text, not images, media or fonts; stylesheets come back empty (issue 28).
+    // ReadDocs' session loads what builds a page's text, not images, media or fonts; stylesheets come back empty.
     const decide = (resourceType: string) => {
       let answer: unknown;
       fake.beforeRequest!({ resourceType, url: 'https://example.com/x' }, (r: unknown) => (answer = r));

@@ -1,5 +1,5 @@
 /**
- * Issue 23: an acknowledged write survives power loss. A power cut cannot be staged here, so the
+ * An acknowledged write survives power loss. A power cut cannot be staged here, so the
  * test watches what power loss depends on: the system calls. For each kind of record the hub keeps
  * (job, task, plan, callback, question), between the write and the moment the caller could answer
  * "done", pincer.db's write-ahead log must be flushed to the disk (fsync/fdatasync). With

@@ -7,7 +7,7 @@ import { PINCER_BIN, pincerEnv, tempHome, waitFor, pidAlive } from './helpers/en
 import { readHubJson, tokenOf } from './helpers/hub.js';
 
 /*
- * Faults of the environment, as an attacker or a broken machine makes them (issue 23 item 5): the
+ * Faults of the environment, as an attacker or a broken machine makes them: the
  * hub's stderr on a full disk, its stdout a closed pipe, its log folder unusable, its log file on
  * a full disk, errors nothing caught. Logging degrades; serving goes on. /dev/full is Linux's.
  */

@@ -4,7 +4,7 @@ import { RawStdio } from './helpers/raw-stdio.js';
 import { TOOL_COUNT } from './helpers/catalogue.js';
 import { tempHome, waitFor } from './helpers/env.js';
 
-/** A deterministic generator of bad messages: every kind the issue names, cycled. */
+/** A deterministic generator of bad messages: malformed JSON, wrong JSON-RPC shapes, bad params, unknown methods and tools, deep nesting and binary, cycled. */
 function hostile(i: number): string {
   const kinds: (() => string)[] = [
     () => '{not json',

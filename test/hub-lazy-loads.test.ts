@@ -8,7 +8,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { startHubProcess, tokenOf } from './helpers/hub.js';
 import { tempHome, waitFor } from './helpers/env.js';
 
-// What a hub serving 2025-era sessions keeps out of memory (issue 17: idle hub, idle sessions): Node's
+// What a hub serving 2025-era sessions keeps out of memory (bench/RESULTS.md: idle hub, idle sessions): Node's
 // bundled undici (loaded by the Request/Headers/fetch globals), perf_hooks (the `performance` global),
 // the `ws` package until a WebSocket arrives and express until a route of its app (dashboard, REST,
 // HTTP+SSE) is asked for — not by the health route every bridge asks first. The same checks then see each of them load when its real user comes, so they

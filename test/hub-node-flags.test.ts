@@ -7,7 +7,7 @@ import { readHubJson, startHubProcess, stopHubOf } from './helpers/hub.js';
 import { tempHome, waitFor } from './helpers/env.js';
 import { HUB_NODE_FLAGS, HUB_MALLOC_ENV, HUB_ADDED_ENV } from '../main/core/node-flags.js';
 
-// The hub's V8 flags (issue 17) take effect only on its command line; /proc shows the one it runs with.
+// The hub's V8 flags (bench/RESULTS.md "mem2") take effect only on its command line; /proc shows the one it runs with.
 const linuxOnly = process.platform === 'linux' ? false : 'reads /proc/<pid>/cmdline';
 
 function commandLine(pid: number): string[] {

@@ -8,7 +8,7 @@ type Listed = { tasks: Task[] };
 
 /**
  * Two Pincer processes on one data folder. ListBgTasks is served from memory while the jobs table
- * cannot have changed (issue 17); whatever the other process writes must show in the very next call.
+ * cannot have changed; whatever the other process writes must show in the very next call.
  */
 test('jobs started, read and killed by another process show at once in a process that listed them before', async () => {
   const h = tempHome();

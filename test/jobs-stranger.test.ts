@@ -10,7 +10,7 @@ import { killTree } from '../main/tools/shell/process.js';
 import { processStartTime } from '../main/core/process-identity.js';
 import { withoutRunRecord } from '../main/tools/shell/jobs.js';
 
-// Security review of the job code (issue 23 follow-up): three ways the hub could signal a process that is not the job.
+// Security review of the job code: three ways the hub could signal a process that is not the job.
 const posixOnly = process.platform === 'win32' ? 'POSIX process groups and /proc' : false;
 
 type Started = { task_id: number; pid: number };

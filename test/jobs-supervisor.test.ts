@@ -81,7 +81,7 @@ test('KillBgTask stops the whole tree and says how: terminated, or killed after 
   }
 });
 
-test('issue 23: after the hub and a job\'s supervisor die, a stranger at the recorded pid is reported lost and never signalled', { skip: posixOnly }, async () => {
+test('after the hub and a job\'s supervisor die, a stranger at the recorded pid is reported lost and never signalled', { skip: posixOnly }, async () => {
   const h = tempHome();
   const stranger = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' });
   try {

@@ -1,5 +1,5 @@
 /**
- * Issue 23: "the lock race leaves no winner in 8 of 100 rounds (each starter then waits ~10 s)".
+ * Found in a review: "the lock race leaves no winner in 8 of 100 rounds (each starter then waits ~10 s)".
  * Taking hub.lock is several steps: SQLite reads the file under a shared lock, then escalates to an
  * exclusive one. A starter that meets another process's brief shared hold (another starter's first
  * step, a `pincer status` probe) used to give up at once; when every starter met one, nobody won,

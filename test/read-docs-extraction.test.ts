@@ -7,7 +7,7 @@ import { articleBenchmarkPages, needsCorpora, readabilityPages, SOURCES, type Ar
 /*
  * The extraction step (Readability, then the boilerplate pass) on real pages of the two corpora
  * ReadDocs is measured on (bench/readdocs-quality.ts): each rule removes what it is for, and the
- * article's own text stays. Issue 28.
+ * article's own text stays.
  */
 
 const needs = needsCorpora(SOURCES.readability, SOURCES.articleBenchmark);

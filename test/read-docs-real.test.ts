@@ -95,7 +95,7 @@ describe('ReadDocs on real pages', () => {
   };
   const truthText = (p: ArticlePage) => parseHTML(`<!doctype html><html><body>${p.truth}</body></html>`).document.body.textContent ?? '';
 
-  test('text format puts headings, paragraphs and list items on lines of their own (issue 13)', { skip: needs }, async () => {
+  test('text format puts headings, paragraphs and list items on lines of their own', { skip: needs }, async () => {
     const { text } = await read('/blocks', { format: 'text' });
     assert.match(text, /Heading One\n\nHello bold world, this paragraph/);
     assert.match(text, /\nFirst item\nSecond item\n\nHeading Two\n\nAnother paragraph\.\nAfter a line break\.\n\n {2}indented\n {4}code/);
@@ -148,7 +148,7 @@ describe('ReadDocs on real pages', () => {
   /** Every link and image target of a markdown answer: inline `(…)` targets and `[n]: …` references. */
   const targets = (md: string) => [...md.matchAll(/\]\((\S+?)(?: "[^"]*")?\)/g), ...md.matchAll(/^\[\d+\]: (\S+)$/gm)].map((m) => m[1]!);
 
-  test('every URL shown is absolute, on a real page, in every link style (issue 28)', { skip: needs }, async () => {
+  test('every URL shown is absolute, on a real page, in every link style', { skip: needs }, async () => {
     const origin = base;
     for (const links of ['references', 'inline'] as const) {
       const { text } = await read('/wikipedia', { links });
@@ -164,7 +164,7 @@ describe('ReadDocs on real pages', () => {
   });
 
   for (const how of ['fetched', 'rendered'] as const) {
-    test(`links resolve against <base href> and the URL after a redirect (${how}, issue 28)`, { skip: needs || (how === 'rendered' && skipUnless(chromiumProblem())) }, async () => {
+    test(`links resolve against <base href> and the URL after a redirect (${how})`, { skip: needs || (how === 'rendered' && skipUnless(chromiumProblem())) }, async () => {
       const c = how === 'rendered' ? rendering! : client;
       const page = how === 'rendered' ? 'base-relative-built' : 'base-relative';
       // Readability's own expectation for this page, with its fakehost standing for wherever the page is served.
@@ -182,7 +182,7 @@ describe('ReadDocs on real pages', () => {
     });
   }
 
-  test('credits, trending and most-read boxes inside the article are left out; a section whose id is a heading slug stays (issue 28)', { skip: needs }, async () => {
+  test('credits, trending and most-read boxes inside the article are left out; a section whose id is a heading slug stays', { skip: needs }, async () => {
     const { text } = await read('/boilerplate', { format: 'text' });
     for (const n of [1, 2, 3, 4, 5, 6]) assert.match(text, new RegExp(`Paragraph ${n} of the guide`));
     assert.match(text, /Sharing with a single developer/);

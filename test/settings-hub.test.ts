@@ -1,5 +1,5 @@
 /**
- * Issue 11, items 5 and 9 (settings), against the real hub: keys named like
+ * Settings against the real hub: keys named like
  * Object.prototype members, the settings editor dropping AUTH_TOKEN, values
  * with control or separator characters, and project warnings on the dashboard.
  */

@@ -7,7 +7,7 @@ import ts from 'typescript';
 import { ROOT } from './helpers/env.js';
 
 /*
- * What ships is what the shipped code imports (issue 26): `dependencies` land in every .mcpb
+ * What ships is what the shipped code imports: `dependencies` land in every .mcpb
  * (build/bundle.mjs copies `npm ls --omit=dev`) and in the app's asar (electron-builder takes the
  * production tree), so a package only tests, benchmarks or the renderer's build use belongs in
  * `devDependencies`, and nothing shipped may import one.

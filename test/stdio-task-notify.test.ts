@@ -8,7 +8,7 @@ import { RawStdio } from './helpers/raw-stdio.js';
 import { rpc, TASKS } from './helpers/tasks-client.js';
 import { closeStdioClient, connectV2 } from './helpers/clients.js';
 
-// Task status notifications over stdio (issue 27, SEP-2663): the SDK's stdio entry drops
+// Task status notifications over stdio (SEP-2663): the SDK's stdio entry drops
 // notifications.taskIds from subscriptions/listen, so Pincer serves such a listen itself, on the
 // bridge's pipe and in `pincer stdio --standalone` alike. Raw JSON lines: the test sees every
 // message in the order the client does.

@@ -7,7 +7,7 @@ import { textOf } from './helpers/clients.js';
 /**
  * /mcp answers each POST of a 2025-era session as plain JSON when its answer
  * is the first thing to send, and as SSE when something related to it comes
- * first or it takes long (issue 17): checked on the wire of the real hub.
+ * first or it takes long (bench/RESULTS.md "httpfast"): checked on the wire of the real hub.
  */
 /** Opens a raw 2025-11-25 session on the hub: the headers every later request of it carries, and how initialize was answered. */
 async function openSession(hub: HubProcess): Promise<{ headers: Record<string, string>; initType: string | null }> {

@@ -11,7 +11,7 @@ import { startHubProcess, tokenOf } from './helpers/hub.js';
 import { tempHome, sleep, quietFor, settles, waitFor, PINCER_BIN, pincerEnv, WAIT_MS } from './helpers/env.js';
 import { connectV2, textOf } from './helpers/clients.js';
 
-// Issue 11, written as the attacks: each test is one way in or one way down that must stay shut.
+// The trust boundary, written as the attacks: each test is one way in or one way down that must stay shut.
 
 /** Sends raw bytes and resolves with everything the hub answered until it closed the socket (or WAIT_MS ran out: `closed` says which). */
 function rawExchange(port: number, payload: string, waitMs = WAIT_MS): Promise<{ text: string; closed: boolean }> {

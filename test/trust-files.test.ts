@@ -1,5 +1,5 @@
 /**
- * Issue 23, written as the attacks on what Pincer keeps on disk: settings edits that would lock the
+ * Written as the attacks on what Pincer keeps on disk: settings edits that would lock the
  * user out, a data folder someone else owns, and secrets leaving the hub in clear.
  */
 import { test } from 'node:test';

@@ -9,7 +9,7 @@ import { openRawPipe } from './helpers/raw-pipe.js';
 import { signInWithCode } from './helpers/dashboard-client.js';
 import { signInLink } from './helpers/browser.js';
 
-// Issue 23 (items 6–10), written as the attacks: what one local client or web page can do to
+// Written as the attacks: what one local client or web page can do to
 // another client's session or to the hub's sockets, and what must hold against it.
 
 async function openSession(hub: HubProcess): Promise<Record<string, string>> {

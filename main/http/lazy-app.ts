@@ -8,7 +8,7 @@ const log = logger('http');
 /**
  * The hub's express app — dashboard, REST, HTTP+SSE — built on the first request that
  * reaches it. Express with its body parser and mime tables is ~3–4 MB of RSS and ~2.5 MB of heap
- * (bench/RESULTS.md, issue 17) that a hub whose clients use /mcp, the bridge's pipe or WebSocket
+ * (bench/RESULTS.md, idle hub) that a hub whose clients use /mcp, the bridge's pipe or WebSocket
  * never needs; the tray's hub idles like that until its dashboard is opened.
  */
 export class LazyApp {

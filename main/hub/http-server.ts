@@ -136,7 +136,7 @@ function maxConnections(): number {
 /** The hub's HTTP server, with the limits that keep slow, half-open or oversized clients from holding it. */
 function createHttpServer(handler: http.RequestListener, maxBodyBytes: () => number): http.Server {
   // Not an ESM import of node:http: that reads every export, and its WebSocket getters load Node's
-  // bundled undici (~16 MB of RSS) into a hub that may never need it (issue 17).
+  // bundled undici (~16 MB of RSS) into a hub that may never need it (bench/RESULTS.md, idle hub).
   const server = process.getBuiltinModule('node:http').createServer({ maxHeaderSize: 16 * 1024 }, handler);
   // Slow or half-open clients must not hold the hub: bounded header and body time.
   server.headersTimeout = 15_000;

@@ -8,7 +8,7 @@ import { startPlugins } from '../plugins/index.js';
 import type { ClientHandle } from '../mcp/client-identity.js';
 import { taskListenSource } from '../mcp/tasks.js';
 import { writeHubInfo, type HubInfo, type HubRole } from './lock.js';
-// Handover and identity (issue 14 / 11.6): claim.ts, handover.ts, identity.ts.
+// Handover and identity: claim.ts, handover.ts, identity.ts.
 import { claimHub, HubAlreadyRunning, type Claim, type Takeover } from './claim.js';
 import { HandoverGate, RESTARTING_MESSAGE, type HandoverTo } from './handover.js';
 import { homeSecret, identityFor } from './identity.js';

@@ -34,7 +34,7 @@ const openSqlite = (file: string, timeout: number) => new (sqlite ??= createRequ
  * hub holds it. Taking the lock is several steps (SQLite reads the file under a shared lock, then
  * escalates), and every other starter, and every `pincer status` probe, holds the file for such an
  * instant: without waiting, starters that meet each other's instants can all give up at once, and
- * then each waited ~10 s for a hub that nobody was starting (issue 23).
+ * then each waited ~10 s for a hub that nobody was starting (test/lock-race.test.ts).
  */
 export const LOCK_CONTENTION_MS = 500;
 

@@ -101,7 +101,7 @@ export class ActivityRepo {
   /**
    * Many starts and finishes in one transaction, in the order they happened. A call whose start and
    * finish are both in the batch is written as one finished row: one INSERT instead of an INSERT and
-   * an UPDATE through four indexes (issue 17: most calls end before their start is written).
+   * an UPDATE through four indexes (most calls end before their start is written).
    */
   record(batch: ({ kind: 'started' } & CallStarted | { kind: 'finished' } & CallFinished)[]): void {
     const finishes = new Map<string, CallFinished>();

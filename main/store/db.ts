@@ -48,7 +48,7 @@ function configure(db: Db): void {
   if (db.pragma('page_count', { simple: true }) === 0) db.pragma('auto_vacuum = INCREMENTAL');
   db.pragma('journal_mode = WAL');
   // FULL: a commit returns only once the WAL is on disk, so a job, task, plan, callback or question
-  // the hub acknowledged survives a power cut (NORMAL could drop the last commits; issue 23). The
+  // the hub acknowledged survives a power cut (NORMAL could drop the last commits; test/durability.test.ts). The
   // cost, one fsync per write transaction, is in bench/RESULTS.md ("Durability"). On macOS fsync does
   // not flush the drive's cache; F_FULLFSYNC (fullfsync) does.
   db.pragma('synchronous = FULL');

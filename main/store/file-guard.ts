@@ -16,7 +16,7 @@ const WRITING_METHODS = ['run', 'get', 'all', 'iterate'] as const;
  * The file is looked up before every write (`guardWrites`) and every second,
  * not on every call: a read from the file that was opened returns what it
  * held, and a `stat` on each call was ~5% of a cheap call in a process woken
- * from idle (issue 17, bench/RESULTS.md).
+ * from idle (bench/RESULTS.md).
  */
 export class StoreFileGuard {
   private identity: string;

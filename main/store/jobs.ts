@@ -67,7 +67,7 @@ interface Snapshot {
 /**
  * The jobs table. Every state change is a conditional UPDATE so two processes never overwrite each other.
  *
- * Reads of the newest jobs are served from memory while the table cannot have changed (issue 17:
+ * Reads of the newest jobs are served from memory while the table cannot have changed (bench/RESULTS.md:
  * ListBgTasks is the call clients poll, and the query cost more than the rest of the call — a WAL
  * read lock per statement and a zod parse per row). Every write through this repo drops the
  * snapshot; a write by any other connection (another Pincer process sharing the data folder)

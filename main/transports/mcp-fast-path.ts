@@ -16,7 +16,7 @@ export interface FastPathDeps {
 /**
  * `/mcp` without express: every MCP call of a Streamable HTTP client comes
  * this way, and express's chain (router matching, six middlewares, res
- * helpers) was a measurable part of each (issue 17). The checks are the
+ * helpers) was a measurable part of each (bench/RESULTS.md "hotpath"). The checks are the
  * chain's, done once in the same order: Host/Origin, the token, the body
  * limit (MAX_BODY_BYTES, declared or streamed), one JSON parse. Anything
  * else — other paths, `/mcp/` spellings, a Content-Encoding body that

@@ -10,7 +10,7 @@ const log = logger('mcp-http');
  * (the SDK's handler is web-standard), built once for both the era check and
  * the handler — `toNodeHandler` from @modelcontextprotocol/node built it a
  * second time, re-serialising the body — and a JSON answer written in one
- * piece instead of header and body chunks apart (issue 17). SSE answers are
+ * piece instead of header and body chunks apart (bench/RESULTS.md "httpfast"). SSE answers are
  * streamed chunk by chunk with backpressure, and a client that goes away
  * aborts its request (2026-07-28 cancels by closing the stream), as
  * `toNodeHandler` does.
@@ -23,7 +23,7 @@ export class ModernHttp {
    * the latter the web Request the SDK's handler takes. The era comes from the SDK's own classifier
    * (`classifyInboundRequest`, the step behind `isLegacyRequest`) fed from node's headers and the body
    * parsed once; a web Request is built only for the modern leg — the Request and Headers globals load
-   * Node's bundled undici, ~2 MB of RSS a hub serving 2025-era sessions never needs (issue 17: idle sessions).
+   * Node's bundled undici, ~2 MB of RSS a hub serving 2025-era sessions never needs (bench/RESULTS.md: idle sessions).
    */
   classify(req: IncomingMessage, body: unknown): { legacy: true } | { legacy: false; request: Request; abort: AbortController } {
     if (isLegacy(req, body)) return { legacy: true };

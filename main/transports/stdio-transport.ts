@@ -94,7 +94,7 @@ const ENVELOPE_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 /**
  * The common case checked without zod: a request or notification whose envelope
  * the SDK's schema accepts as it is. The SDK validates each request again against
- * its method's schema, so a second full zod pass here only cost time (issue 17).
+ * its method's schema, so a second full zod pass here only cost time (bench/RESULTS.md "hotpath").
  * Anything less plain (responses, task metadata) returns undefined and gets the full parse.
  */
 export function plainRequestOrNotification(value: unknown): JSONRPCMessage | undefined {

@@ -1,14 +1,14 @@
 /**
  * The "stream after HTTP_STREAM_AFTER_MS" deadlines of a session's held POSTs
  * in one queue with one timer, instead of a setTimeout and clearTimeout per
- * request (a measurable part of a cheap call, issue 17). Every entry waits
+ * request (a measurable part of a cheap call, bench/RESULTS.md "hotpath"). Every entry waits
  * the same delay, so arrival order is due order; an answered request stays in
  * the queue and is skipped when its time comes. Right after the setting is
  * lowered an entry may fire late by the difference, never early.
  */
 /**
  * Monotonic milliseconds. Not `performance.now()`: the `performance` global loads perf_hooks (a dozen
- * internal modules) on a hub's first session, memory an idle hub keeps (issue 17: idle sessions).
+ * internal modules) on a hub's first session, memory an idle hub keeps (bench/RESULTS.md: idle sessions).
  */
 export function monotonicMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;

@@ -43,7 +43,7 @@ interface Exchange {
  * request to a web Request and every answer to a web ReadableStream through
  * @hono/node-server, and answers each POST either always as SSE or, with
  * `enableJsonResponse`, always as JSON while dropping progress and
- * elicitation) for speed (issue 17). It decides per POST: when the first
+ * elicitation) for speed (bench/RESULTS.md "httpfast"). It decides per POST: when the first
  * message for it is its answer, the answer is one JSON body (no SSE framing,
  * no event-store write); when a notification or request related to it comes
  * first, or the answer takes longer than HTTP_STREAM_AFTER_MS, the response becomes

@@ -39,7 +39,7 @@ export interface WebSockets {
 
 export function webSockets(deps: WsDeps): WebSockets {
   // `ws` (with the https/tls client half it loads) is ~3.5 MB of RSS, and most hubs never see a
-  // WebSocket: it is loaded by the first upgrade that passes the checks, not at start (issue 17, idle hub).
+  // WebSocket: it is loaded by the first upgrade that passes the checks, not at start (bench/RESULTS.md, idle hub).
   let wss: WebSocketServer | undefined;
   let loading: Promise<WebSocketServer> | undefined;
   let closed = false;

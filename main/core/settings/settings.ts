@@ -211,7 +211,7 @@ export class Settings extends EventEmitter<{ change: [SettingsChange]; diagnosti
    * Refuses a text the loader would not read back as written: past its size limit, not
    * representable in UTF-8 (a lone surrogate comes back as U+FFFD), or taking away the usable
    * AUTH_TOKEN the file has now. Any of these, written, would lock everyone out: the loader drops the whole
-   * file, the token becomes empty, and sign-in, `serve` and `token rotate` all fail (issue 23).
+   * file, the token becomes empty, and sign-in, `serve` and `token rotate` all fail.
    */
   private checkUserText(text: string): void {
     const bytes = Buffer.byteLength(text, 'utf8');

@@ -116,7 +116,7 @@ export function commandEnvReady(): Promise<void> | undefined {
  * The environment commands run with: the login shell's when it was read, else Pincer's own; without
  * Pincer's secrets either way. Copied once: Node reads `process.env` through a getenv interceptor,
  * one native call per variable, on every spawn (~30 µs for 40 variables, a tenth of a cheap tool
- * call; issue 17); a plain object costs under a microsecond.
+ * call; bench/RESULTS.md "hotpath"); a plain object costs under a microsecond.
  */
 export function commandEnv(): NodeJS.ProcessEnv {
   if (inherited) return inherited;
@@ -153,7 +153,7 @@ export function spawnShell(shell: ShellSpec, command: string, opts: { cwd: strin
 /**
  * Signals a whole process tree: the process group led by `pid` on POSIX, taskkill /T on Windows.
  * Never the pid alone: when `pid` leads no group, the process there is not the one that was
- * started (its pid was reused), and signalling it would hit a stranger (security review, issue 23).
+ * started (its pid was reused), and signalling it would hit a stranger (test/jobs-stranger.test.ts).
  */
 export function killTree(pid: number, signal: NodeJS.Signals = 'SIGTERM'): Promise<SignalOutcome> {
   if (process.platform === 'win32') {
