@@ -39,8 +39,8 @@ const log = logger('runtime');
 /**
  * V8's default heuristics let a process that moves megabytes per call (ReadBgOutput of a big log,
  * through the SDK's web-stream transport) pile up ~200 MB of dead strings and buffers before a full
- * collection; --optimize-for-size collects sooner and keeps the heap tight. Measured (bench/RESULTS.md,
- * bench/RESULTS.md): idle hub ~104 → ~90 MB, 1 GB log read peak ~320 → ~175 MB. Set here, before the
+ * collection; --optimize-for-size collects sooner and keeps the heap tight. Measured
+ * (bench/RESULTS.md): idle hub ~104 → ~90 MB, 1 GB log read peak ~320 → ~175 MB. Set here, before the
  * runtime allocates, because a hub is not always started by our own command line (the tray app runs it in
  * Electron's main process); hubs we start get it, and the flags that only work there, from HUB_NODE_FLAGS.
  */

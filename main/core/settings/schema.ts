@@ -2,8 +2,10 @@ import { z } from 'zod';
 
 /**
  * Every setting Pincer reads, declared once: its type (which also parses the
- * text from the file), default and description. The dashboard's Settings page
- * and the README's table are generated from this list.
+ * text from the file; its `.describe()` names the type for people), default and
+ * description. The dashboard's Settings page is built from this list, and
+ * `npm run docs:settings` writes the README's table from it
+ * (test/settings-table.test.ts fails while the two differ).
  */
 const bool = z
   .string()
@@ -14,7 +16,8 @@ const bool = z
     if (['false', '0', 'no', 'off'].includes(v)) return false;
     ctx.addIssue({ code: 'custom', message: `expected true or false, got "${v}"` });
     return z.NEVER;
-  });
+  })
+  .describe('true / false');
 
 const int = (min: number, max: number) =>
   z
@@ -22,9 +25,11 @@ const int = (min: number, max: number) =>
     .trim()
     .regex(/^-?\d+$/, 'expected a whole number')
     .transform(Number)
-    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
+    .describe(`whole number ${min}–${max}`);
 
-const text = z.string();
+const text = z.string().describe('text');
+const list = z.string().describe('comma-separated list');
 
 /**
  * Who may set a key (ARCHITECTURE §5, trust levels). The user's own file and the
@@ -79,14 +84,14 @@ export const SETTINGS = {
   TOOLS: spec({ trust: toward(false), schema: bool, default: 'true', group: 'serving', description: 'Serve MCP tools. false pauses serving: tools/list is empty and calls answer "serving is paused" (the tray toggle sets this).' }),
   STREAMING: spec({ trust: toward(false), schema: bool, default: 'true', group: 'serving', description: 'Stream Bash output as progress notifications while a command runs, when the client asked for progress.' }),
   MODEL: spec({ trust: PROJECT, schema: text, default: 'sonnet', group: 'general', description: 'Model name kept for compatibility with scorpiox-env files; Pincer itself does not call a model.' }),
-  HTTP_HOST: spec({ trust: userOnly('it decides who can reach the hub'), schema: z.string().trim().min(1, 'must not be empty'), default: '127.0.0.1', group: 'http', description: 'Address the hub listens on. Anything but a loopback address also needs HTTP_ALLOW_REMOTE=true.' }),
+  HTTP_HOST: spec({ trust: userOnly('it decides who can reach the hub'), schema: z.string().trim().min(1, 'must not be empty').describe('address'), default: '127.0.0.1', group: 'http', description: 'Address the hub listens on. Anything but a loopback address also needs HTTP_ALLOW_REMOTE=true.' }),
   HTTP_PORT: spec({ trust: userOnly('it decides where the hub listens'),
     schema: z.string().trim().transform((v, ctx) => {
       if (v === 'auto') return 'auto' as const;
       if (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 65535) return Number(v);
       ctx.addIssue({ code: 'custom', message: `expected a port number 1-65535 or "auto", got "${v}"` });
       return z.NEVER;
-    }),
+    }).describe('port 1–65535 or auto'),
     default: '7717',
     group: 'http',
     description: 'Port of the hub. "auto" takes the next free port when the default is taken.',
@@ -94,15 +99,15 @@ export const SETTINGS = {
   HTTP_ALLOW_REMOTE: spec({ trust: userOnly('it opens the hub to other machines'), schema: bool, default: 'false', group: 'http', description: 'Allow HTTP_HOST to be a non-loopback address. Bash is remote code execution: only on networks you trust.' }),
   AUTH_TOKEN: spec({ trust: userOnly('it decides who can connect'), schema: text, default: '', secret: true, group: 'http', description: 'Bearer token every HTTP client must send. Generated at first start; rotate with `pincer token rotate`.' }),
   SESSION_IDLE_S: spec({ trust: userOnly('it applies to the whole hub, shared by every client'), schema: int(1, 86400), default: '1800', group: 'http', description: 'Seconds after which an idle HTTP session is closed.' }),
-  MAX_SESSIONS: spec({ trust: userOnly('it applies to the whole hub, shared by every client'), schema: int(1, 10000), default: '256', group: 'http', description: 'Most concurrent MCP sessions (HTTP, SSE and WebSocket together).' }),
+  MAX_SESSIONS: spec({ trust: userOnly('it applies to the whole hub, shared by every client'), schema: int(1, 10000), default: '256', group: 'http', description: 'Most concurrent MCP sessions (HTTP, SSE and WebSocket together, shared by every client). At the cap the session idle the longest gives way to a new client (one never used after it opened, once idle 5 s; else one idle a minute; never one with an open stream), and a session never used after its handshake is closed after 5 minutes.' }),
   MAX_STREAMS: spec({ trust: userOnly('it applies to the whole hub, shared by every client'), schema: int(1, 10000), default: '128', group: 'http', description: 'Most concurrent long-lived connections: SSE streams and WebSockets.' }),
   HTTP_STREAM_AFTER_MS: spec({ trust: userOnly('it applies to the whole hub, shared by every client'), schema: int(0, 600000), default: '100', group: 'http', description: 'Milliseconds a Streamable HTTP call may take before its answer is sent as an SSE stream instead of one JSON body (progress and questions stream at once). 0 streams every answer.' }),
   MAX_BODY_BYTES: spec({ trust: userOnly('it applies to the whole hub, shared by every client'), schema: int(1024, 1073741824), default: '4194304', group: 'http', description: 'Largest request body the hub accepts (413 beyond).' }),
-  BASH_SHELL: spec({ trust: userOnly('it chooses the program that runs commands'), schema: z.enum(['auto', 'bash', 'powershell', 'cmd']), default: 'auto', group: 'shell', description: 'Shell for Bash and BackgroundBash. auto: bash (Git Bash on Windows), else PowerShell 7, else Windows PowerShell, else cmd.exe (sh elsewhere); or bash, powershell (7, else 5.1) or cmd (Windows).' }),
-  BASH_CWD: spec({ trust: userOnly('it chooses where commands run'), schema: text, default: '', group: 'shell', description: "Working directory of shell commands. Empty means the user's home directory." }),
+  BASH_SHELL: spec({ trust: userOnly('it chooses the program that runs commands'), schema: z.enum(['auto', 'bash', 'powershell', 'cmd']).describe('auto, bash, powershell or cmd'), default: 'auto', group: 'shell', description: 'Shell for Bash and BackgroundBash. auto: the first that answers a probe command of bash (Git Bash on Windows), else PowerShell 7, else Windows PowerShell, else cmd.exe (sh on macOS and Linux); or bash, powershell (7, else 5.1) or cmd (Windows).' }),
+  BASH_CWD: spec({ trust: userOnly('it chooses where commands run'), schema: text, default: '', group: 'shell', description: "Working directory of shell commands when the client gives none (no root, no pincer stdio folder). Empty means the account's home directory (passwd, the Windows profile), not HOME of the process that started the hub." }),
   BASH_TIMEOUT_MS: spec({ trust: LOWER, schema: int(100, 600000), default: '30000', group: 'shell', description: 'Default timeout of a Bash call in milliseconds (a call may ask for up to BASH_MAX_TIMEOUT_MS).' }),
   BASH_MAX_TIMEOUT_MS: spec({ trust: LOWER, schema: int(1000, 86400000), default: '600000', group: 'shell', description: 'Longest timeout a Bash call may ask for, in milliseconds.' }),
-  BASH_TASK_AFTER_MS: spec({ trust: LOWER, schema: int(0, 600000), default: '10000', group: 'shell', description: 'For a client of the MCP tasks extension: a Bash command still running after this many milliseconds is answered as a task (run as a background job, so it outlives a hub restart); one that ends sooner is answered directly.' }),
+  BASH_TASK_AFTER_MS: spec({ trust: LOWER, schema: int(0, 600000), default: '10000', group: 'shell', description: 'For a client of the MCP tasks extension: a Bash command still running after this many milliseconds is answered as a task (run as a background job, so it outlives a hub restart); one that ends sooner is answered directly. 10 s keeps quick commands direct and stays well inside the 60 s request timeout of most clients.' }),
   BASH_OUTPUT_LIMIT: spec({ trust: LOWER, schema: int(1000, 10000000), default: '30000', group: 'shell', description: 'Characters of Bash output returned; longer output is cut in the middle with a note.' }),
   JOB_MAX_CONCURRENT: spec({ trust: LOWER, schema: int(1, 1000), default: '16', group: 'shell', description: 'Most background jobs running at once.' }),
   JOB_LOG_MAX_BYTES: spec({ trust: LOWER, schema: int(1024, 1099511627776), default: '268435456', group: 'shell', description: 'Bytes of output kept per background job; output beyond is dropped with a note.' }),
@@ -112,7 +117,7 @@ export const SETTINGS = {
   ASK_TIMEOUT_S: spec({ trust: LOWER, schema: int(5, 86400), default: '600', group: 'workflow', description: 'Seconds AskUserQuestion waits for an answer before saying nobody answered.' }),
   ASK_REPLY_S: spec({ trust: LOWER, schema: int(1, 55), default: '45', group: 'workflow', description: 'Seconds one AskUserQuestion call waits before answering that the question is still open, with its id to collect the answer later (kept below the 60 s timeout of most clients).' }),
   CALLBACK_MAX: spec({ trust: LOWER, schema: int(1, 8), default: '8', group: 'workflow', description: 'Most active SetCallback timers (slot ids 0 to CALLBACK_MAX-1).' }),
-  ADDITIONAL_SKILLS: spec({ trust: userOnly('it adds folders of instructions and scripts from outside the project'), schema: text, default: '', group: 'workflow', description: 'More skill folders, comma-separated, searched after the built-in places.' }),
+  ADDITIONAL_SKILLS: spec({ trust: userOnly('it adds folders of instructions and scripts from outside the project'), schema: list, default: '', group: 'workflow', description: 'More skill folders, comma-separated, searched after the built-in places.' }),
   IMAGE_MAX_EDGE: spec({ trust: LOWER, schema: int(64, 16384), default: '1568', group: 'web', description: 'Longest edge, in pixels, of an image sent to the client; larger images are scaled down.' }),
   IMAGE_MAX_BYTES: spec({ trust: LOWER, schema: int(10240, 104857600), default: '3932160', group: 'web', description: 'Largest encoded image sent to the client (3.75 MB); larger ones are recompressed or scaled down.' }),
   IMAGE_MAX_FILE_BYTES: spec({ trust: LOWER, schema: int(1024, 4294967296), default: '268435456', group: 'web', description: 'Largest image file ReadImage opens.' }),
@@ -125,7 +130,7 @@ export const SETTINGS = {
   USER_AGENT_READDOCS: spec({ trust: userOnly('it decides what Pincer tells web sites it is'), schema: text, default: '', group: 'web', description: 'User agent of ReadDocs requests. Empty: the browser\'s own, or a Chrome-like one for plain fetches.' }),
   USER_AGENT_SEARCH: spec({ trust: userOnly('it decides what Pincer tells search engines it is'), schema: text, default: '', group: 'web', description: 'User agent of WebSearch requests. Empty: a current desktop Chrome.' }),
   SEARCH_ENGINES: spec({ trust: SUBSET,
-    schema: text,
+    schema: list,
     default: 'wikipedia,duckduckgo,duckduckgo_lite,startpage,brave,mojeek,yahoo,qwant,bing,yandex,baidu,google,brave_api,marginalia,tavily,searxng',
     group: 'web',
     description: 'Engines WebSearch asks, comma-separated. Keyed engines (brave_api, marginalia, tavily, searxng) are used only when configured.',
@@ -159,6 +164,8 @@ export type SettingKey = keyof typeof SETTINGS;
 export type SettingValues = { [K in SettingKey]: z.output<(typeof SETTINGS)[K]['schema']> };
 
 export interface PatternSetting {
+  /** The family as people write it, e.g. `TOOL_<NAME>`. */
+  key: string;
   pattern: RegExp;
   schema: z.ZodType<unknown, string>;
   default: string;
@@ -168,9 +175,9 @@ export interface PatternSetting {
 
 /** Families of keys declared by pattern: one per tool, one per skill, one per search engine URL. */
 export const PATTERN_SETTINGS: readonly PatternSetting[] = [
-  { pattern: /^TOOL_[A-Z0-9_]+$/, schema: bool, default: 'true', trust: toward(false), description: 'Enable (true) or disable (false) one tool, named upper-cased, e.g. TOOL_BASH.' },
-  { pattern: /^SEARCH_URL_[A-Z0-9_]+$/, schema: z.string().trim().url('expected a URL'), default: '', trust: userOnly('it decides where search queries are sent'), description: 'Base URL of one search engine, e.g. SEARCH_URL_BING (tests point engines at local fakes).' },
-  { pattern: /^SKILL_[A-Z0-9_]+$/, schema: bool, default: 'true', trust: toward(false), description: 'Enable or disable one skill, named upper-cased with - as _, e.g. SKILL_CODE_REVIEW.' },
+  { key: 'TOOL_<NAME>', pattern: /^TOOL_[A-Z0-9_]+$/, schema: bool, default: 'true', trust: toward(false), description: 'Enable (true) or disable (false) one tool, named upper-cased, e.g. TOOL_BASH.' },
+  { key: 'SEARCH_URL_<ENGINE>', pattern: /^SEARCH_URL_[A-Z0-9_]+$/, schema: z.string().trim().url('expected a URL').describe('URL'), default: '', trust: userOnly('it decides where search queries are sent'), description: 'Base URL of one search engine, e.g. SEARCH_URL_BING (tests point engines at local fakes).' },
+  { key: 'SKILL_<NAME>', pattern: /^SKILL_[A-Z0-9_]+$/, schema: bool, default: 'true', trust: toward(false), description: 'Enable or disable one skill, named upper-cased with - as _, e.g. SKILL_CODE_REVIEW.' },
 ];
 
 /** What every key, named or by pattern, has in common: how to parse it, its default and who may set it. */
