@@ -11,7 +11,7 @@ import { tempHome, waitFor, PINCER_BIN, pincerEnv, pidAlive, WAIT_MS } from './h
 import { readHubJson, startHubProcess, stopHubOf, tokenOf } from './helpers/hub.js';
 import { proveHub } from '../main/cli/hub-client.js';
 import { pincerPaths } from '../main/core/paths.js';
-import { boundProof, identityProof } from '../main/core/hub-proof.js';
+import { boundProof } from '../main/core/hub-proof.js';
 import { osFreePort } from './helpers/ports.js';
 import { SHARES_PORT } from '../main/hub/listen.js';
 
@@ -211,7 +211,7 @@ async function relayTo(hubPort: number): Promise<{ port: number; requests: strin
   return { port: (server.address() as AddressInfo).port, requests, close: () => new Promise((r) => server.close(() => r())) };
 }
 
-/** What a relay or an older hub may have been sent: health probes and nothing of the client. */
+/** What a relay or a fake hub may have been sent: health probes and nothing of the client. */
 function onlyProbes(requests: string[], token: string): void {
   for (const r of requests) {
     assert.match(r, /^GET \/api\/mcp\/health(\?challenge=[A-Za-z0-9_-]+)? /, `it was sent "${r.slice(0, 200)}"`);
@@ -258,80 +258,43 @@ test('a program on another port relaying the challenge to the real hub gets a pr
   }
 });
 
-test('mixed versions: an older Pincer still checks a current hub (its unbound proof is still answered); a current one sends an older hub nothing and says what to do', { timeout: 60_000 }, async () => {
+test('the hub\'s proof names the address it was reached at; an answer without that proof proves nothing, and status and connect send it nothing', { timeout: 60_000 }, async () => {
   const h = tempHome();
   const hub = await startHubProcess(h.home);
   const secret = Buffer.from(fs.readFileSync(path.join(h.home, 'hub-secret'), 'utf8').trim(), 'hex');
   const recorded = JSON.parse(fs.readFileSync(path.join(h.home, 'hub.json'), 'utf8'));
   try {
-    // What an older bridge, `pincer status` or tray checks: HMAC(secret, challenge + pid), unchanged.
-    const challenge = 'older-pincer-challenge-0123456789';
-    const body = (await (await fetch(`${hub.url}/api/mcp/health?challenge=${challenge}`)).json()) as { hub: { pid: number; proof: string; bound: string; at: string } };
-    assert.equal(body.hub.proof, identityProof(secret, challenge, body.hub.pid));
+    const challenge = 'current-pincer-challenge-0123456789';
+    const body = (await (await fetch(`${hub.url}/api/mcp/health?challenge=${challenge}`)).json()) as { hub: { pid: number; bound: string; at: string } };
     assert.equal(body.hub.at, `127.0.0.1:${hub.port}`);
     assert.equal(body.hub.bound, boundProof(secret, challenge, body.hub.pid, `127.0.0.1:${hub.port}`));
   } finally {
     await hub.stop();
   }
-  // An older tray app's hub: it proves itself the old way only (no bound proof).
+  // Something that answers as a hub would, with a pid and a role, but no proof for this connection's address (a relay that dropped it).
   const requests: string[] = [];
-  const old = http.createServer((req, res) => {
+  const fake = http.createServer((req, res) => {
     requests.push(`${req.method} ${req.url} ${JSON.stringify(req.headers)}`);
     const c = new URL(req.url ?? '/', 'http://x').searchParams.get('challenge');
     res.writeHead(200, { 'Content-Type': 'application/json' });
-    res.end(JSON.stringify({ success: true, status: 'healthy', name: 'pincer', version: '0.0.9', ...(c && { hub: { pid: process.pid, role: 'desktop', proof: identityProof(secret, c, process.pid) } }) }));
+    res.end(JSON.stringify({ success: true, status: 'healthy', name: 'pincer', version: '0.0.9', ...(c && { hub: { pid: process.pid, role: 'desktop', proof: 'x'.repeat(43) } }) }));
   });
-  await new Promise<void>((r) => old.listen(0, '127.0.0.1', r));
-  const port = (old.address() as AddressInfo).port;
+  await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));
+  const port = (fake.address() as AddressInfo).port;
   try {
     fs.writeFileSync(path.join(h.home, 'hub.json'), JSON.stringify({ ...recorded, pid: process.pid, port, url: `http://127.0.0.1:${port}`, version: '0.0.9', role: 'desktop' }));
-    const outdated = await proveHub(pincerPaths(h.home), { ...recorded, pid: process.pid, port, url: `http://127.0.0.1:${port}` } as never);
-    assert.deepEqual({ kind: outdated.kind, version: 'version' in outdated ? outdated.version : undefined }, { kind: 'outdated', version: '0.0.9' });
+    const proof = await proveHub(pincerPaths(h.home), { ...recorded, pid: process.pid, port, url: `http://127.0.0.1:${port}` } as never);
+    assert.equal(proof.kind, 'impostor');
+    const held = new RegExp(`port ${port} is held by .*which is not Pincer`);
     const connect = await pincerRun(h.home, ['connect', 'cursor', '--http']);
     assert.equal(connect.status, 1, connect.stdout + connect.stderr);
-    assert.match(connect.stderr, /older Pincer's identity proof, which is not bound to the address.*sends it nothing.*pincer stop/);
+    assert.match(connect.stderr, held);
     assert.ok(!fs.existsSync(path.join(h.home, '.cursor', 'mcp.json')));
     const status = await pincerRun(h.home, ['status']);
-    assert.match(status.stdout, /Warning: .*older Pincer's identity proof/);
-    // The bridge says so at once: a bridge does not take over a tray app's hub.
-    const bridge = new RawStdio(h.home, ['stdio']);
-    try {
-      bridge.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Bash', arguments: { command: `echo ${MARKER}` } } });
-      const r = await bridge.response(1);
-      assert.match(JSON.stringify(r.error ?? r), /port \d+ answers as the hub of an older Pincer \(0\.0\.9\).*sent it nothing; quit the older Pincer tray app/);
-    } finally {
-      bridge.child.kill('SIGKILL');
-    }
+    assert.match(status.stdout, held);
     onlyProbes(requests, tokenOf(h.home));
   } finally {
-    await new Promise((r) => old.close(r));
-    h.cleanup();
-  }
-});
-
-test('a current bridge takes over an older headless hub (a signed handover) instead of sending it anything, and its client is served', { timeout: 120_000 }, async () => {
-  const h = tempHome();
-  const older = spawn(process.execPath, [path.join(path.dirname(SQUATTER), 'older-hub.js'), h.home], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  older.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  const port = Number((await waitFor(() => /listening (\d+)/.exec(out), 'the older hub to listen'))[1]);
-  const bridge = new RawStdio(h.home, ['stdio'], { HTTP_PORT: 'auto' });
-  try {
-    bridge.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Bash', arguments: { command: `echo ${MARKER}` } } });
-    const r = await bridge.response(1);
-    assert.match(JSON.stringify(r.result ?? r), new RegExp(MARKER));
-    await waitFor(() => older.exitCode !== null, 'the older hub to hand over and exit');
-    const now = readHubJson(h.home)!;
-    assert.equal(now.port, port, 'the new hub listens where the older one did');
-    assert.notEqual(now.pid, older.pid);
-    const log = fs.readFileSync(path.join(h.home, '..', `${path.basename(h.home)}-older.log`), 'utf8');
-    for (const line of log.trim().split('\n')) assert.match(line, /^(GET \/api\/mcp\/health\?challenge=|POST \/api\/hub\/handover )/, `the older hub was sent "${line.slice(0, 200)}"`);
-    assert.ok(!log.includes(tokenOf(h.home)) && !log.includes(MARKER) && !/authorization|x-pincer/i.test(log), 'the older hub received nothing of the client');
-  } finally {
-    bridge.child.kill('SIGKILL');
-    older.kill('SIGKILL');
-    await stopHubOf(h.home).catch(() => undefined);
-    fs.rmSync(path.join(h.home, '..', `${path.basename(h.home)}-older.log`), { force: true });
+    await new Promise((r) => fake.close(r));
     h.cleanup();
   }
 });

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { CLIENT_IDS, type ClientId } from '../connect/clients.js';
 import { connectClient, disconnectClient, HTTP_PROJECT_REFUSED } from '../connect/connect.js';
 import { cliLauncher, describeLauncher, launcherEnv } from '../connect/launcher.js';
-import { findHub, outdatedHubNote, squatterNote } from './hub-control.js';
+import { findHub, squatterNote } from './hub-control.js';
 import { pincerPaths } from '../core/paths.js';
 import { readToken } from './hub-client.js';
 import { UserError } from '../core/errors.js';
@@ -41,7 +41,6 @@ export async function runConnect(command: 'connect' | 'disconnect', values: { cl
       if (found.state !== 'running') {
         throw new UserError('no Pincer hub is running, so no address has proved to be this data folder\'s hub. Start the hub ("pincer serve", or the tray app), then run this again; or connect without --http (the client then starts Pincer itself).', 'UNAVAILABLE');
       }
-      if (!found.bound) throw new UserError(`${outdatedHubNote(found.info, found.info.version)}, then run this again.`, 'CONFLICT');
       http = { url: `${found.info.url}/mcp`, token: readToken(home) };
       if (!http.token) throw new UserError('no token yet: start the hub once ("pincer serve") or run "pincer token".', 'UNAVAILABLE');
     }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import type { PincerPaths } from '../core/paths.js';
 import { writeFileAtomic } from '../core/paths.js';
-import { findHub, outdatedHubNote, squatterNote } from './hub-control.js';
+import { findHub, squatterNote } from './hub-control.js';
 import { askSignInLink, type SignInLink } from '../hub/dashboard-link.js';
 
 /** Redirect files older than this are removed: their one-time links expired long ago. */
@@ -67,10 +67,6 @@ export async function runDashboard(paths: PincerPaths, opts: { print: boolean })
   if (found.state !== 'running') {
     const squatter = await squatterNote(found);
     process.stderr.write(`pincer dashboard: ${squatter ? `${squatter}. Stop it, or set HTTP_PORT to a free port, and start the hub ("pincer serve")` : `no Pincer hub runs for ${paths.home}${found.why ? ` (${found.why})` : ''}. Start it with "pincer serve" or the tray app`}.\n`);
-    return 1;
-  }
-  if (!found.bound) {
-    process.stderr.write(`pincer dashboard: ${outdatedHubNote(found.info, found.info.version)}.\n`);
     return 1;
   }
   let link: SignInLink;

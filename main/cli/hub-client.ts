@@ -54,12 +54,7 @@ export type Proof =
   /** Something answered that cannot prove to be this folder's hub: never trusted. */
   | { kind: 'impostor'; port: number; what: string }
   /** Something took the connection and said nothing in time: a squatter, or this folder's hub too busy to answer. Never trusted, asked again. */
-  | { kind: 'silent'; port: number; waitedMs: number }
-  /**
-   * It answered with only the unbound proof of an older Pincer's hub: this folder's hub of an older
-   * version, or a program relaying for it that dropped the bound proof. Sent nothing either way.
-   */
-  | { kind: 'outdated'; port: number; version: string; role: string };
+  | { kind: 'silent'; port: number; waitedMs: number };
 
 /**
  * Asks what listens at `info.url` to prove it is this data folder's hub
@@ -89,13 +84,9 @@ export function proveHub(paths: PincerPaths, info: HubInfo, timeoutMs = 2000): P
         const { status, body, address } = answer;
         // The proof must cover the address this very connection reached: a relay on another port gets the real hub's proof for the hub's own address.
         const proven = checkProof(secret, challenge, body, address);
-        if (proven?.bound && status === 200) return resolve({ kind: 'proven', hub: { ...info, pid: proven.pid, agent } });
+        if (proven && status === 200) return resolve({ kind: 'proven', hub: { ...info, pid: proven.pid, agent } });
         agent.destroy();
         if (status === 503) return resolve({ kind: 'restarting' });
-        if (proven && status === 200) {
-          const { version, hub } = body as { version?: unknown; hub: { role?: unknown } };
-          return resolve({ kind: 'outdated', port: info.port, version: typeof version === 'string' ? version.slice(0, 40) : 'unknown', role: hub.role === 'desktop' ? 'desktop' : 'headless' });
-        }
         resolve({ kind: 'impostor', port: info.port, what: `it answered HTTP ${status || '?'} without a valid proof` });
       });
     });
@@ -144,12 +135,6 @@ export async function silentMessage(paths: PincerPaths, proof: Extract<Proof, { 
   return `port ${proof.port}${holder ? ` (held by ${holder})` : ''} took the connection but did not answer the identity check within ${Math.round(proof.waitedMs / 1000)} s, so nothing was sent to it. If that is the Pincer hub of ${paths.home}, it is overloaded or stuck: see ${paths.logsDir} and try again, or restart it ("pincer stop", then start your client again). If it is another program, stop it or set HTTP_PORT in ${paths.settingsFile} to a free port (or auto).`;
 }
 
-/** An older Pincer's hub (or a relay for one) on the port: what to do about it. */
-export function outdatedMessage(proof: Extract<Proof, { kind: 'outdated' }>): string {
-  const stop = proof.role === 'desktop' ? 'quit the older Pincer tray app' : 'stop it ("pincer stop")';
-  return `port ${proof.port} answers as the hub of an older Pincer (${proof.version}), whose identity proof is not bound to the address it is reached at, so this Pincer cannot tell it from a program relaying for it and sent it nothing; ${stop} so that this version starts its own hub`;
-}
-
 export interface EnsureHubOptions {
   timeoutMs?: number;
   cliPath?: string;
@@ -162,7 +147,6 @@ export interface EnsureHubOptions {
  */
 class ProvenLookup {
   impostor?: Extract<Proof, { kind: 'impostor' }>;
-  outdated?: Extract<Proof, { kind: 'outdated' }>;
   /** The last check that timed out; cleared by any other answer. */
   silent?: Extract<Proof, { kind: 'silent' }>;
   private refused = '';
@@ -181,13 +165,11 @@ class ProvenLookup {
       this.impostor = proof;
       this.refused = key;
     }
-    if (proof.kind === 'outdated') this.outdated = proof;
     return undefined;
   }
 
   /** The failure, with who holds the port when something failed the proof there. */
   async failure(message: string, logFile: string): Promise<HubStartError> {
-    if (this.outdated) return new HubStartError(`${outdatedMessage(this.outdated)} (${message})`, logFile);
     if (this.silent && !this.impostor) return new HubStartError(`${await silentMessage(this.paths, this.silent)} (${message})`, logFile);
     return new HubStartError(this.impostor ? `${await impostorMessage(this.paths, this.impostor)} (${message})` : message, logFile);
   }
@@ -207,8 +189,6 @@ export async function ensureHub(home: string, opts: EnsureHubOptions = {}): Prom
   const lookup = new ProvenLookup(paths);
   const existing = await lookup.find(2000);
   if (existing) return existing;
-  // An older tray app's hub is not taken over by a bridge: say so at once rather than wait for a start that cannot happen.
-  if (lookup.outdated?.role === 'desktop') throw new HubStartError(outdatedMessage(lookup.outdated), path.join(paths.logsDir, 'hub-start.log'));
   const cli = opts.cliPath ?? process.argv[1]!;
   const logFile = path.join(paths.logsDir, 'hub-start.log');
   const { node, note } = await hubNode(logFile);
@@ -217,8 +197,7 @@ export async function ensureHub(home: string, opts: EnsureHubOptions = {}): Prom
   const out = openStartLog(logFile);
   const logStart = out === 'ignore' ? 0 : fs.fstatSync(out).size;
   const { spawn } = process.getBuiltinModule('node:child_process');
-  // An older headless hub is taken over (a signed handover, as `pincer serve` does): the new hub's proof is bound to its address.
-  const child = spawn(node.path, [...HUB_NODE_FLAGS, cli, 'serve', '--quiet', ...(lookup.outdated ? [] : ['--if-none'])], {
+  const child = spawn(node.path, [...HUB_NODE_FLAGS, cli, 'serve', '--quiet', '--if-none'], {
     detached: true,
     // Never the bridge's folder: the hub serves every client and must not run in (or read) one project.
     cwd: paths.home,

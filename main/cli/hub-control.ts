@@ -15,20 +15,14 @@ const REASONS: Record<Exclude<Verification, { ok: true }>['reason'], string> = {
 };
 
 type NotRunning = { recorded?: HubInfo; why?: string; reason?: Exclude<Verification, { ok: true }>['reason'] };
-/** `bound`: the hub's proof covered the address this process reached; false for a hub of an older Pincer (never send it a secret). */
-type Found = { state: 'running'; info: HubInfo; role: HubInfo['role']; bound: boolean } | ({ state: 'none' } & NotRunning) | ({ state: 'unverified' } & NotRunning);
-
-/** Why a hub that proved itself only the older way gets nothing secret from this Pincer. */
-export function outdatedHubNote(info: HubInfo, running: string | undefined): string {
-  return `the hub at ${info.url} (pid ${info.pid}${running ? `, Pincer ${running}` : ''}) answers with an older Pincer's identity proof, which is not bound to the address it is reached at, so this Pincer cannot tell it from a program relaying for it and sends it nothing. Stop it ("pincer stop", or quit the older tray app) and start this version's hub ("pincer serve")`;
-}
+type Found = { state: 'running'; info: HubInfo; role: HubInfo['role'] } | ({ state: 'none' } & NotRunning) | ({ state: 'unverified' } & NotRunning);
 
 /** What runs for this home, verified: hub.json alone proves nothing after a crash and a reused pid. */
 export async function findHub(paths: PincerPaths): Promise<Found> {
   const recorded = readHubFile(paths);
   if (recorded) {
     const v = await verifyHub(paths, recorded);
-    if (v.ok) return { state: 'running', info: recorded, role: v.role, bound: v.bound };
+    if (v.ok) return { state: 'running', info: recorded, role: v.role };
     return { state: hubLockHeld(paths) ? 'unverified' : 'none', recorded, why: REASONS[v.reason], reason: v.reason };
   }
   return { state: hubLockHeld(paths) ? 'unverified' : 'none' };
@@ -49,12 +43,11 @@ export async function runStatus(paths: PincerPaths): Promise<number> {
   const found = await findHub(paths);
   if (found.state === 'running') {
     const { info } = found;
-    // Only a hub whose proof covered this very address is asked with what proves hub-secret.
-    const h = found.bound ? await healthDetails(paths, info) : {};
+    // Its proof covered this very address (findHub), so it may be asked with what proves hub-secret.
+    const h = await healthDetails(paths, info);
     process.stdout.write(
       `Pincer hub ${info.version} at ${info.url} (pid ${info.pid}, ${roleName(found.role)}, since ${info.started}), ${h.sessions ?? '?'} session(s), ${h.toolsCount ?? '?'} tool(s)${h.paused ? ', serving PAUSED' : ''}\n`,
     );
-    if (!found.bound) process.stdout.write(`Warning: ${outdatedHubNote(info, info.version)}.\n`);
     return 0;
   }
   const squatter = await squatterNote(found);
@@ -115,7 +108,7 @@ export async function runStop(paths: PincerPaths): Promise<number> {
   const { info } = found;
   const asked = await askToStop(paths, info);
   if (asked !== true) {
-    // A hub of an older Pincer knows no stop request: on POSIX it stops on SIGTERM (it proved who it is above).
+    // A hub that did not accept the stop request (no answer within 5 s, a refusal): on POSIX SIGTERM drains it alike; it proved who it is above.
     if (process.platform === 'win32') {
       process.stderr.write(`pincer stop: the hub (pid ${info.pid}) did not accept the stop request (${asked}); nothing was signalled. Quit it from the tray, or end it in Task Manager.\n`);
       return 1;

@@ -5,16 +5,13 @@
  * compute it. No zod, and node:crypto only when a proof is made or checked:
  * the bridge (`pincer stdio`) loads this on its path.
  *
- * The bound proof also covers the address the connection reached, as the hub
- * sees it (its socket's local address and port): a program on another port that
- * relays the challenge to the real hub gets back a proof for the hub's own
- * address, which the asker, who connected to the relay, rejects. The unbound
- * proof is still answered for older Pincers; a current asker that gets only that
- * is talking to an older hub (or to a relay that dropped the bound one) and
- * sends it nothing (ARCHITECTURE §1).
+ * The proof also covers the address the connection reached, as the hub sees it
+ * (its socket's local address and port): a program on another port that relays
+ * the challenge to the real hub gets back a proof for the hub's own address,
+ * which the asker, who connected to the relay, rejects and sends nothing
+ * (ARCHITECTURE §1).
  */
 import type { IncomingMessage } from 'node:http';
-const PURPOSE = 'pincer-hub-identity';
 const BOUND_PURPOSE = 'pincer-hub-identity-bound';
 export const CHALLENGE = /^[A-Za-z0-9_-]{16,128}$/;
 
@@ -24,10 +21,6 @@ const crypto = () => process.getBuiltinModule('node:crypto');
 export function parseSecret(text: string): Buffer | undefined {
   const t = text.trim();
   return /^[0-9a-f]{64}$/.test(t) ? Buffer.from(t, 'hex') : undefined;
-}
-
-export function identityProof(secret: Buffer, challenge: string, pid: number): string {
-  return crypto().createHmac('sha256', secret).update([PURPOSE, challenge, pid].join('\n')).digest('base64url');
 }
 
 /** HMAC(hub-secret, challenge + pid + the address the connection reached). */
@@ -123,22 +116,15 @@ export function sameMac(a: string, b: string): boolean {
 }
 
 /**
- * What a health answer (parsed JSON) proves for `challenge` on a connection to `address`:
- * `bound` when its bound proof is right for that address (this folder's hub, reached directly);
- * `unbound` when it carries only the older, unbound proof (an older hub — or a relay that dropped
- * the bound one, so never to be sent anything); undefined when it proves nothing, including a bound
- * proof made for another address (a relay to the real hub).
+ * What a health answer (parsed JSON) proves for `challenge` on a connection to `address`: the hub's
+ * pid when its proof is right for that address (this folder's hub, reached directly); undefined when
+ * it proves nothing, including a proof made for another address (a relay to the real hub) or none.
  */
-export function checkProof(secret: Buffer, challenge: string, body: unknown, address: string): { pid: number; bound: boolean } | undefined {
+export function checkProof(secret: Buffer, challenge: string, body: unknown, address: string): { pid: number } | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const hub = (body as { hub?: unknown }).hub;
   if (typeof hub !== 'object' || hub === null) return undefined;
-  const { pid, proof, bound } = hub as { pid?: unknown; proof?: unknown; bound?: unknown };
-  if (!Number.isSafeInteger(pid)) return undefined;
-  if (bound !== undefined) {
-    if (typeof bound !== 'string' || bound.length > 100) return undefined;
-    return sameMac(bound, boundProof(secret, challenge, pid as number, address)) ? { pid: pid as number, bound: true } : undefined;
-  }
-  if (typeof proof !== 'string' || proof.length > 100) return undefined;
-  return sameMac(proof, identityProof(secret, challenge, pid as number)) ? { pid: pid as number, bound: false } : undefined;
+  const { pid, bound } = hub as { pid?: unknown; bound?: unknown };
+  if (!Number.isSafeInteger(pid) || typeof bound !== 'string' || bound.length > 100) return undefined;
+  return sameMac(bound, boundProof(secret, challenge, pid as number, address)) ? { pid: pid as number } : undefined;
 }

@@ -61,9 +61,9 @@ interface OtherHub {
 function otherHub(paths: PincerPaths): OtherHub {
   const proven = async (): Promise<HubInfo> => {
     const recorded = readHubFile(paths);
-    // Only a proof bound to the address the window would load: an older hub's unbound one could be relayed by a squatter.
+    // The proof is bound to the address the window would load (identity.ts): a relay on another port gets none.
     const v = recorded && (await verifyHub(paths, recorded));
-    if (!recorded || !v?.ok || !v.bound) throw new Error(`no Pincer hub of ${paths.home} proves itself${recorded ? ` at ${recorded.url}` : ''}; start Pincer again`);
+    if (!recorded || !v?.ok) throw new Error(`no Pincer hub of ${paths.home} proves itself${recorded ? ` at ${recorded.url}` : ''}; start Pincer again`);
     return recorded;
   };
   const self: OtherHub = {
@@ -76,7 +76,7 @@ function otherHub(paths: PincerPaths): OtherHub {
     stillThere: async () => {
       const shown = self.shown;
       const v = shown && (await verifyHub(paths, shown));
-      return !!v && v.ok && v.bound;
+      return !!v && v.ok;
     },
   };
   return self;

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic, type PincerPaths } from '../core/paths.js';
 import { HubRole, type HubInfo } from './lock.js';
-import { CHALLENGE, boundProof, checkProof, identityProof, newChallenge, parseSecret, readHealthAnswer, sameMac, secretMac, type HealthAnswer } from '../core/hub-proof.js';
+import { CHALLENGE, boundProof, checkProof, newChallenge, parseSecret, readHealthAnswer, sameMac, secretMac, type HealthAnswer } from '../core/hub-proof.js';
 
-export { CHALLENGE, identityProof };
+export { CHALLENGE };
 
 /**
  * Proving "this is the hub of this data directory" without a secret on the
@@ -44,31 +44,26 @@ export function homeSecret(paths: PincerPaths, create = false): Buffer | undefin
 
 
 
-/** What the health endpoint adds when asked with `?challenge=`: who answers, and the proof. */
 /**
- * `proof` (unbound) is what Pincers before the bound proof check; `bound` covers the address the
- * connection reached too (hub-proof.ts), `at` names that address as the hub saw it.
+ * What the health endpoint adds when asked with `?challenge=`: who answers, and the proof. `bound` is
+ * the proof, which covers the address the connection reached (hub-proof.ts); `at` names that address
+ * as the hub saw it; `shares`: this hub listens so that a newcomer of the same user can listen beside
+ * it (listen.ts SHARES_PORT), absent when it does not.
  */
-/** `shares`: this hub listens so that a newcomer of the same user can listen beside it (listen.ts SHARES_PORT); an older hub says nothing. */
-export const HubIdentity = z.object({ pid: z.number().int(), role: HubRole, proof: z.string(), bound: z.string().optional(), at: z.string().optional(), shares: z.boolean().optional() });
+export const HubIdentity = z.object({ pid: z.number().int(), role: HubRole, bound: z.string(), at: z.string(), shares: z.boolean().optional() });
 export type HubIdentity = z.infer<typeof HubIdentity>;
 
 /** The identity part of a health answer for `challenge`, on a connection that reached `address` (connectionAddress). */
 export function identityFor(secret: Buffer, role: HubRole, challenge: unknown, address: string, shares = false): { hub: HubIdentity } | undefined {
   if (typeof challenge !== 'string' || !CHALLENGE.test(challenge)) return undefined;
-  return { hub: { pid: process.pid, role, proof: identityProof(secret, challenge, process.pid), bound: boundProof(secret, challenge, process.pid, address), at: address, ...(shares ? { shares: true } : {}) } };
+  return { hub: { pid: process.pid, role, bound: boundProof(secret, challenge, process.pid, address), at: address, ...(shares ? { shares: true } : {}) } };
 }
 
 export type Verification =
-  /** `bound`: the proof covers the address this process connected to; false from a hub of an older Pincer. */
-  | { ok: true; info: HubInfo; role: HubRole; bound: boolean; shares: boolean }
+  | { ok: true; info: HubInfo; role: HubRole; shares: boolean }
   | { ok: false; reason: 'no-secret' | 'no-answer' | 'restarting' | 'not-this-home' | 'other-pid' };
 
-/**
- * Asks the process recorded in `info` to prove it is this home's hub, with that pid. An unbound
- * proof (an older hub) is ok with `bound: false`: good enough to sign a stop or handover request to
- * (they carry no secret), never to send a token or show a page to.
- */
+/** Asks the process recorded in `info` to prove it is this home's hub, with that pid, at that address. */
 export async function verifyHub(paths: PincerPaths, info: HubInfo, timeoutMs = 2000): Promise<Verification> {
   const secret = homeSecret(paths);
   if (!secret) return { ok: false, reason: 'no-secret' };
@@ -82,7 +77,7 @@ export async function verifyHub(paths: PincerPaths, info: HubInfo, timeoutMs = 2
   const proven = checkProof(secret, challenge, answer.body, answer.address);
   if (!proven) return { ok: false, reason: 'not-this-home' };
   if (proven.pid !== info.pid) return { ok: false, reason: 'other-pid' };
-  return { ok: true, info, role: parsed.data.hub.role, bound: proven.bound, shares: parsed.data.hub.shares === true };
+  return { ok: true, info, role: parsed.data.hub.role, shares: parsed.data.hub.shares === true };
 }
 
 /** One GET on a connection of its own: the health answer, or undefined when none came. */
@@ -107,17 +102,14 @@ export const HandoverRequest = z.object({
   /**
    * The newcomer listens on the port beside this hub already (listen.ts SHARES_PORT): this hub stops
    * accepting connections at once and serves what reaches it on those open until it hands over.
-   * Outside the MAC: older hubs check the MAC without it (and drop it), and it widens nothing.
+   * Outside the MAC: it widens nothing.
    */
   shared: z.boolean().optional(),
   mac: z.string().max(100),
 });
 export type HandoverRequest = z.infer<typeof HandoverRequest>;
 
-/**
- * What the MAC covers. A stop is signed under its own label, so that a hub of an older Pincer
- * (which knows no stop) refuses it as unsigned instead of taking it for a handover.
- */
+/** What the MAC covers. A stop is signed under its own label, so that it can never be taken for a handover. */
 function handoverMac(secret: Buffer, req: Omit<HandoverRequest, 'mac'>): string {
   return req.stop ? secretMac(secret, 'pincer-stop', [req.nonce, req.at, req.pid]) : secretMac(secret, 'pincer-handover', [req.nonce, req.at, req.pid, req.role, req.force]);
 }
