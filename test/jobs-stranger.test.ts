@@ -104,6 +104,6 @@ test('review finding 3: a forged run file whose shell is a live stranger in anot
 
 test('review finding 2: a job without a run record is never signalled by pid on Windows (nothing proves the pid is it); on POSIX its command line does', () => {
   assert.equal(withoutRunRecord('win32'), 'lost');
-  assert.equal(withoutRunRecord('linux'), 'legacy-group');
-  assert.equal(withoutRunRecord('darwin'), 'legacy-group');
+  assert.equal(withoutRunRecord('linux'), 'group');
+  assert.equal(withoutRunRecord('darwin'), 'group');
 });

@@ -142,12 +142,12 @@ test('a job started by one hub is stopped by the next one, which adopted it afte
   }
 });
 
-test('a job of an older Pincer (bash wrapper, no start time) is known by its command line: the wrapper is stopped, a stranger at a recorded pid is not', { skip: posixOnly }, async () => {
+test('a supervisor that wrote no run record is known by its command line: its group is stopped, a stranger at a recorded pid is not', { skip: posixOnly }, async () => {
   const h = tempHome();
   const jobs = path.join(h.home, 'jobs');
   const wrapperExit = path.join(jobs, '1.exit');
-  // What the old wrapper looked like in the process table: bash -c <script> pincer-job <command> <exit file> <cap>.
-  const wrapper = spawn('bash', ['-c', 'sleep 300; exit 0', 'pincer-job', 'sleep 300', wrapperExit, '1000'], { detached: true, stdio: 'ignore' });
+  // In the process table a supervisor names its job's spec file: <node> job-supervisor.js <id>.spec.
+  const wrapper = spawn('bash', ['-c', 'sleep 300; exit 0', 'job-supervisor.js', path.join(jobs, '1.spec')], { detached: true, stdio: 'ignore' });
   const stranger = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' });
   try {
     const first = await connectV2({ home: h.home });
@@ -161,7 +161,7 @@ test('a job of an older Pincer (bash wrapper, no start time) is known by its com
     try {
       const killed = await second.client.callTool({ name: 'KillBgTask', arguments: { task_id: 1 } });
       assert.match(textOf(killed), /Killed task 1 .*terminated/);
-      await waitFor(() => wrapper.exitCode !== null || wrapper.signalCode !== null, 'the old wrapper to stop');
+      await waitFor(() => wrapper.exitCode !== null || wrapper.signalCode !== null, 'the supervisor without a run record to stop');
       const lost = await second.client.callTool({ name: 'KillBgTask', arguments: { task_id: 2 } });
       assert.match(textOf(lost), /task 2 already lost/);
       assert.ok(pidAlive(stranger.pid!), 'the stranger was not signalled');

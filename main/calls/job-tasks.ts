@@ -23,7 +23,7 @@ export function jobKeeper(jobs: JobManager): WorkKeeper {
       if (job.status === 'lost') {
         return { error: { code: RPC.InternalError, message: `Background job ${job.id}, which ran this task's command, was lost (${job.note ?? 'its supervisor stopped without recording an exit'}); its outcome is unknown. ReadBgOutput ${job.id} shows the output it left; run the command again if needed.` } };
       }
-      // An older Pincer's job kept only its code: the row says how it ended.
+      // A job stopped from here (its supervisor never wrote an exit record): the row says how it ended.
       const rec: ExitRecord = readExitRecord(job.exit_path) ?? { code: job.exit_code, signal: null, endedAt: job.ended_at ?? Date.now(), dropped: 0 };
       if (!work.bash) return { result: { content: [{ type: 'text', text: `Background job ${job.id} ${job.status === 'exited' ? `exited with code ${job.exit_code}` : job.status}. ReadBgOutput ${job.id} shows its output.` }] } };
       bashJobEnded(job);

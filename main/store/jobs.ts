@@ -179,15 +179,6 @@ export class JobsRepo {
     return r.changes > 0;
   }
 
-  /** Ended jobs whose log size was never recorded (ended under an older Pincer), at most `limit`. */
-  unsized(limit: number): JobRow[] {
-    return (prepared(this.db, `SELECT * FROM jobs WHERE log_bytes IS NULL AND status NOT IN ('starting','running') LIMIT ?`).all(limit) as unknown[]).map((r) => JobRow.parse(r));
-  }
-
-  setLogBytes(id: number, bytes: number): void {
-    this.write(() => prepared(this.db, 'UPDATE jobs SET log_bytes = ? WHERE id = ?').run(bytes, id));
-  }
-
   /**
    * The ended jobs retention removes, oldest first: ended before `endedBefore`, beyond the newest `keep`
    * ended ones, and the oldest while the logs of all ended jobs exceed `maxBytes`. Running jobs never.

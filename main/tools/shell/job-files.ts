@@ -78,10 +78,7 @@ export function readRunRecord(file: string): RunRecord | undefined {
   return { supervisorPid: v.supervisorPid, supervisorStart: optString(v.supervisorStart), shellPid: v.shellPid, shellStart: optString(v.shellStart), startedAt: Number(v.startedAt) || 0 };
 }
 
-/**
- * The exit record; also the plain exit code that jobs started by an older Pincer (the bash
- * wrapper) wrote, so that jobs running across an update still end with their code.
- */
+/** The exit record a job's supervisor wrote when the job ended. */
 export function readExitRecord(file: string): ExitRecord | undefined {
   let text: string;
   try {
@@ -90,7 +87,6 @@ export function readExitRecord(file: string): ExitRecord | undefined {
     // Absent (the job has not written it yet) or torn: the caller treats the job as not yet recorded.
     return undefined;
   }
-  if (/^\d+$/.test(text)) return { code: Number(text), signal: null, endedAt: mtime(file) ?? Date.now(), dropped: 0 };
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -109,15 +105,6 @@ export function readExitRecord(file: string): ExitRecord | undefined {
     ...(typeof v.error === 'string' ? { error: v.error } : {}),
     ...(typeof v.timedOutMs === 'number' ? { timedOutMs: v.timedOutMs } : {}),
   };
-}
-
-function mtime(file: string): number | undefined {
-  try {
-    return fs.statSync(file).mtimeMs;
-  } catch {
-    // Absent (the job has not written it yet) or torn: the caller treats the job as not yet recorded.
-    return undefined;
-  }
 }
 
 /** The run, stop and spec files of a job, beside its exit file (and `cwd`: where a Bash command run as a job ended). */

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { JobManager } from './jobs.js';
-import { logSize } from './job-log.js';
 
 /** What retention keeps of ended jobs (ARCHITECTURE §4): by age, by count and by the bytes of their logs together. */
 export interface JobLimits {
@@ -15,12 +14,8 @@ const PER_PASS = 200;
 /** A file in the jobs folder with no job row is left this long (a job being started writes its row first). */
 const ORPHAN_AFTER_MS = 3_600_000;
 
-/**
- * Deletes the ended jobs past the limits, oldest first, with their files; running jobs are never touched.
- * Jobs that ended under an older Pincer have no recorded log size: measured first, a pass at a time.
- */
+/** Deletes the ended jobs past the limits, oldest first, with their files; running jobs are never touched. */
 export function pruneJobs(jobs: JobManager, limits: JobLimits): { jobs: number; bytes: number; more: boolean } {
-  for (const job of jobs.repo.unsized(PER_PASS)) jobs.repo.setLogBytes(job.id, logSize(job.log_path));
   const expired = jobs.repo.expired(limits.endedBefore, limits.keep, limits.maxBytes, PER_PASS);
   const removed = jobs.removeAll(expired);
   return { jobs: removed.length, bytes: removed.reduce((n, job) => n + (job.log_bytes ?? 0), 0), more: expired.length === PER_PASS };
@@ -28,7 +23,7 @@ export function pruneJobs(jobs: JobManager, limits: JobLimits): { jobs: number; 
 
 /**
  * Files of the jobs folder that belong to no job (a crash between deleting a job's files and its row, or
- * rows an older Pincer deleted by hand) and are older than an hour: deleted. Returns their bytes.
+ * rows deleted by hand) and are older than an hour: deleted. Returns their bytes.
  */
 export function sweepOrphanFiles(jobs: JobManager, dir: string, now = Date.now()): number {
   let names: string[];

@@ -239,7 +239,8 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
 
   /**
    * Whether the job's supervisor still runs: its pid alive with the start time it recorded (a
-   * pid reused by another program is "gone"). Jobs of an older Pincer (no run record): their group.
+   * pid reused by another program is "gone"). A supervisor with no run record yet: its group, once its
+   * command line proved it is the job's (startedAs).
    */
   private alive(job: JobRow): boolean {
     const run = readRunRecord(jobFile(job.exit_path, 'run'));
@@ -334,7 +335,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
   /**
    * The job's run record. A supervisor writes it right after it started the shell, so a job this
    * process launched and kills in its first moments may not have one yet: wait for it, rather than
-   * calling lost a job its supervisor is about to run (an older Pincer's job never gets one).
+   * calling lost a job its supervisor is about to run.
    */
   private async runRecordOf(job: JobRow): Promise<RunRecord | undefined> {
     const file = jobFile(job.exit_path, 'run');
@@ -363,7 +364,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     try {
       const run = await this.runRecordOf(job);
       if (!run) {
-        if (withoutRunRecord(process.platform) === 'legacy-group') return await this.stopLegacy(job.id, job.pid, t0);
+        if (withoutRunRecord(process.platform) === 'group') return await this.stopGroup(job.id, job.pid, t0);
         this.end(job, 'lost', null, Date.now(), `it has no run record, so its process (pid ${job.pid}) cannot be proven to be it; nothing was signalled`);
         const lost = this.repo.get(id)!;
         this.emit('event', { type: 'job_ended', job: lost });
@@ -402,8 +403,8 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     }
   }
 
-  /** A job of an older Pincer (bash wrapper, no supervisor): its process group, TERM then KILL. */
-  private async stopLegacy(id: number, pid: number, t0: number): Promise<{ job: JobRow; forced: boolean; waitedMs: number }> {
+  /** A job whose supervisor wrote no run record (it cannot be asked to stop): its process group, TERM then KILL. */
+  private async stopGroup(id: number, pid: number, t0: number): Promise<{ job: JobRow; forced: boolean; waitedMs: number }> {
     const asked = await killTree(pid, 'SIGTERM');
     if (typeof asked === 'object') await this.gone(id, pid, asked, 0);
     let forced = false;
@@ -437,10 +438,9 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
 }
 
 /**
- * A process without a run record — a supervisor that has not written it yet, or the bash wrapper
- * of an older Pincer — is known by its command line, which names the job's files
- * (`<node> job-supervisor.js <id>.spec`; `bash -c <wrapper> pincer-job <command> <id>.exit <cap>`).
- * Whatever else holds that pid is not the job. (Windows: no cheap command line; the pid alone.)
+ * A supervisor without a run record (it has not written it yet) is known by its command line, which
+ * names the job's spec file (`<node> job-supervisor.js <id>.spec`). Whatever else holds that pid is
+ * not the job. (Windows: no cheap command line; the pid alone.)
  */
 function startedAs(pid: number, exitPath: string): boolean {
   if (process.platform === 'win32') return true;
@@ -448,19 +448,19 @@ function startedAs(pid: number, exitPath: string): boolean {
     const args = process.platform === 'linux'
       ? fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8')
       : execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 });
-    return args.includes(jobFile(exitPath, 'spec')) || (args.includes('pincer-job') && args.includes(exitPath));
+    return args.includes(jobFile(exitPath, 'spec'));
   } catch {
     return false;
   }
 }
 
 /**
- * How KillBgTask stops a job without a run record (an older Pincer's wrapper, or a supervisor that
- * died before writing it): on POSIX its group, once its command line proved the pid is the job
+ * How KillBgTask stops a job without a run record (a supervisor that died or hung before writing
+ * it): on POSIX its group, once its command line proved the pid is the job
  * (startedAs); on Windows nothing proves that, so it is reported lost and never signalled.
  */
-export function withoutRunRecord(platform: NodeJS.Platform): 'legacy-group' | 'lost' {
-  return platform === 'win32' ? 'lost' : 'legacy-group';
+export function withoutRunRecord(platform: NodeJS.Platform): 'group' | 'lost' {
+  return platform === 'win32' ? 'lost' : 'group';
 }
 
 /** The shell a supervisor started, still running and proven to be that process by its start time (POSIX only). */
