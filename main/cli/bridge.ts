@@ -224,7 +224,7 @@ class Bridge {
         await new Promise((r) => setTimeout(r, 100));
         continue;
       }
-      throw new Error(opened.kind === 'unreachable' ? `could not reach the hub at ${info.url} (${opened.reason})` : refusalMessage(opened.status, opened.body, info.pid, pincerPaths(this.home).settingsFile));
+      throw new Error(opened.kind === 'unreachable' ? `could not reach the hub at ${info.url} (${opened.reason})` : refusalMessage(opened.status, opened.body, pincerPaths(this.home).settingsFile));
     }
   }
 

@@ -42,9 +42,8 @@ export function isRetryElsewhere(data: unknown): boolean {
 }
 
 /** The client's view of a refused connection: the hub's own message where it gave one. */
-export function refusalMessage(status: number, body: string, pid: number, settingsFile: string): string {
+export function refusalMessage(status: number, body: string, settingsFile: string): string {
   if (status === 401) return `the hub rejected this bridge's token (HTTP 401). AUTH_TOKEN in ${settingsFile} or in the environment must be the hub's; see "pincer token".`;
-  if (status === 404) return `the running hub (pid ${pid}) is an older Pincer without the bridge's channel (/mcp/pipe). Stop it ("pincer stop") and start the client again.`;
   let message: unknown;
   try {
     message = (JSON.parse(body) as { error?: { message?: unknown } }).error?.message;
