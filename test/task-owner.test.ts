@@ -21,7 +21,7 @@ test('a task owner is running while its process is, as the hub and a standalone 
     const uuid = standalone.split(' ')[0];
     assert.equal(ownerRunning(`${uuid} ${child.pid} Wed Nov 25 21:00:00 2026 standalone`, hub), false);
     assert.equal(ownerRunning(`${uuid} ${child.pid} ${processStartTime(child.pid!)} standalone`, hub), true);
-    // An older Pincer's owner (a bare UUID) names no process: stopped.
+    // An owner without a pid and start (a bare UUID) names no process: stopped.
     assert.equal(ownerRunning(uuid!, hub), false);
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));

@@ -10,8 +10,8 @@ export type TaskOwnerRole = 'hub' | 'standalone';
  * tell a task whose process died (its work died with it) from one another live process is running.
  * The pid with its start time says which (a pid alone could be reused). A hub's tasks are the
  * hub's: a hub that holds the lock counts every other hub as stopped (one handing over to it has
- * let go of the lock and is only closing). Owners written by an older Pincer are a bare UUID:
- * nothing says they live, so they count as stopped, as they did then.
+ * let go of the lock and is only closing). An owner that does not have this shape names no
+ * process, so it counts as stopped.
  */
 export function newTaskOwner(role: TaskOwnerRole, pid = process.pid): string {
   return `${randomUUID()} ${pid} ${processStartTime(pid) ?? '-'} ${role}`;
