@@ -84,31 +84,6 @@ test('retention deletes what is past its limits with its files, never what still
   }
 });
 
-test('an older pincer.db (no incremental vacuum) is switched once by the hub, and then gives space back', () => {
-  const h = tempHome();
-  try {
-    const file = path.join(h.home, 'pincer.db');
-    fs.mkdirSync(h.home, { recursive: true });
-    // As an older Pincer made it: auto_vacuum off, tables in place.
-    const old = new Database(file);
-    old.pragma('auto_vacuum = NONE');
-    old.exec('CREATE TABLE filler (x TEXT)');
-    old.close();
-    openStore(file).db.close();
-    seedYear(h.home, { counts: { ...SMALL, jobs: 0, mcpTasks: 0 }, logScale: 0 });
-    const rt = createRuntime({ home: h.home, watch: false, role: 'hub', env: { TASK_RETENTION_DAYS: '1', QUESTION_RETENTION_DAYS: '1', CALLBACK_RETENTION_DAYS: '1', PLAN_RETENTION_DAYS: '1' } });
-    try {
-      assert.equal(rt.retention.kept().store.incremental, false);
-      prune(rt);
-      assert.equal(rt.retention.kept().store.incremental, true);
-    } finally {
-      rt.close();
-    }
-  } finally {
-    h.cleanup();
-  }
-});
-
 test('a running hub prunes while it runs, not only when it starts: ended jobs past JOB_MAX_KEPT, MCP tasks past their time to live', { timeout: 180_000 }, async () => {
   const h = tempHome();
   seedYear(h.home, { counts: { ...SMALL, jobs: 120, mcpTasks: 0 }, logScale: 0.1 });

@@ -2,7 +2,7 @@ import type { Services } from '../tools/types.js';
 import type { McpTasksRepo } from '../store/mcp-tasks.js';
 import type { Activity } from './activity.js';
 import type { DisposableStore } from '../core/disposables.js';
-import { ensureIncrementalVacuum, reclaim, storeSpace, type StoreSpace } from '../store/space.js';
+import { reclaim, storeSpace, type StoreSpace } from '../store/space.js';
 import { pruneJobs, sweepOrphanFiles } from '../tools/shell/job-retention.js';
 import { guarded, logger } from '../core/log.js';
 
@@ -61,14 +61,11 @@ export interface KeptView {
 export class Retention {
   private passes = 0;
   private last?: PruneReport;
-  private switched = false;
 
   constructor(
     private services: Services,
     private mcpTasks: McpTasksRepo,
     private activity: Activity,
-    /** The hub rewrites an older file once so that it can give space back; other processes leave that to it. */
-    private switchVacuum: boolean,
   ) {}
 
   /** Passes on a timer owned by `lifetime` (the runtime's): the first a few seconds after start. */
@@ -99,11 +96,6 @@ export class Retention {
     r.mcpTasks = this.mcpTasks.expire(now, PER_PASS);
     let more = r.mcpTasks === PER_PASS;
     if (full) {
-      if (this.switchVacuum && !this.switched) {
-        // Tried once per hub: a file that could not be switched now is tried at the next start.
-        this.switched = true;
-        ensureIncrementalVacuum(s.db);
-      }
       const jobs = pruneJobs(s.jobs, { endedBefore: days('JOB_RETENTION_DAYS'), keep: settings.get('JOB_MAX_KEPT'), maxBytes: settings.get('JOB_MAX_KEPT_BYTES') });
       r.jobs = jobs.jobs;
       r.jobBytes = jobs.bytes + (jobs.more ? 0 : sweepOrphanFiles(s.jobs, s.paths.jobsDir, now));

@@ -214,8 +214,7 @@ function build(opts: RuntimeOptions, paths: PincerPaths, lifetime: DisposableSto
   });
   jobs.startWatching();
   lifetime.add(() => jobs.stopWatching());
-  // Only the hub rewrites an older pincer.db once so that it can give space back (store/space.ts).
-  const retention = new Retention(services, mcpTasks.repo, activity, opts.role === 'hub');
+  const retention = new Retention(services, mcpTasks.repo, activity);
   retention.start(lifetime);
   mcpTasks.reconcile();
   services.scheduler.start();

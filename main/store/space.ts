@@ -1,8 +1,5 @@
 import fs from 'node:fs';
 import type { Db } from './db.js';
-import { logger } from '../core/log.js';
-
-const log = logger('store');
 
 /** SQLite's auto_vacuum modes, by the number PRAGMA auto_vacuum answers. */
 const INCREMENTAL = 2;
@@ -33,26 +30,6 @@ export function storeSpace(db: Db, file: string): StoreSpace {
     freeBytes: (db.pragma('freelist_count', { simple: true }) as number) * pageSize,
     incremental: db.pragma('auto_vacuum', { simple: true }) === INCREMENTAL,
   };
-}
-
-/**
- * A file made before incremental vacuum was turned on keeps every page it ever used. Switching takes one
- * VACUUM (a rewrite of the whole file, ~1 s per 60 MB on a loaded machine: bench/RESULTS.md), done once
- * by the hub; after it, `reclaim` gives space back as rows go. False when it could not be done now (another
- * process reading, a full disk): the next try is at the next hub start.
- */
-export function ensureIncrementalVacuum(db: Db): boolean {
-  if (db.pragma('auto_vacuum', { simple: true }) === INCREMENTAL) return true;
-  const t0 = performance.now();
-  try {
-    db.pragma('auto_vacuum = INCREMENTAL');
-    db.exec('VACUUM');
-    log.info(`pincer.db now gives space back as rows are deleted (rewritten once in ${Math.round(performance.now() - t0)} ms)`);
-    return true;
-  } catch (err) {
-    log.warn(`pincer.db could not be switched to incremental vacuum now; it is tried again at the next start: ${(err as Error).message}`, { err });
-    return false;
-  }
 }
 
 /** Gives free pages back to the file system (a chunk per call, so that the write lock is held briefly). Returns the bytes given back. */
