@@ -125,7 +125,7 @@ for (const args of [['token'], ['token', 'rotate'], ['status'], ['stop'], ['conn
   });
 }
 
-test('a home an older Pincer left 0755 with a 0644 database is tightened by the next start', async () => {
+test('a home made 0755 with a 0644 database in it (a mkdir and a copy under a 022 umask) is tightened by the next start', async () => {
   const h = freshHome();
   fs.mkdirSync(h.home, { mode: 0o755 });
   fs.chmodSync(h.home, 0o755);
@@ -133,7 +133,7 @@ test('a home an older Pincer left 0755 with a 0644 database is tightened by the 
   fs.chmodSync(path.join(h.home, 'pincer.db'), 0o644);
   const hub = await serveFresh(h.home);
   try {
-    assertPrivate(h.home, 'serve on an old home', ['pincer.db']);
+    assertPrivate(h.home, 'serve on a wide home', ['pincer.db']);
   } finally {
     await hub.stop();
     h.cleanup();

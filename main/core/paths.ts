@@ -45,7 +45,7 @@ export function pincerPaths(home: string): PincerPaths {
 /**
  * Creates the data directory tree, private to the user because it holds the
  * token, commands and their output: 0700 directories whichever command runs
- * first. A home that an older Pincer created 0755 is tightened. A folder or file in it that
+ * first. A home made wider (`mkdir ~/.pincer` under a 022 umask: 0755) is tightened. A folder or file in it that
  * another user owns is refused (ownership.ts). On Windows,
  * modes mean little; the ACL a new folder under the user profile inherits
  * already limits it to the user.
