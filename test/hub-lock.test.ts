@@ -119,7 +119,7 @@ test('simultaneous takeover of a stale lock: 100 rounds, exactly one winner each
     const pool = await Promise.all(Array.from({ length: CONTENDERS }, spawnWorker));
     const started = Date.now();
     for (let round = 0; round < 100; round++) {
-      // Every other round the stale lock is one an older Pincer left: a dead pid as text.
+      // Every other round the lock file holds something that is not SQLite's (a dead pid as text).
       if (round % 2 === 1) fs.writeFileSync(path.join(h.home, 'hub.lock'), '999999');
       const results = await Promise.all(
         pool.map(

@@ -26,14 +26,13 @@ export interface HubInfo {
 const isPort = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0 && (v as number) < 65536;
 const isPid = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0;
 
-/** A hub.json's content when it is one; a hub.json without `role` was written before roles existed: headless. */
+/** A hub.json's content when it is one (every field, `role` included), else undefined. */
 export function parseHubInfo(v: unknown): HubInfo | undefined {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
   const o = v as Record<string, unknown>;
   if (typeof o.url !== 'string' || !/^https?:\/\//.test(o.url) || !isPort(o.port) || !isPid(o.pid) || typeof o.started !== 'string' || typeof o.version !== 'string') return undefined;
-  const role = o.role === undefined ? 'headless' : o.role;
-  if (!(HUB_ROLES as readonly unknown[]).includes(role)) return undefined;
-  return { url: o.url, port: o.port, pid: o.pid, started: o.started, version: o.version, role: role as HubRole };
+  if (!(HUB_ROLES as readonly unknown[]).includes(o.role)) return undefined;
+  return { url: o.url, port: o.port, pid: o.pid, started: o.started, version: o.version, role: o.role as HubRole };
 }
 
 /** `hub.json` as written, whether or not its process still runs (callers verify it). */

@@ -41,9 +41,10 @@ export const LOCK_CONTENTION_MS = 500;
 const SQLITE_HEADER = 'SQLite format 3\0';
 
 /**
- * Makes sure `hub.lock` exists, private, and is something SQLite can lock. The
- * lock file of Pincer before 0.2 held a pid as text: it is emptied in place
- * (same inode, so a process that has it open keeps locking the same file).
+ * Makes sure `hub.lock` exists, private, and is something SQLite can lock. A
+ * file there that is not SQLite's (damaged, or written by something else) is
+ * emptied in place (same inode, so a process that has it open keeps locking the
+ * same file) rather than keeping every hub from starting.
  */
 function prepareLockFile(file: string): void {
   const fd = fs.openSync(file, 'a+', 0o600);
