@@ -97,7 +97,7 @@ test('migration 5 gives a version-4 database the mcp_tasks work column; the repo
     assert.equal(workOf(repo.get('old')!), undefined);
     repo.create({ id: 'j', tool: 'Bash', requestor: 'client:a', owner: 'me', ttlMs: 1000, work: { kind: 'job', id: 7 } });
     repo.create({ id: 'q', tool: 'AskUserQuestion', requestor: 'client:a', owner: 'me', ttlMs: 1000 });
-    // A task of an older Pincer belongs to no client; the live count is per client.
+    // A row from before migration 7 names no client and belongs to none; the live count is per client.
     assert.equal(repo.get('old')?.requestor, null);
     assert.equal(repo.liveCount('client:a'), 2);
     assert.equal(repo.liveCount('client:b'), 0);

@@ -177,7 +177,7 @@ for (const how of ['stop', 'handover'] as const) {
   });
 }
 
-/** A pincer command run without blocking this process, which serves the relay and the older hub itself. */
+/** A pincer command run without blocking this process, which serves the relay and the fake hub itself. */
 function pincerRun(home: string, args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [PINCER_BIN, ...args], { env: pincerEnv(home), stdio: ['ignore', 'pipe', 'pipe'] });

@@ -38,7 +38,7 @@ export const McpTaskRow = z.object({
   work: z.string().nullable(),
   /**
    * The client that started the task (its identity, ARCHITECTURE §1 "The client"; migration 7): only
-   * it may read, follow, answer or cancel the task. Null for tasks of an older Pincer: no client's.
+   * it may read, follow, answer or cancel the task. Null in a row made before migration 7 added it: no client's.
    */
   requestor: z.string().nullable(),
 });

@@ -113,7 +113,7 @@ export function TasksPage(props: PageProps) {
   const { data, error, setError } = usePage<TasksView>(`/api/tasks?${p}`, props.onSignedOut, (e, patch, reload) => {
     if (e.type === 'records_pruned' && e.tasks > 0) reload();
     if (e.type !== 'tasks_changed') return;
-    // An event without ids (an older hub's, or several at once) reads the page again.
+    // An event without ids (a change not tied to named tasks) reads the page again.
     if (!e.ids?.length) return reload();
     const q = pending.current;
     for (const id of e.ids) q.ids.add(id);
