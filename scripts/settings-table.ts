@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
 import { PATTERN_SETTINGS, SETTINGS, type SettingSpec, type Trust } from '../main/core/settings/schema.js';
 
 export const TABLE_START = '<!-- settings-table: written by `npm run docs:settings` from main/core/settings/schema.ts; edit the schema, not this table -->';
@@ -60,10 +61,14 @@ function row(r: Row): string {
   return `| \`${r.key}\` | ${cell(r.type)} | ${r.default} | ${r.project} | ${cell(r.description)} |`;
 }
 
-function typeOf(key: string, schema: { description?: string | undefined }): string {
-  // Every schema in schema.ts names its type with .describe(); one that does not is a mistake to fix there.
-  if (!schema.description) throw new Error(`settings table: the schema of ${key} has no .describe() naming its type (main/core/settings/schema.ts).`);
-  return schema.description;
+/** The type as people read it: the schema's `.describe()`, or a z.enum's choices; else the key's schema must say. */
+function typeOf(key: string, schema: z.ZodType): string {
+  if (schema.description) return schema.description;
+  if (schema instanceof z.ZodEnum) {
+    const choices = schema.options.map(String);
+    return choices.length > 1 ? `${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}` : choices.join('');
+  }
+  throw new Error(`settings table: the schema of ${key} does not name its type: give it a .describe() in main/core/settings/schema.ts.`);
 }
 
 /** The table, header included, one row per key and one per family of keys. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Every setting Pincer reads, declared once: its type (which also parses the
- * text from the file; its `.describe()` names the type for people), default and
+ * text from the file; its `.describe()`, or a z.enum's choices, names the type for people), default and
  * description. The dashboard's Settings page is built from this list, and
  * `npm run docs:settings` writes the README's table from it
  * (test/settings-table.test.ts fails while the two differ).
@@ -103,7 +103,7 @@ export const SETTINGS = {
   MAX_STREAMS: spec({ trust: userOnly('it applies to the whole hub, shared by every client'), schema: int(1, 10000), default: '128', group: 'http', description: 'Most concurrent long-lived connections: SSE streams and WebSockets.' }),
   HTTP_STREAM_AFTER_MS: spec({ trust: userOnly('it applies to the whole hub, shared by every client'), schema: int(0, 600000), default: '100', group: 'http', description: 'Milliseconds a Streamable HTTP call may take before its answer is sent as an SSE stream instead of one JSON body (progress and questions stream at once). 0 streams every answer.' }),
   MAX_BODY_BYTES: spec({ trust: userOnly('it applies to the whole hub, shared by every client'), schema: int(1024, 1073741824), default: '4194304', group: 'http', description: 'Largest request body the hub accepts (413 beyond).' }),
-  BASH_SHELL: spec({ trust: userOnly('it chooses the program that runs commands'), schema: z.enum(['auto', 'bash', 'powershell', 'cmd']).describe('auto, bash, powershell or cmd'), default: 'auto', group: 'shell', description: 'Shell for Bash and BackgroundBash. auto: the first that answers a probe command of bash (Git Bash on Windows), else PowerShell 7, else Windows PowerShell, else cmd.exe (sh on macOS and Linux); or bash, powershell (7, else 5.1) or cmd (Windows).' }),
+  BASH_SHELL: spec({ trust: userOnly('it chooses the program that runs commands'), schema: z.enum(['auto', 'bash', 'powershell', 'cmd']), default: 'auto', group: 'shell', description: 'Shell for Bash and BackgroundBash. auto: the first that answers a probe command of bash (Git Bash on Windows), else PowerShell 7, else Windows PowerShell, else cmd.exe (sh on macOS and Linux); or bash, powershell (7, else 5.1) or cmd (Windows).' }),
   BASH_CWD: spec({ trust: userOnly('it chooses where commands run'), schema: text, default: '', group: 'shell', description: "Working directory of shell commands when the client gives none (no root, no pincer stdio folder). Empty means the account's home directory (passwd, the Windows profile), not HOME of the process that started the hub." }),
   BASH_TIMEOUT_MS: spec({ trust: LOWER, schema: int(100, 600000), default: '30000', group: 'shell', description: 'Default timeout of a Bash call in milliseconds (a call may ask for up to BASH_MAX_TIMEOUT_MS).' }),
   BASH_MAX_TIMEOUT_MS: spec({ trust: LOWER, schema: int(1000, 86400000), default: '600000', group: 'shell', description: 'Longest timeout a Bash call may ask for, in milliseconds.' }),
