@@ -120,7 +120,9 @@ export function hubServer(maxBodyBytes: () => number): HubServer {
     stopAccepting() {
       // net.Server's close, not http.Server's: that one also closes idle keep-alive connections, on
       // which a client may be sending its next request this very moment (a reset, a failed call). Kept,
-      // they are served and closed after their answer (handover.ts serveToTheEnd).
+      // they are served and closed after their answer (handover.ts serveToTheEnd). Connections still in
+      // this listener's accept queue are reset by the kernel unless net.ipv4.tcp_migrate_req=1 moves them
+      // to the newcomer's socket.
       netClose.call(server);
       twin.close();
     },

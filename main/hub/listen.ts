@@ -138,7 +138,7 @@ export interface Joined extends Listening {
 /**
  * Listens beside the hub about to hand over, on its address and port (BindMode `join`), so that the
  * port is never no one's; undefined where it cannot — an OS that shares no port, or a hub whose socket
- * does not share (an older Pincer's): that hub is then asked all the same and the port taken once it
+ * does not share (`PINCER_SHARE_PORT=0`): that hub is then asked all the same and the port taken once it
  * let go of it.
  */
 export async function joinBeside(server: net.Server, twin: net.Server, hub: HubInfo): Promise<Joined | undefined> {

@@ -129,7 +129,9 @@ function readOutput(file: string, limit: number): { text: string; dropped: numbe
  * Bash as a supervised background job from the start, for a client of the tasks extension: a command still
  * running after BASH_TASK_AFTER_MS makes the call a task whose work (the job) outlives the hub. One that
  * ends sooner is answered as Bash answers and forgotten. Undefined when the call cannot end past the
- * threshold (its timeout is shorter) or no job can be started: then Bash runs the command itself.
+ * threshold (its timeout is shorter) or no job can be started: then Bash runs the command itself. The cost:
+ * one supervisor start (a Node process) per call of such a client, ended in time or not (bench/RESULTS.md,
+ * Bash for a client of the tasks extension).
  */
 export async function runBashAsJob(command: string, timeout: number, ctx: ToolContext): Promise<ToolResult | undefined> {
   const { settings, jobs } = ctx.services;

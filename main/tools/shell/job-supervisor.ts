@@ -80,7 +80,8 @@ async function main(specFile: string): Promise<void> {
       }
       return;
     }
-    // Windows: taskkill /T walks the tree from the shell (whose pid cannot be reused while this process holds its handle).
+    // Windows: taskkill /T walks the tree from the shell (whose pid cannot be reused while this process holds its handle);
+    // a process that left that tree is not reached (no Job Object).
     spawnSync('taskkill', ['/PID', String(shellPid), '/T', ...(force ? ['/F'] : [])], { stdio: 'ignore', windowsHide: true, timeout: 10_000 });
     if (force && child.exitCode === null) child.kill('SIGKILL');
   };
