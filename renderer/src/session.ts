@@ -28,8 +28,6 @@ interface Proven {
 }
 
 const STORE = 'pincer-dashboard-session';
-/** What older dashboards kept, left in a browser that ran one. */
-const OLD_STORE = 'pincer-session-key';
 
 let held: Held | undefined;
 let proven: Proven | undefined;
@@ -95,8 +93,6 @@ export function forget(): void {
   proven = undefined;
   proving = undefined;
   sessionStorage.removeItem(STORE);
-  sessionStorage.removeItem(OLD_STORE);
-  localStorage.removeItem(OLD_STORE);
 }
 
 async function hold(sid: string, kind: unknown, secret: Uint8Array<ArrayBuffer>): Promise<void> {
