@@ -1,4 +1,4 @@
-// Transpiles what the fast tests run (main/, test/fast/, test/helpers/) into dist/, file by file, for
+// Transpiles what the fast tests run (main/, scripts/, test/fast/, test/helpers/) into dist/, file by file, for
 // `npm run test:fast`. esbuild only strips types (the sources keep verbatimModuleSyntax, so each file
 // transpiles alone): on a loaded 2-core machine it takes a second where tsc took half a minute. The
 // type check is `npm run build`'s (and `npm test`'s).
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const entryPoints = fs.globSync(['main/**/*.ts', 'test/fast/**/*.ts', 'test/helpers/**/*.ts'], { cwd: root }).filter((f) => !f.endsWith('.d.ts'));
+const entryPoints = fs.globSync(['main/**/*.ts', 'scripts/**/*.ts', 'test/fast/**/*.ts', 'test/helpers/**/*.ts'], { cwd: root }).filter((f) => !f.endsWith('.d.ts'));
 
 await build({
   absWorkingDir: root,

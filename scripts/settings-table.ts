@@ -1,6 +1,6 @@
 /**
  * Writes the README's settings table from main/core/settings/schema.ts: `npm run docs:settings`.
- * `--check` only compares (exit 1 when the README differs); test/settings-table.test.ts does the same
+ * `--check` only compares (exit 1 when the README differs); test/fast/settings-table.test.ts does the same
  * in the suite. Everything in the table comes from the schema, so a key is described in one place.
  */
 import fs from 'node:fs';

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * text from the file; its `.describe()`, or a z.enum's choices, names the type for people), default and
  * description. The dashboard's Settings page is built from this list, and
  * `npm run docs:settings` writes the README's table from it
- * (test/settings-table.test.ts fails while the two differ).
+ * (test/fast/settings-table.test.ts fails while the two differ).
  */
 const bool = z
   .string()

@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT } from './helpers/env.js';
-import { REGENERATE, TABLE_END, TABLE_START, settingsTable, withSettingsTable } from '../scripts/settings-table.js';
-import { PATTERN_SETTINGS, SETTINGS } from '../main/core/settings/schema.js';
+import { ROOT } from '../helpers/env.js';
+import { REGENERATE, TABLE_END, TABLE_START, settingsTable, withSettingsTable } from '../../scripts/settings-table.js';
+import { PATTERN_SETTINGS, SETTINGS } from '../../main/core/settings/schema.js';
 
 // The README's settings table is written from the schema; this fails while the two differ.
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT } from './helpers/env.js';
+import { ROOT } from '../helpers/env.js';
 
 /*
  * The repository speaks for itself: what it says must be readable without anything outside it. No
