@@ -47,7 +47,7 @@ test('the issue-reference check catches the spellings it means to', () => {
   // Put together at run time, so that this file does not hold the references it looks for.
   const ref = (word: string, rest: string) => `${word}${rest}`;
   for (const line of [ref('see issue', ' 17'), ref('Issue', ' #23: the lock'), ref('(issues', ' 11 and 12)'), ref('issue', '17')]) assert.match(line, new RegExp(ISSUE_REF.source, 'i'), line);
-  for (const line of ['err.issues[0]', 'every issue the schema reports', 'tissue 5']) assert.doesNotMatch(line, new RegExp(ISSUE_REF.source, 'i'), line);
+  for (const line of ['err.issues[0]', 'every issue the schema reports', ref('tiss', 'ue 5')]) assert.doesNotMatch(line, new RegExp(ISSUE_REF.source, 'i'), line);
 });
 
 /** PINCER_* names read in shipped code; `__PINCER_VIEW__`-style build placeholders are not variables. */
