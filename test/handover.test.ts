@@ -182,7 +182,9 @@ test('while handing over, the call in flight gets its answer, and new calls are 
     assert.match((await inFlight).body, /slow-done/, 'the call in flight finished on the old hub');
     next = await taking;
     assert.equal(next.port, old.port);
-    assert.equal((await old.handedOver).pid, process.pid);
+    const ended = await old.ended;
+    assert.equal(ended.kind, 'handover');
+    assert.equal(ended.kind === 'handover' && ended.to.pid, process.pid);
     for (const [i, r] of (await Promise.all(late)).entries()) {
       if (SHARES_PORT) assert.match(r.body, new RegExp(`late-${i}`), `call ${i} (${r.status}) was not served: ${r.body.slice(0, 200)}`);
       else assert.ok(r.status === 200 || /Pincer is restarting, send the request again\./.test(r.body), `call ${i}: ${r.status} ${r.body.slice(0, 200)}`);

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { startHub, HubAlreadyRunning } from '../hub/hub.js';
+import { startHub, HubAlreadyRunning, type ShutdownReason } from '../hub/hub.js';
 import { CLIENT_IDS } from '../connect/clients.js';
 import { PACKAGE_ROOT } from '../core/version.js';
 import { connectService } from '../connect/service.js';
@@ -96,28 +96,29 @@ export async function runServe(home: string, opts: ServeOptions): Promise<number
     );
   }
   const running = hub;
-  let code = 0;
-  await new Promise<void>((resolve) => {
-    const stop = (sig: string) => {
-      log.info(`received ${sig}`);
-      void running.close().then(resolve);
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    void running.stopRequested.then((by) => {
-      if (!opts.quiet) process.stdout.write(`Stopped by "pincer stop" (pid ${by}); background jobs keep running.\n`);
-      resolve();
-    });
-    // Its data folder no longer leads to it: said on stderr even with --quiet (the log file may be gone with the folder).
-    void running.lost.then((reason) => {
-      process.stderr.write(`pincer serve: stopped the hub (pid ${process.pid}): ${reason}, so nothing could reach it any more. Background jobs keep running.\n`);
-      code = 1;
-      resolve();
-    });
-    void running.handedOver.then((to) => {
-      if (!opts.quiet) process.stdout.write(`Handed the hub over to ${to.role === 'desktop' ? 'the Pincer tray app' : 'pincer serve'} (pid ${to.pid}); background jobs keep running.\n`);
-      resolve();
-    });
-  });
-  return code;
+  const stop = (sig: string) => {
+    log.info(`received ${sig}`);
+    void running.close(sig);
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  return ended(await running.ended, opts.quiet);
+}
+
+/** Says how the hub ended (a signal needs no word) and gives the exit code. */
+function ended(reason: ShutdownReason, quiet: boolean): number {
+  switch (reason.kind) {
+    case 'closed':
+      return 0;
+    case 'stop-request':
+      if (!quiet) process.stdout.write(`Stopped by "pincer stop" (pid ${reason.by}); background jobs keep running.\n`);
+      return 0;
+    case 'home-lost':
+      // Its data folder no longer leads to it: said on stderr even with --quiet (the log file may be gone with the folder).
+      process.stderr.write(`pincer serve: stopped the hub (pid ${process.pid}): ${reason.reason}, so nothing could reach it any more. Background jobs keep running.\n`);
+      return 1;
+    case 'handover':
+      if (!quiet) process.stdout.write(`Handed the hub over to ${reason.to.role === 'desktop' ? 'the Pincer tray app' : 'pincer serve'} (pid ${reason.to.pid}); background jobs keep running.\n`);
+      return 0;
+  }
 }

@@ -1,44 +1,33 @@
 import type { ConnectService } from '../core/client-connect.js';
 import { useLoginEnvironment } from '../tools/shell/process.js';
-import type http from 'node:http';
-import { pincerPaths, ensureHome } from '../core/paths.js';
+import { pincerPaths, ensureHome, type PincerPaths } from '../core/paths.js';
 import { createRuntime, type Runtime } from '../calls/runtime.js';
-import { createPincerServer } from '../mcp/server.js';
 import { startPlugins } from '../plugins/index.js';
-import type { ClientHandle } from '../mcp/client-identity.js';
-import { taskListenSource } from '../mcp/tasks.js';
 import { writeHubInfo, type HubInfo, type HubRole } from './lock.js';
-// Handover and identity: claim.ts, handover.ts, identity.ts.
 import { claimHub, HubAlreadyRunning, type Claim, type Takeover } from './claim.js';
-import { HandoverGate, RESTARTING_MESSAGE, type HandoverTo } from './handover.js';
-import { homeSecret, identityFor } from './identity.js';
-import { joinBeside, listenAfter, SHARES_PORT, type TwinState } from './listen.js';
-import { hubServer } from './http-server.js';
+import { HandoverGate } from './handover.js';
+import { homeSecret } from './identity.js';
+import { joinBeside, listenAfter, type Listening, type TwinState } from './listen.js';
+import { hubServer, type HubServer } from './http-server.js';
 import { fileId, watchHome } from './home-watch.js';
-import { generateToken, isLoopbackAddress, hostOriginProblem, tokenProblem, type GuardOptions, type Refusal } from '../access/security.js';
-import { SessionTable } from '../access/sessions.js';
-import { Dispatcher } from '../transports/dispatch.js';
-import { LazyApp } from '../http/lazy-app.js';
-import { streamableRoutes } from '../transports/streamable.js';
-import { webSockets } from '../transports/websocket-endpoint.js';
-import { PipeEndpoint } from '../transports/pipe-endpoint.js';
-import { mcpFastPath } from '../transports/mcp-fast-path.js';
-import { healthRoute } from '../http/health.js';
-import { serviceWorkerGuard } from '../http/service-worker.js';
+import { generateToken, isLoopbackAddress, hostOriginProblem, type GuardOptions } from '../access/security.js';
+import type { SessionTable } from '../access/sessions.js';
 import { dashboardHost, originOf } from '../http/dashboard/origin.js';
 import { VERSION } from '../core/version.js';
-import { ignoreFailure, logger } from '../core/log.js';
+import { logger } from '../core/log.js';
 import { SETTINGS } from '../core/settings/schema.js';
 import type express from 'express';
 import type { PageRenderer } from '../tools/web/browser.js';
 import type { EngineTransport } from '../tools/search/service.js';
-import type { ToolGroup } from '../tools/types.js';
 import { DisposableStore } from '../core/disposables.js';
-import { DashboardSessions } from '../http/dashboard/sessions.js';
+import type { DashboardSessions } from '../http/dashboard/sessions.js';
+import { openEndpoints, type Endpoints } from './endpoints.js';
+import { shutdownPath, type DrainStep, type ShutdownReason } from './lifecycle.js';
 
 const log = logger('hub');
 
 export { HubAlreadyRunning };
+export type { ShutdownReason };
 
 export interface Hub {
   url: string;
@@ -51,15 +40,15 @@ export interface Hub {
   dashboardUrl: string;
   warnings: string[];
   role: HubRole;
-  /** Settles when this hub handed over to a newcomer and has closed. */
-  handedOver: Promise<HandoverTo>;
-  /** Settles with the pid of the `pincer stop` that asked this hub to stop, once it has drained and closed. */
-  stopRequested: Promise<number>;
-  /** Settles with the reason when this hub stopped because its data folder no longer leads to it (home-watch.ts). */
-  lost: Promise<string>;
+  /**
+   * Settles once the hub has drained and closed, with why: handed over to a newcomer, stopped by
+   * `pincer stop`, its data folder lost (home-watch.ts), or closed by its owner.
+   */
+  ended: Promise<ShutdownReason>;
   /** The hub this one took over from, if it did. */
   tookOverFrom?: HubInfo;
-  close(): Promise<void>;
+  /** The owner's close: the one shutdown path with `{ kind: 'closed', by }` (`by`: what asked, for the log). */
+  close(by?: string): Promise<void>;
 }
 
 export interface HubOptions {
@@ -90,16 +79,15 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
   ensureHome(paths);
   const role = opts.role ?? 'headless';
   // The HTTP server comes before the claim: a newcomer listens beside the hub it takes over (http-server.ts).
-  let settingsRef: Runtime['settings'] | undefined;
-  const httpServer = hubServer(() => settingsRef?.get('MAX_BODY_BYTES') ?? Number(SETTINGS.MAX_BODY_BYTES.default));
-  const { server, twin } = httpServer;
+  const settingsRef: { current?: Runtime['settings'] } = {};
+  const httpServer = hubServer(() => settingsRef.current?.get('MAX_BODY_BYTES') ?? Number(SETTINGS.MAX_BODY_BYTES.default));
   let joined: { host: string; port: number; twin: TwinState } | undefined;
   let claim: Claim;
   try {
     claim = await claimHub(paths, {
       role,
       takeover: opts.takeover ?? 'never',
-      join: async (hub) => (joined = await joinBeside(server, twin, hub)) !== undefined,
+      join: async (hub) => (joined = await joinBeside(httpServer.server, httpServer.twin, hub)) !== undefined,
     });
   } catch (err) {
     httpServer.abandon();
@@ -114,221 +102,176 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
   // Listeners on the runtime: released first on close, before sessions and streams are closed.
   const listeners = new DisposableStore();
   try {
-    const rt = createRuntime({ home: opts.home, env: opts.env, renderer: opts.renderer, role: 'hub' });
-    owned.add(() => rt.close());
-    if (opts.searchTransport) rt.services.search.transport = opts.searchTransport;
-    // The user's own plugins (PINCER_HOME/tools and /plugins), loaded before the hub answers its first client.
-    await startPlugins(rt);
-    const settings = rt.settings;
-    settingsRef = settings;
-    const warnings = [...rt.warnings];
-    if (settings.get('AUTH_TOKEN') === '') settings.set('AUTH_TOKEN', generateToken());
-    const host = settings.get('HTTP_HOST');
-    checkListenAddress(host, settings.get('HTTP_ALLOW_REMOTE'), warnings);
-
-    let port = 0;
-    let hubUrl = '';
-    let dashboardUrl = '';
-    // Made now, used once the hub holds both loopback addresses of its port (listenOn).
-    const dashHost = dashboardHost();
-    let dashHostInUse: string | undefined;
-    const guard: GuardOptions = { settings, port: () => port, extraOrigins: opts.extraOrigins, dashboardHost: () => dashHostInUse };
-    const sessions = new SessionTable(rt.events, {
-      maxSessions: () => settings.get('MAX_SESSIONS'),
-      maxStreams: () => settings.get('MAX_STREAMS'),
-      idleMs: () => settings.get('SESSION_IDLE_S') * 1000,
-    });
-    const newServer = (transport: string, group?: ToolGroup, era?: 'legacy' | 'modern', client?: ClientHandle) => createPincerServer(rt, { transport, group, era, client });
-    const dispatcher = new Dispatcher((group, client) => newServer('jsonrpc', group, undefined, client));
-    const startedAt = Date.now();
-    const secret = homeSecret(paths, true)!;
-    let handedOverTo: (to: HandoverTo) => void = () => undefined;
-    const handedOver = new Promise<HandoverTo>((resolve) => (handedOverTo = resolve));
-    let stoppedBy: (pid: number) => void = () => undefined;
-    const stopRequested = new Promise<number>((resolve) => (stoppedBy = resolve));
-    let lostFor: (reason: string) => void = () => undefined;
-    const lost = new Promise<string>((resolve) => (lostFor = resolve));
-    // Right after the lock (held on claim.lock.file): a folder deleted and made again later is not this hub's.
-    const homeAtStart = fileId(paths.home);
-    const gate = new HandoverGate({
-      secret,
-      role,
-      events: rt.events,
-      graceMs: opts.handoverGraceMs ?? 10_000,
-      port: () => port,
-      refuse: (req) => hostOriginProblem(req.headers, guard),
-      onHandover: (to) => void handOver(to),
-      onStop: (by) => void stopOnRequest(by),
-    });
-    owned.add(() => gate.close());
-    const dashboardSessions = new DashboardSessions();
-    owned.add(() => dashboardSessions.close());
-    const streamable = streamableRoutes({
-      sessions,
-      newServer: (era, client) => newServer('streamable-http', undefined, era, client),
-      streamAfterMs: () => settings.get('HTTP_STREAM_AFTER_MS'),
-      toolInputSchema: (name) => {
-        const tool = rt.registry.byName.get(name);
-        return tool && rt.registry.schemas(tool).input;
-      },
-      tasks: taskListenSource(rt),
-    });
-    const app = new LazyApp(async () => {
-      const [{ buildApp }, { hubApi }, { dashboardApi }] = await Promise.all([import('../http/app.js'), import('../http/api.js'), import('../http/dashboard/api.js')]);
-      return buildApp({
-        runtime: rt,
-        sessions,
-        dispatcher,
-        guard,
-        streamable,
-        newServer: (era, transport, client) => newServer(transport, undefined, era, client),
-        dashboardSessions,
-        secret,
-        dashboardUrl: () => dashboardUrl,
-        dashboardRoutes: [hubApi(rt, sessions), dashboardApi(rt, sessions, dashboardSessions, () => hubUrl, opts.connect)],
-        extraRoutes: opts.extraRoutes?.({ runtime: rt, sessions }) ?? [],
-      });
-    });
-
-    const routes = serviceWorkerGuard(mcpFastPath({ guard, settings, handle: streamable.handle }, healthRoute({ guard, runtime: rt, sessions, startedAt, secret, identify: (challenge, address) => identityFor(secret, role, challenge, address, SHARES_PORT) }, app.handler)));
-    // Both upgrades (the bridge's pipe, WebSocket) open a session with a stream: the same checks, then room for one more.
-    const authorizeUpgrade = (req: http.IncomingMessage): Refusal | undefined => {
-      const refused =
-        gate.upgradeRefusal() ??
-        hostOriginProblem(req.headers, guard) ??
-        tokenProblem(req.headers, settings) ??
-        (!sessions.hasRoom() || !sessions.hasStreamRoom() ? { refusal: 'UNAVAILABLE', message: 'Too many sessions: the hub is at MAX_SESSIONS or MAX_STREAMS. Close unused clients or raise the limit.' } : undefined);
-      return refused;
-    };
-    const pipes = new PipeEndpoint({
-      sessions,
-      newServer: (client) => newServer('bridge', undefined, undefined, client),
-      authorize: authorizeUpgrade,
-      refusal: () => (gate.handingOver ? RESTARTING_MESSAGE : undefined),
-      maxMessageBytes: () => settings.get('MAX_BODY_BYTES'),
-      tasks: taskListenSource(rt),
-    });
-    const wss = webSockets({
-        sessions,
-        calls: rt.calls,
-        newServer: (client) => newServer('websocket', undefined, 'legacy', client),
-        authorize: authorizeUpgrade,
-        maxPayload: () => settings.get('MAX_BODY_BYTES'),
-    });
-
-    listeners.add(rt.notifier.register(streamable.peer));
-    listeners.add(rt.notifier.register(pipes.taskListens.peer));
-    // A rotated token revokes everything opened with the old one: sessions on every
-    // transport, WebSockets and event streams (each request also re-checks the token).
-    const revokeConnections = async () => {
-      log.info('the token changed: closing every session and stream opened with the old one');
-      dashboardSessions.revokeAll();
-      await app.closeEventStreams();
-      wss.closeAll(4001, 'Pincer token rotated: reconnect with the new token');
-      await app.closeLegacy();
-      await sessions.closeAll();
-    };
-    listeners.listen(settings, 'change', (c: { changed: string[] }) => {
-      if (c.changed.includes('AUTH_TOKEN')) void revokeConnections().catch((err: unknown) => log.warn(`revoking connections failed: ${(err as Error).message}`, { err }));
-    });
-
-    const listening = joined && joined.host === host ? joined : await listenAfter(httpServer, joined !== undefined, host, claim.port, settings.get('HTTP_PORT'), warnings);
-    port = listening.port;
-    const url = originOf(host, port);
-    hubUrl = url;
-    // The dashboard gets an origin of its own only where no other program can answer for it (origin.ts).
-    dashHostInUse = listening.twin === 'held' || listening.twin === 'absent' ? dashHost : undefined;
-    dashboardUrl = dashHostInUse ? originOf(dashHostInUse, port) : url;
-    if (listening.twin === 'taken') {
-      const warning = `Another program listens on the other loopback address of port ${port} (${host === '::1' ? '127.0.0.1' : '[::1]'}), where browsers look first for "localhost" names: the dashboard stays at ${url}, and a browser pointed at http://localhost:${port} reaches that program, not Pincer. Stop it, or set HTTP_PORT to a port free on both.`;
-      log.warn(warning);
-      warnings.push(warning);
-    }
-    writeHubInfo(paths, { url, port, pid: process.pid, started: new Date(startedAt).toISOString(), version: VERSION, role });
-    // Requests and upgrades that reached this newcomer while it was not ready yet are served now.
-    httpServer.ready(gate.handler(routes), (req, socket, head) => {
-      if (!pipes.upgrade(req, socket, head)) wss.upgrade(req, socket, head);
-    });
-    sessions.startSweeping(Math.min(15_000, Math.max(250, (settings.get('SESSION_IDLE_S') * 1000) / 2)));
-    log.info(`hub listening on ${url}`);
-    // A folder already gone by now (no id) matches nothing: the first looks report it.
-    listeners.add(
-      watchHome(paths, { home: homeAtStart ?? { dev: -1n, ino: -1n }, lock: claim.lock.file }, {
-        paused: () => gate.handingOver || closing !== undefined,
-        onLost: (reason) => void stopWhenLost(reason),
-      }),
-    );
-
-    let closing: Promise<void> | undefined;
-    const close = () =>
-      (closing ??= (async () => {
-        log.info('hub shutting down');
-        // hub.json goes before the port: no one may find this address in it once another process can bind it.
-        claim.lock.forgetHubFile();
-        // So do the dashboards' trust: their streams end and no proof is given any more, so that no
-        // tab sends its next request to whoever takes the port (renderer/src/session.ts).
-        gate.refuseNew();
-        await app.closeEventStreams();
-        listeners.dispose();
-        server.close();
-        twin.close();
-        wss.close();
-        wss.closeAll(1001, 'hub shutting down');
-        await app.closeLegacy();
-        sessions.stopSweeping();
-        // Task listens on bridges' pipes get their graceful close while the pipes are still open.
-        pipes.taskListens.closeAll();
-        await sessions.closeAll();
-        await streamable.close().catch(ignoreFailure(log, 'closing the Streamable HTTP endpoint'));
-        await dispatcher.close();
-        // Give open requests a moment to finish, then cut what is left.
-        await new Promise((r) => setTimeout(r, 200));
-        server.closeAllConnections();
-        owned.dispose();
-      })());
-    // Handover: no new calls, those in flight finish within the grace period, then the lock is let go.
-    const handOver = async (to: HandoverTo) => {
-      // The newcomer listens beside this hub already: it takes every new connection from now on, and
-      // what reaches this hub on those already open is served (handover.ts serveToTheEnd).
-      if (to.shared) {
-        gate.serveToTheEnd();
-        httpServer.stopAccepting();
-      }
-      let { unfinished } = await gate.drain();
-      // Open connections are served until they close by themselves, and then what they started finishes.
-      if (to.shared) {
-        await httpServer.quiet(server.keepAliveTimeout + 500);
-        ({ unfinished } = await gate.drain());
-      }
-      if (unfinished) log.warn(`handing over with ${unfinished} call(s) unfinished after the grace period; their clients are told to send them again`);
-      rt.services.asker.keepPendingOnClose();
-      await close();
-      log.info(`handed over to pid ${to.pid}`);
-      handedOverTo(to);
-    };
-    // `pincer stop` (a signed request, the same on every OS): drain as for a handover, then close; the process owner exits.
-    const stopOnRequest = async (by: number) => {
-      const { unfinished } = await gate.drain();
-      if (unfinished) log.warn(`stopping with ${unfinished} call(s) unfinished after the grace period`);
-      await close();
-      log.info(`stopped at the request of pid ${by}`);
-      stoppedBy(by);
-    };
-    // Nothing can find or stop this hub through its data folder any more: say why and stop, as `pincer stop` would.
-    const stopWhenLost = async (reason: string) => {
-      log.warn(`stopping: ${reason}, so no client or "pincer stop" can find this hub (pid ${process.pid}) any more; background jobs keep running`);
-      const { unfinished } = await gate.drain();
-      if (unfinished) log.warn(`stopping with ${unfinished} call(s) unfinished after the grace period`);
-      await close();
-      lostFor(reason);
-    };
-    return { url, port, runtime: rt, sessions, dashboardSessions, dashboardUrl, warnings, role, handedOver, stopRequested, lost, tookOverFrom: claim.handedOverBy, close };
+    return await serve(opts, { paths, role, claim, joined, httpServer, settingsRef, owned, listeners });
   } catch (err) {
     httpServer.abandon();
     listeners.dispose();
     owned.dispose();
     throw err;
   }
+}
+
+interface Claimed {
+  paths: PincerPaths;
+  role: HubRole;
+  claim: Claim;
+  /** Where the newcomer already listens beside the hub it took over, if it does. */
+  joined: { host: string; port: number; twin: TwinState } | undefined;
+  httpServer: HubServer;
+  settingsRef: { current?: Runtime['settings'] };
+  owned: DisposableStore;
+  listeners: DisposableStore;
+}
+
+/** The runtime with the user's plugins, the endpoints over it, listening; then its one way to end. */
+async function serve(opts: HubOptions, c: Claimed): Promise<Hub> {
+  const { paths, role, claim, httpServer, owned, listeners } = c;
+  const rt = createRuntime({ home: opts.home, env: opts.env, renderer: opts.renderer, role: 'hub' });
+  owned.add(() => rt.close());
+  if (opts.searchTransport) rt.services.search.transport = opts.searchTransport;
+  // The user's own plugins (PINCER_HOME/tools and /plugins), loaded before the hub answers its first client.
+  await startPlugins(rt);
+  const settings = rt.settings;
+  c.settingsRef.current = settings;
+  const warnings = [...rt.warnings];
+  if (settings.get('AUTH_TOKEN') === '') settings.set('AUTH_TOKEN', generateToken());
+  const host = settings.get('HTTP_HOST');
+  checkListenAddress(host, settings.get('HTTP_ALLOW_REMOTE'), warnings);
+
+  let port = 0;
+  let hubUrl = '';
+  let dashboardUrl = '';
+  // Made now, used once the hub holds both loopback addresses of its port (listenOn).
+  const dashHost = dashboardHost();
+  let dashHostInUse: string | undefined;
+  const guard: GuardOptions = { settings, port: () => port, extraOrigins: opts.extraOrigins, dashboardHost: () => dashHostInUse };
+  const startedAt = Date.now();
+  const secret = homeSecret(paths, true)!;
+  // Right after the lock (held on claim.lock.file): a folder deleted and made again later is not this hub's.
+  const homeAtStart = fileId(paths.home);
+  const gate = new HandoverGate({
+    secret,
+    role,
+    events: rt.events,
+    graceMs: opts.handoverGraceMs ?? 10_000,
+    port: () => port,
+    refuse: (req) => hostOriginProblem(req.headers, guard),
+    onHandover: (to) => void end.shutdown({ kind: 'handover', to }),
+    onStop: (by) => void end.shutdown({ kind: 'stop-request', by }),
+  });
+  owned.add(() => gate.close());
+  const ep = openEndpoints({ rt, role, secret, startedAt, guard, gate, hubUrl: () => hubUrl, dashboardUrl: () => dashboardUrl, extraRoutes: opts.extraRoutes, connect: opts.connect });
+  owned.add(() => ep.dashboardSessions.close());
+  listenToRuntime(rt, ep, listeners);
+  const end = shutdownPath({
+    drainCalls: (reason) => drainCalls(gate, httpServer, reason),
+    keepPendingQuestions: () => rt.services.asker.keepPendingOnClose(),
+    steps: drainOrder(ep, { claim, gate, httpServer, listeners, owned }),
+  });
+
+  const listening = c.joined && c.joined.host === host ? c.joined : await listenAfter(httpServer, c.joined !== undefined, host, claim.port, settings.get('HTTP_PORT'), warnings);
+  port = listening.port;
+  const url = originOf(host, port);
+  hubUrl = url;
+  // The dashboard gets an origin of its own only where no other program can answer for it (origin.ts).
+  dashHostInUse = listening.twin === 'held' || listening.twin === 'absent' ? dashHost : undefined;
+  dashboardUrl = dashHostInUse ? originOf(dashHostInUse, port) : url;
+  warnTwinTaken(listening, host, port, warnings);
+  writeHubInfo(paths, { url, port, pid: process.pid, started: new Date(startedAt).toISOString(), version: VERSION, role });
+  // Requests and upgrades that reached this newcomer while it was not ready yet are served now.
+  httpServer.ready(gate.handler(ep.routes), ep.upgrade);
+  ep.sessions.startSweeping(Math.min(15_000, Math.max(250, (settings.get('SESSION_IDLE_S') * 1000) / 2)));
+  log.info(`hub listening on ${url}`);
+  // A folder already gone by now (no id) matches nothing: the first looks report it.
+  listeners.add(
+    watchHome(paths, { home: homeAtStart ?? { dev: -1n, ino: -1n }, lock: claim.lock.file }, {
+      paused: () => gate.handingOver || end.started(),
+      onLost: (reason) => void end.shutdown({ kind: 'home-lost', reason }),
+    }),
+  );
+  const close = (by?: string) => end.shutdown({ kind: 'closed', by });
+  return { url, port, runtime: rt, sessions: ep.sessions, dashboardSessions: ep.dashboardSessions, dashboardUrl, warnings, role, ended: end.ended, tookOverFrom: claim.handedOverBy, close };
+}
+
+/** The other loopback address of the port is another program's: browsers that look there first for "localhost" reach it. */
+function warnTwinTaken(listening: Pick<Listening, 'twin'>, host: string, port: number, warnings: string[]): void {
+  if (listening.twin !== 'taken') return;
+  const url = originOf(host, port);
+  const warning = `Another program listens on the other loopback address of port ${port} (${host === '::1' ? '127.0.0.1' : '[::1]'}), where browsers look first for "localhost" names: the dashboard stays at ${url}, and a browser pointed at http://localhost:${port} reaches that program, not Pincer. Stop it, or set HTTP_PORT to a port free on both.`;
+  log.warn(warning);
+  warnings.push(warning);
+}
+
+/** What the hub listens to on its runtime: tool-list and task notifications, and a rotated token. */
+function listenToRuntime(rt: Runtime, ep: Endpoints, listeners: DisposableStore): void {
+  listeners.add(rt.notifier.register(ep.streamable.peer));
+  listeners.add(rt.notifier.register(ep.pipes.taskListens.peer));
+  // A rotated token revokes everything opened with the old one: sessions on every
+  // transport, WebSockets and event streams (each request also re-checks the token).
+  const revokeConnections = async () => {
+    log.info('the token changed: closing every session and stream opened with the old one');
+    ep.dashboardSessions.revokeAll();
+    await ep.app.closeEventStreams();
+    ep.wss.closeAll(4001, 'Pincer token rotated: reconnect with the new token');
+    await ep.app.closeLegacy();
+    await ep.sessions.closeAll();
+  };
+  listeners.listen(rt.settings, 'change', (c: { changed: string[] }) => {
+    if (c.changed.includes('AUTH_TOKEN')) void revokeConnections().catch((err: unknown) => log.warn(`revoking connections failed: ${(err as Error).message}`, { err }));
+  });
+}
+
+/**
+ * Before the drain: no new calls, those in flight finish within the grace period. A newcomer that
+ * listens beside this hub already takes every new connection; what reaches this hub on those already
+ * open is served (handover.ts serveToTheEnd) until they close by themselves, and then what they started finishes.
+ */
+async function drainCalls(gate: HandoverGate, httpServer: HubServer, reason: ShutdownReason): Promise<{ unfinished: number }> {
+  if (reason.kind !== 'handover' || !reason.to.shared) return gate.drain();
+  gate.serveToTheEnd();
+  httpServer.stopAccepting();
+  await gate.drain();
+  await httpServer.quiet(httpServer.server.keepAliveTimeout + 500);
+  return gate.drain();
+}
+
+/** The drain, in order: first nothing new can find or trust the hub, then each way in closes, then what it holds goes. */
+function drainOrder(ep: Endpoints, held: { claim: Claim; gate: HandoverGate; httpServer: HubServer; listeners: DisposableStore; owned: DisposableStore }): DrainStep[] {
+  const { server, twin } = held.httpServer;
+  return [
+    // hub.json goes before the port: no one may find this address in it once another process can bind it.
+    { name: 'forget hub.json', run: () => held.claim.lock.forgetHubFile() },
+    // So do the dashboards' trust: their streams end and no proof is given any more, so that no
+    // tab sends its next request to whoever takes the port (renderer/src/session.ts).
+    { name: 'refuse new proofs', run: () => held.gate.refuseNew() },
+    { name: "close dashboards' event streams", run: () => ep.app.closeEventStreams() },
+    { name: 'release runtime listeners', run: () => held.listeners.dispose() },
+    {
+      name: 'stop listening',
+      run: () => {
+        server.close();
+        twin.close();
+      },
+    },
+    {
+      name: 'close WebSockets',
+      run: () => {
+        ep.wss.close();
+        ep.wss.closeAll(1001, 'hub shutting down');
+      },
+    },
+    { name: 'close HTTP+SSE sessions', run: () => ep.app.closeLegacy() },
+    { name: 'stop sweeping idle sessions', run: () => ep.sessions.stopSweeping() },
+    // Task listens on bridges' pipes get their graceful close while the pipes are still open.
+    { name: "close bridges' task listens", run: () => ep.pipes.taskListens.closeAll() },
+    { name: 'close MCP sessions', run: () => ep.sessions.closeAll() },
+    { name: 'close the Streamable HTTP endpoint', run: () => ep.streamable.close() },
+    { name: 'close the JSON-RPC dispatcher', run: () => ep.dispatcher.close() },
+    // Give open requests a moment to finish, then cut what is left.
+    { name: 'let open requests finish', run: () => new Promise<void>((r) => setTimeout(r, 200)) },
+    { name: 'cut open connections', run: () => server.closeAllConnections() },
+    { name: 'release the runtime, gate and lock', run: () => held.owned.dispose() },
+  ];
 }
 
 /** A listen address other machines can reach needs HTTP_ALLOW_REMOTE, and earns a warning. */
