@@ -2,10 +2,10 @@ import { DisposableStore } from '../core/disposables.js';
 import os from 'node:os';
 import { pincerPaths, ensureHome, type PincerPaths } from '../core/paths.js';
 import { outsideProfileWarning } from '../core/ownership.js';
-import { Settings, formatDiagnostic, type SettingsView } from '../core/settings/settings.js';
+import { Settings, formatDiagnostic, type SettingsChange, type SettingsView } from '../core/settings/settings.js';
 import { openStore } from '../store/db.js';
 import { StoreFileGuard } from '../store/file-guard.js';
-import { JobManager } from '../tools/shell/jobs.js';
+import { JobManager, type JobEvent } from '../tools/shell/jobs.js';
 import { LiveRuns } from '../tools/shell/live-runs.js';
 import { allTools } from '../tools/catalogue.js';
 import { ToolRegistry } from './registry.js';
@@ -110,17 +110,37 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   }
 }
 
+/** The build, step by step: each step registers in `lifetime` what it opens, as it opens it. */
 function build(opts: RuntimeOptions, paths: PincerPaths, lifetime: DisposableStore): Runtime {
+  const { settings, view, warnings } = openSettings(opts, paths, lifetime);
+  const { store, storeGuard } = openDatabase(paths, lifetime, warnings);
+  const events = new EventBus();
+  const services = buildServices(opts, paths, view, { store, storeGuard, events }, lifetime);
+  const core = buildCallCore(opts, settings, services, { store, events }, lifetime);
+  wireEvents(settings, view, services, core.mcpTasks, core.contributions, lifetime);
+  const retention = new Retention(services, core.mcpTasks.repo, core.activity);
+  startBackground(opts, settings, services, core.mcpTasks, retention, lifetime);
+  return { ...core, settings, paths, services, retention, events, warnings, close: () => lifetime.dispose() };
+}
+
+/** The settings file (and the single client's project view of it, which logs its own warnings), with what is wrong in them. */
+function openSettings(opts: RuntimeOptions, paths: PincerPaths, lifetime: DisposableStore): { settings: Settings; view: SettingsView; warnings: string[] } {
   const settings = new Settings({ userFile: paths.settingsFile, env: opts.env });
   lifetime.add(() => settings.close());
   const warnings: string[] = settings.diagnostics().map(formatDiagnostic);
   const profileWarning = outsideProfileWarning(paths.home, os.homedir());
   if (profileWarning) warnings.push(profileWarning);
   for (const w of warnings) log.warn(w);
-  // What tools read: the hub's settings, or the single client's project view of them (which logs its own warnings).
+  // What tools read: the hub's settings, or the single client's project view of them.
   const project = opts.projectDir !== undefined ? settings.forProject(opts.projectDir) : undefined;
   if (project) warnings.push(...project.projectDiagnostics().map(formatDiagnostic));
-  const view: SettingsView = project ?? settings;
+  return { settings, view: project ?? settings, warnings };
+}
+
+type Store = ReturnType<typeof openStore>;
+
+/** pincer.db, guarded: every statement that writes checks first that the file is still the one opened. */
+function openDatabase(paths: PincerPaths, lifetime: DisposableStore, warnings: string[]): { store: Store; storeGuard: StoreFileGuard } {
   const store = openStore(paths.database);
   lifetime.add(() => {
     if (store.db.open) store.db.close();
@@ -131,26 +151,18 @@ function build(opts: RuntimeOptions, paths: PincerPaths, lifetime: DisposableSto
   // Before any statement is prepared: every one that writes checks the file first.
   storeGuard.guardWrites();
   storeGuard.watch();
+  return { store, storeGuard };
+}
+
+/** What tools are given: the store's repositories, jobs, the scheduler, the asker, skills, a browser, search. */
+function buildServices(opts: RuntimeOptions, paths: PincerPaths, view: SettingsView, { store, storeGuard, events }: { store: Store; storeGuard: StoreFileGuard; events: EventBus }, lifetime: DisposableStore): Services {
   const jobs = new JobManager(store.db, view, paths.jobsDir, store.readOnly);
-  const events = new EventBus();
   const callbacks = new CallbacksRepo(store.db);
   const questions = new QuestionsRepo(store.db);
   const skills = new SkillCatalog(view, paths.skillsDir, opts.projectDir);
   lifetime.add(() => skills.close());
   for (const p of skills.diagnostics()) log.warn(`skill ${p.file}:${p.line}: ${p.message}`);
-  let playwright: { path: string; renderer: PlaywrightRenderer } | undefined;
-  const browser = (): PageRenderer | undefined => {
-    if (opts.renderer) return opts.renderer;
-    const found = findBrowser(view);
-    if (!found) return undefined;
-    if (playwright?.path !== found) {
-      void playwright?.renderer.close();
-      playwright = { path: found, renderer: new PlaywrightRenderer(found) };
-    }
-    return playwright.renderer;
-  };
-  lifetime.add(() => void playwright?.renderer.close());
-  const services: Services = {
+  return {
     paths,
     settings: view,
     db: store.db,
@@ -166,38 +178,70 @@ function build(opts: RuntimeOptions, paths: PincerPaths, lifetime: DisposableSto
     questions,
     asker: new Asker(questions, events, view),
     skills,
-    browser,
+    browser: pageRenderer(opts, view, lifetime),
     search: new SearchService(view),
   };
+}
+
+/** ReadDocs' renderer: the one the process was given (the tray's Electron window), else a Chromium found now, swapped when the setting names another. */
+function pageRenderer(opts: RuntimeOptions, view: SettingsView, lifetime: DisposableStore): () => PageRenderer | undefined {
+  let playwright: { path: string; renderer: PlaywrightRenderer } | undefined;
+  lifetime.add(() => void playwright?.renderer.close());
+  return () => {
+    if (opts.renderer) return opts.renderer;
+    const found = findBrowser(view);
+    if (!found) return undefined;
+    if (playwright?.path !== found) {
+      void playwright?.renderer.close();
+      playwright = { path: found, renderer: new PlaywrightRenderer(found) };
+    }
+    return playwright.renderer;
+  };
+}
+
+type CallCore = Pick<Runtime, 'contributions' | 'mcpTasks' | 'registry' | 'calls' | 'notifier' | 'activity'>;
+
+/** The call core over the services: the registry with plugins' contributions, calls, MCP tasks, notifications, activity. */
+function buildCallCore(opts: RuntimeOptions, settings: Settings, services: Services, { store, events }: { store: Store; events: EventBus }, lifetime: DisposableStore): CallCore {
+  const { jobs, paths } = services;
   const contributions = new Contributions();
   // AskUserQuestion's tasks wait on their question in SQLite, a Bash task's work is a job whose files
   // outlive the hub: a hub carries on those another left; every other kind of task died with its hub.
-  const mcpTasks = new TaskRunner(store.db, events, { readOnly: store.readOnly, role: opts.role ?? 'standalone', questions: questionTaskWork(services.asker, view), resultsDir: paths.taskResultsDir });
+  const mcpTasks = new TaskRunner(store.db, events, { readOnly: store.readOnly, role: opts.role ?? 'standalone', questions: questionTaskWork(services.asker, services.settings), resultsDir: paths.taskResultsDir });
   mcpTasks.keep('job', jobKeeper(jobs));
   // Before the database closes: work still running stops without recording anything (a question task's
   // question stays pending for the next hub).
   lifetime.add(() => mcpTasks.close());
   const registry = new ToolRegistry(allTools(), services, contributions);
-  contributions.onChange((kinds) => events.publish({ type: 'plugins_changed', kinds, at: Date.now() }));
   const calls = new ToolCalls(services, registry, settings);
   lifetime.add(() => contributions.close());
-  const notifier = new Notifier(events, callbacks);
+  const notifier = new Notifier(events, services.callbacks);
   lifetime.add(() => notifier.close());
   const activity = new Activity(events, new ActivityRepo(store.db), settings, store.readOnly);
   lifetime.add(() => {
     if (store.db.open) activity.close();
   });
-  skills.on('change', () => {
+  return { contributions, mcpTasks, registry, calls, notifier, activity };
+}
+
+/** What turns changes (settings, skills, jobs, plugins) into events: every listener registered in `lifetime`, released on close. */
+function wireEvents(settings: Settings, view: SettingsView, services: Services, mcpTasks: TaskRunner, contributions: Contributions, lifetime: DisposableStore): void {
+  const { events, skills, jobs } = services;
+  lifetime.add(contributions.onChange((kinds) => events.publish({ type: 'plugins_changed', kinds, at: Date.now() })));
+  lifetime.listen(skills, 'change', () => {
     for (const p of skills.diagnostics()) log.warn(`skill ${p.file}:${p.line}: ${p.message}`);
     events.publish({ type: 'skills_changed', at: Date.now() });
   });
-  jobs.on('event', (e) => events.publish({ type: e.type, job: { id: e.job.id, command: e.job.command, status: e.job.status, exit_code: e.job.exit_code }, at: Date.now() }));
-  settings.on('change', () => {
+  lifetime.listen(jobs, 'event', (e: JobEvent) => {
+    events.publish({ type: e.type, job: { id: e.job.id, command: e.job.command, status: e.job.status, exit_code: e.job.exit_code }, at: Date.now() });
+    if (e.type === 'job_ended') mcpTasks.workChanged('job', e.job.id);
+  });
+  lifetime.listen(settings, 'change', () => {
     for (const d of settings.diagnostics()) log.warn(formatDiagnostic(d));
   });
   // A project's warnings appeared or went: the dashboard's settings page shows them.
-  settings.on('diagnostics', () => events.publish({ type: 'settings_changed', keys: [], at: Date.now() }));
-  view.on('change', (c) => {
+  lifetime.listen(settings, 'diagnostics', () => events.publish({ type: 'settings_changed', keys: [], at: Date.now() }));
+  lifetime.listen(view, 'change', (c: SettingsChange) => {
     events.publish({ type: 'settings_changed', keys: c.changed, at: Date.now() });
     if (c.changed.some((k) => k === 'TOOLS' || k.startsWith('TOOL_'))) events.publish({ type: 'tools_changed', at: Date.now() });
     if (c.changed.some((k) => k.startsWith('SKILL_') || k === 'ADDITIONAL_SKILLS')) {
@@ -205,40 +249,26 @@ function build(opts: RuntimeOptions, paths: PincerPaths, lifetime: DisposableSto
       events.publish({ type: 'skills_changed', at: Date.now() });
     }
   });
+}
+
+/** What runs beside the calls: file watches, job watching, retention, task reconciling, the scheduler, the shell probe. */
+function startBackground(opts: RuntimeOptions, settings: Settings, services: Services, mcpTasks: TaskRunner, retention: Retention, lifetime: DisposableStore): void {
+  const { jobs, events } = services;
   if (opts.watch !== false) {
     settings.watch();
-    skills.watch();
+    services.skills.watch();
   }
-  jobs.on('event', (e) => {
-    if (e.type === 'job_ended') mcpTasks.workChanged('job', e.job.id);
-  });
   jobs.startWatching();
   lifetime.add(() => jobs.stopWatching());
-  const retention = new Retention(services, mcpTasks.repo, activity);
   retention.start(lifetime);
   mcpTasks.reconcile();
   services.scheduler.start();
   // Which shells answer, found out beside the start rather than in the first tool list's path.
   // A description that named a shell before the probes answered may have named the wrong one: tell clients to list again.
-  void shellsReady(view.get('BASH_SHELL'))
+  void shellsReady(services.settings.get('BASH_SHELL'))
     .then(() => {
       if (shownProvisionally()) events.publish({ type: 'tools_changed', at: Date.now() });
     })
     .catch(ignoreFailure(log, 'probing the shells'));
   lifetime.add(() => services.scheduler.stop());
-  return {
-    activity,
-    settings,
-    paths,
-    services,
-    registry,
-    calls,
-    notifier,
-    contributions,
-    mcpTasks,
-    retention,
-    events,
-    warnings,
-    close: () => lifetime.dispose(),
-  };
 }
