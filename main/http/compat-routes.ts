@@ -3,6 +3,7 @@ import { TOOL_GROUPS, type ToolGroup } from '../tools/types.js';
 import type { Dispatcher } from '../transports/dispatch.js';
 import type { Runtime } from '../calls/runtime.js';
 import { Caller } from '../calls/caller.js';
+import type { ToolCalls } from '../calls/calls.js';
 import { clientHandleFrom } from '../mcp/client-identity.js';
 import { PAUSED_MESSAGE } from '../calls/call-errors.js';
 import { HTTP_STATUS, RPC, RPC_REFUSALS, rpcErrorBody } from '../core/wire-errors.js';
@@ -58,11 +59,15 @@ function abortOnClose(res: Response): AbortSignal {
 /** The plain JSON-RPC endpoint and the REST routes scripts and older platforms use (seed 002). */
 export function compatRouter(deps: CompatDeps): express.Router {
   const r = express.Router();
-  const { dispatcher, runtime } = deps;
-  const { calls, services } = runtime;
-  // REST callers have no session: they share one identity, as the JSON-RPC endpoint does.
-  const restCaller = new Caller('rest');
+  jsonRpcRoutes(r, deps.dispatcher);
+  toolListRoutes(r, deps.runtime.calls);
+  toolCallRoute(r, deps.runtime.calls);
+  resourceAndPromptRoutes(r, deps.runtime.services);
+  return r;
+}
 
+/** POST /api/mcp/jsonrpc[/:group]: one JSON-RPC request or a batch, without a session. */
+function jsonRpcRoutes(r: express.Router, dispatcher: Dispatcher): void {
   const jsonrpc = async (req: Request, res: Response) => {
     const group = groupParam(req, res, (message) => groupNotFound(req, res, message));
     if (group === false) return;
@@ -91,7 +96,10 @@ export function compatRouter(deps: CompatDeps): express.Router {
   r.all(['/api/mcp/jsonrpc', '/api/mcp/jsonrpc/:group'], (req, res) => {
     sendRpcError(res, 'METHOD_NOT_ALLOWED', `Method Not Allowed: ${req.method} ${req.path}. POST a JSON-RPC 2.0 request (or batch) here.`, { headers: { Allow: 'POST' } });
   });
+}
 
+/** The tools being served: all, by group, one by name. */
+function toolListRoutes(r: express.Router, calls: ToolCalls): void {
   r.get('/api/mcp/tools', async (req, res) => {
     const group = groupParam(req, res);
     if (group === false) return;
@@ -124,7 +132,12 @@ export function compatRouter(deps: CompatDeps): express.Router {
     }
     res.json({ success: true, tool });
   });
+}
 
+/** POST /api/mcp/tools/call: a tool's result as JSON, its error mapped to an HTTP status. */
+function toolCallRoute(r: express.Router, calls: ToolCalls): void {
+  // REST callers have no session: they share one identity, as the JSON-RPC endpoint does.
+  const restCaller = new Caller('rest');
   r.post('/api/mcp/tools/call', async (req, res) => {
     const body = objectBody(req, res);
     if (!body) return;
@@ -148,7 +161,10 @@ export function compatRouter(deps: CompatDeps): express.Router {
     // _meta too: a result without structured content (ReadBgOutput) says its status there.
     res.json({ success: !result.isError, content: result.content, ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}), ...(result._meta ? { _meta: result._meta } : {}), isError: Boolean(result.isError), ...failed, metadata });
   });
+}
 
+/** The resources and prompts, read as JSON. */
+function resourceAndPromptRoutes(r: express.Router, services: Runtime['services']): void {
   r.get('/api/mcp/resources', (_req, res) => {
     res.json({ success: true, resources: RESOURCES, count: RESOURCES.length });
   });
@@ -174,8 +190,6 @@ export function compatRouter(deps: CompatDeps): express.Router {
     if (!prompt) sendError(res, 'NOT_FOUND', PROMPT_NOT_FOUND(name));
     else res.json({ success: true, prompt });
   });
-
-  return r;
 }
 
 /** Prompts take one optional `arguments` string; REST callers may send it as `{arguments: {arguments: "…"}}`. */
