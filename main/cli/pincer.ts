@@ -110,8 +110,7 @@ async function main(argv: string[]): Promise<number> {
   const refused = await checkNode(argv);
   if (refused !== undefined) return refused;
   const { VERSION } = await import('../core/version.js');
-  const { resolveHome, pincerPaths, ensureHome } = await import('../core/paths.js');
-  const { parseCommand, noArguments, UsageError } = await import('./usage.js');
+  const { resolveHome } = await import('../core/paths.js');
   // No arguments: a client spawning `pincer` (stdin a pipe) gets stdio; a person at a terminal gets help, on stderr.
   if (argv.length === 0) {
     if (!process.stdin.isTTY) argv = ['stdio'];
@@ -130,7 +129,13 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(VERSION + '\n');
     return 0;
   }
-  const home = resolveHome();
+  return runCommand(command!, rest, resolveHome());
+}
+
+/** One command, its arguments parsed by usage.ts; each command loads only what it needs. */
+async function runCommand(command: string, rest: string[], home: string): Promise<number> {
+  const { pincerPaths, ensureHome } = await import('../core/paths.js');
+  const { parseCommand, noArguments, UsageError } = await import('./usage.js');
   const paths = pincerPaths(home);
   // Whichever command runs first creates the data folder, and creates it private (0700) — once its command line is known good.
   const ready = () => ensureHome(paths);
@@ -189,8 +194,8 @@ async function main(argv: string[]): Promise<number> {
     }
     default: {
       const { closest, distance } = await import('fastest-levenshtein');
-      const near = closest(command!, [...COMMANDS]);
-      process.stderr.write(`pincer: unknown command "${command}"${distance(command!, near) <= 2 ? ` (did you mean ${near}?)` : ''}. Run "pincer help" for the commands.\n`);
+      const near = closest(command, [...COMMANDS]);
+      process.stderr.write(`pincer: unknown command "${command}"${distance(command, near) <= 2 ? ` (did you mean ${near}?)` : ''}. Run "pincer help" for the commands.\n`);
       return 2;
     }
   }

@@ -57,29 +57,13 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
     { capabilities: SERVER_CAPABILITIES, instructions: SERVER_INSTRUCTIONS, requestState: { verify: (state, ctx) => askState.verify(state, ctx) } },
   );
   const server = mcp.server;
-  const nameOf = () => server.getClientVersion()?.name;
-  // "This client": X-Pincer-Client when sent (the bridge's id, the same for every session it opens),
-  // else this session; a stateless request without the header is its client's name and version.
-  const named = opts.client?.id ? new Caller(opts.transport, `client:${opts.client.id}`, nameOf) : undefined;
-  // An identity outliving this instance may have callbacks set through an earlier one.
-  if (named) named.hasCallbacks = true;
-  const caller = named ?? new Caller(opts.transport, opts.callerId, nameOf);
-  const callerForCall = (): Caller => {
-    if (named || opts.era !== 'modern') return caller;
-    const c = new Caller(opts.transport, statelessIdentity(server.getClientVersion()), nameOf);
-    c.hasCallbacks = true;
-    return c;
-  };
+  const { caller, callerForCall } = callersOf(server, opts);
   const subscriptions = new Set<string>();
-  // Log messages (callback fires) go only to a 2025-era client that asked for them with
-  // logging/setLevel; a 2026-07-28 client opts in per request, for that request's stream only.
-  let logLevel: LoggingLevel | undefined;
-  server.setRequestHandler('logging/setLevel', (req) => {
-    logLevel = req.params.level;
-    return {};
-  });
-  const wantsFires = (): boolean =>
-    mcp.isConnected() && logLevel !== undefined && LOG_SEVERITY.indexOf(logLevel) <= LOG_SEVERITY.indexOf('info') && connectionEra(server) !== 'modern';
+  const wantsFires = logLevelHandler(mcp);
+  // A connection (the bridge's pipe, stdio standalone) remembers a 2026-07-28 client's roots between
+  // calls; a stateless HTTP request is one call, and asks again (client-roots.ts).
+  const rootMemory: RootMemory | undefined = opts.era === 'modern' ? undefined : { root: undefined };
+  const workdir = clientWorkdir(server, opts, rootMemory);
   registerResources(mcp, services, deps.contributions, subscriptions);
   registerPrompts(mcp, services, deps.contributions, {
     context: (ctx, prompt) => {
@@ -95,20 +79,62 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
     return { tools: await calls.listFor(opts.group, workdir, appsOf(ctx, server)) };
   });
   registerTaskMethods(mcp, deps.mcpTasks, () => callerForCall().id);
-  // A connection (the bridge's pipe, stdio standalone) remembers a 2026-07-28 client's roots between
-  // calls; a stateless HTTP request is one call, and asks again (client-roots.ts).
-  const rootMemory: RootMemory | undefined = opts.era === 'modern' ? undefined : { root: undefined };
   registerToolCall(mcp, { services, calls, mcpTasks: deps.mcpTasks, group: opts.group, callerForCall, workdir: () => workdir(), rootMemory });
 
-  // The client's working folder: its first root when it declares roots (asked once, again after
-  // roots/list_changed; on 2026-07-28 in the call's own round trips), else the folder its bridge or
-  // this stdio process started in. Once known, the first root is returned synchronously (see CallChannel.workdir).
+  const lifetime = new DisposableStore('an MCP server', log);
+  lifetime.add(deps.notifier.register(notificationPeer(mcp, caller, subscriptions, wantsFires)));
+  server.onclose = () => lifetime.dispose();
+  return mcp;
+}
+
+type Server = McpServer['server'];
+
+/**
+ * "This client": X-Pincer-Client when sent (the bridge's id, the same for every session it opens),
+ * else this session; a stateless request without the header is its client's name and version.
+ */
+function callersOf(server: Server, opts: ServerOptions): { caller: Caller; callerForCall: () => Caller } {
+  const nameOf = () => server.getClientVersion()?.name;
+  const named = opts.client?.id ? new Caller(opts.transport, `client:${opts.client.id}`, nameOf) : undefined;
+  // An identity outliving this instance may have callbacks set through an earlier one.
+  if (named) named.hasCallbacks = true;
+  const caller = named ?? new Caller(opts.transport, opts.callerId, nameOf);
+  const callerForCall = (): Caller => {
+    if (named || opts.era !== 'modern') return caller;
+    const c = new Caller(opts.transport, statelessIdentity(server.getClientVersion()), nameOf);
+    c.hasCallbacks = true;
+    return c;
+  };
+  return { caller, callerForCall };
+}
+
+/**
+ * Log messages (callback fires) go only to a 2025-era client that asked for them with
+ * logging/setLevel; a 2026-07-28 client opts in per request, for that request's stream only.
+ * Returns whether this client wants fires now.
+ */
+function logLevelHandler(mcp: McpServer): () => boolean {
+  const server = mcp.server;
+  let logLevel: LoggingLevel | undefined;
+  server.setRequestHandler('logging/setLevel', (req) => {
+    logLevel = req.params.level;
+    return {};
+  });
+  return () => mcp.isConnected() && logLevel !== undefined && LOG_SEVERITY.indexOf(logLevel) <= LOG_SEVERITY.indexOf('info') && connectionEra(server) !== 'modern';
+}
+
+/**
+ * The client's working folder: its first root when it declares roots (asked once, again after
+ * roots/list_changed; on 2026-07-28 in the call's own round trips), else the folder its bridge or
+ * this stdio process started in. Once known, the first root is returned synchronously (see CallChannel.workdir).
+ */
+function clientWorkdir(server: Server, opts: ServerOptions, rootMemory: RootMemory | undefined): () => string | undefined | Promise<string | undefined> {
   let roots: { pending: Promise<string | undefined> } | { known: string | undefined } | undefined;
   server.setNotificationHandler('notifications/roots/list_changed', () => {
     roots = undefined;
     if (rootMemory) rootMemory.root = undefined;
   });
-  const workdir = (): string | undefined | Promise<string | undefined> => {
+  return () => {
     // 2026-07-28 has no server-to-client requests: tools/call asks in its own round trips (tool-call.ts).
     if (!server.getClientCapabilities()?.roots || connectionEra(server) === 'modern') return opts.client?.cwd;
     if (roots && 'known' in roots) return roots.known ?? opts.client?.cwd;
@@ -131,25 +157,24 @@ export function createPincerServer(deps: ServerDeps, opts: ServerOptions): McpSe
     }
     return roots.pending.then((root) => root ?? opts.client?.cwd);
   };
+}
 
-  const lifetime = new DisposableStore('an MCP server', log);
-  lifetime.add(
-    deps.notifier.register({
-      caller,
-      toolsChanged: () => mcp.sendToolListChanged(),
-      promptsChanged: () => mcp.sendPromptListChanged(),
-      resourcesChanged: () => mcp.sendResourceListChanged(),
-      resourceUpdated: (uri) => {
-        // A notice to a client that left: there is no one to tell.
-        if (mcp.isConnected() && subscriptions.has(uri)) void server.sendResourceUpdated({ uri }).catch(ignoreFailure(log, `telling a client that ${uri} changed`));
-      },
-      wantsFires,
-      callbackFired: (text) => {
-        // A notice to a client that left: the fire stays in the next result (pincer_notices) anyway.
-        void server.sendLoggingMessage({ level: 'info', logger: 'pincer.callback', data: text }).catch(ignoreFailure(log, 'telling a client that a callback fired'));
-      },
-    }),
-  );
-  server.onclose = () => lifetime.dispose();
-  return mcp;
+/** What the notifier tells this client: list changes, updates of resources it subscribed to, callback fires. */
+function notificationPeer(mcp: McpServer, caller: Caller, subscriptions: Set<string>, wantsFires: () => boolean): Parameters<Notifier['register']>[0] {
+  const server = mcp.server;
+  return {
+    caller,
+    toolsChanged: () => mcp.sendToolListChanged(),
+    promptsChanged: () => mcp.sendPromptListChanged(),
+    resourcesChanged: () => mcp.sendResourceListChanged(),
+    resourceUpdated: (uri) => {
+      // A notice to a client that left: there is no one to tell.
+      if (mcp.isConnected() && subscriptions.has(uri)) void server.sendResourceUpdated({ uri }).catch(ignoreFailure(log, `telling a client that ${uri} changed`));
+    },
+    wantsFires,
+    callbackFired: (text) => {
+      // A notice to a client that left: the fire stays in the next result (pincer_notices) anyway.
+      void server.sendLoggingMessage({ level: 'info', logger: 'pincer.callback', data: text }).catch(ignoreFailure(log, 'telling a client that a callback fired'));
+    },
+  };
 }

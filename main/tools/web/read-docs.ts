@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, type ToolResult } from '../types.js';
+import { defineTool, type ToolContext, type ToolResult } from '../types.js';
 import { UserError } from '../../core/errors.js';
 import { formatBytes } from '../../core/format.js';
 import { fetchUrl } from './http-fetch.js';
@@ -95,66 +95,9 @@ export const readDocsTool = defineTool({
       };
     }
 
-    let title = '';
-    let body: string;
-    let renderedWith = 'http';
-    let extractedFrom: 'rendered' | 'fetched' | null = null;
-    let render: RenderReport | null = null;
-    let charset = '';
-    const notes: string[] = [];
-    if (type === 'application/pdf' || fetched.body.subarray(0, 5).toString('latin1') === '%PDF-') {
-      const { extractText, getDocumentProxy } = await import('unpdf');
-      try {
-        const pdf = await getDocumentProxy(new Uint8Array(fetched.body));
-        const r = await extractText(pdf, { mergePages: true });
-        body = String(r.text).trim();
-        notes.push(`PDF, ${r.totalPages} page(s), ${formatBytes(fetched.body.length)}`);
-      } catch (err) {
-        throw new UserError(`ReadDocs: ${fetched.finalUrl} is a PDF that could not be read: ${(err as Error).message}`, 'UNSUPPORTED');
-      }
-    } else if (type === 'text/html' || type === 'application/xhtml+xml' || (type === '' && /<html[\s>]/i.test(fetched.body.subarray(0, 2048).toString()))) {
-      const decoded = await decodeHtml(fetched.body, fetched.contentType);
-      const { readHtmlPage } = await import('./page-reading.js');
-      const reading = await readHtmlPage(decoded.text, fetched.finalUrl, {
-        renderer: ctx.services.browser(),
-        // One budget for the whole call: what fetching and extraction used is not given to the browser again.
-        deadline: started + timeoutMs,
-        waitMs: Math.min(args.wait_ms ?? 0, s.get('READDOCS_WAIT_MAX_MS')),
-        asked: (args.wait_ms ?? 0) > 0 ? 'wait_ms' : s.get('READDOCS_RENDER') === 'always' ? 'setting' : undefined,
-        userAgent: ua || undefined,
-        signal: ctx.signal,
-        links: args.links ?? 'references',
-        mediaType: type || 'text/html',
-        onRender: async () => ctx.startTask(),
-      });
-      notes.push(reading.render.note);
-      render = reading.render;
-      renderedWith = reading.renderedWith;
-      extractedFrom = reading.from;
-      charset = reading.from === 'fetched' ? `${decoded.encoding} (${decoded.source})` : '';
-      base.final_url = reading.finalUrl;
-      if (format === 'html') {
-        body = reading.html;
-        title = /<title[^>]*>([^<]*)<\/title>/i.exec(reading.html)?.[1]?.trim() ?? '';
-      } else {
-        title = reading.extracted.title;
-        body = format === 'markdown' ? reading.extracted.markdown : reading.extracted.text;
-      }
-    } else if (type.startsWith('text/') || type.includes('json') || type.includes('xml') || type.includes('javascript') || type === '') {
-      const decoded = decodeText(fetched.body, fetched.contentType);
-      body = decoded.text;
-      charset = `${decoded.encoding} (${decoded.source})`;
-      if (type.includes('json')) {
-        try {
-          body = JSON.stringify(JSON.parse(body), null, 2);
-        } catch {
-          // Not valid JSON after all: as is.
-        }
-      }
-    } else {
-      throw new UserError(`ReadDocs: ${fetched.finalUrl} is ${type} (${formatBytes(fetched.body.length)}), which ReadDocs cannot show. Download it with Bash (curl -o) instead.`, 'UNSUPPORTED');
-    }
-
+    const reading = await readBody(fetched, type, args, ctx, started + timeoutMs);
+    const { title, body, notes } = reading;
+    if (reading.finalUrl) base.final_url = reading.finalUrl;
     const cut = page(body, args.offset ?? 0, s.get('READDOCS_MAX_CHARS'));
     const header = format === 'markdown' ? [`# ${title || base.final_url}`, `URL: ${base.final_url}`, ''] : [`URL: ${base.final_url}`, ''];
     const parts = [...header, cut.text];
@@ -162,7 +105,82 @@ export const readDocsTool = defineTool({
     for (const n of notes) parts.push(`[Note: ${n}]`);
     return {
       content: [{ type: 'text', text: parts.join('\n') }],
-      structuredContent: { ...base, title, format, rendered_with: renderedWith, extracted_from: extractedFrom, render, charset, total_chars: body.length, next_offset: cut.next ?? null },
+      structuredContent: { ...base, title, format, rendered_with: reading.renderedWith, extracted_from: reading.extractedFrom, render: reading.render, charset: reading.charset, total_chars: body.length, next_offset: cut.next ?? null },
     };
   },
 });
+
+type Fetched = Awaited<ReturnType<typeof fetchUrl>>;
+type ReadDocsArgs = { format?: (typeof FORMATS)[number]; wait_ms?: number; links?: (typeof LINK_STYLES)[number] };
+
+/** A page's text as ReadDocs shows it, and how it was got. */
+interface Reading {
+  title: string;
+  body: string;
+  renderedWith: string;
+  extractedFrom: 'rendered' | 'fetched' | null;
+  /** For HTML: whether the browser ran and why (render-report.ts); null for other types. */
+  render: RenderReport | null;
+  charset: string;
+  notes: string[];
+  /** Where the page ended up, for HTML (a browser may have followed a redirect of its own). */
+  finalUrl?: string;
+}
+
+/** The body by its type: a PDF's text, an HTML page read (rendered where the browser can change the answer), text as is; anything else is refused. */
+async function readBody(fetched: Fetched, type: string, args: ReadDocsArgs, ctx: ToolContext, deadline: number): Promise<Reading> {
+  if (type === 'application/pdf' || fetched.body.subarray(0, 5).toString('latin1') === '%PDF-') return readPdf(fetched);
+  if (type === 'text/html' || type === 'application/xhtml+xml' || (type === '' && /<html[\s>]/i.test(fetched.body.subarray(0, 2048).toString()))) return readHtml(fetched, type, args, ctx, deadline);
+  if (type.startsWith('text/') || type.includes('json') || type.includes('xml') || type.includes('javascript') || type === '') return readText(fetched, type);
+  throw new UserError(`ReadDocs: ${fetched.finalUrl} is ${type} (${formatBytes(fetched.body.length)}), which ReadDocs cannot show. Download it with Bash (curl -o) instead.`, 'UNSUPPORTED');
+}
+
+async function readPdf(fetched: Fetched): Promise<Reading> {
+  const { extractText, getDocumentProxy } = await import('unpdf');
+  try {
+    const pdf = await getDocumentProxy(new Uint8Array(fetched.body));
+    const r = await extractText(pdf, { mergePages: true });
+    return { title: '', body: String(r.text).trim(), renderedWith: 'http', extractedFrom: null, render: null, charset: '', notes: [`PDF, ${r.totalPages} page(s), ${formatBytes(fetched.body.length)}`] };
+  } catch (err) {
+    throw new UserError(`ReadDocs: ${fetched.finalUrl} is a PDF that could not be read: ${(err as Error).message}`, 'UNSUPPORTED');
+  }
+}
+
+/** `deadline`: one budget for the whole call, so what fetching and extraction used is not given to the browser again. */
+async function readHtml(fetched: Fetched, type: string, args: ReadDocsArgs, ctx: ToolContext, deadline: number): Promise<Reading> {
+  const s = ctx.services.settings;
+  const format = args.format ?? 'markdown';
+  const decoded = await decodeHtml(fetched.body, fetched.contentType);
+  const { readHtmlPage } = await import('./page-reading.js');
+  const reading = await readHtmlPage(decoded.text, fetched.finalUrl, {
+    renderer: ctx.services.browser(),
+    deadline,
+    waitMs: Math.min(args.wait_ms ?? 0, s.get('READDOCS_WAIT_MAX_MS')),
+    asked: (args.wait_ms ?? 0) > 0 ? 'wait_ms' : s.get('READDOCS_RENDER') === 'always' ? 'setting' : undefined,
+    userAgent: s.get('USER_AGENT_READDOCS') || undefined,
+    signal: ctx.signal,
+    links: args.links ?? 'references',
+    mediaType: type || 'text/html',
+    onRender: async () => ctx.startTask(),
+  });
+  const shown =
+    format === 'html'
+      ? { body: reading.html, title: /<title[^>]*>([^<]*)<\/title>/i.exec(reading.html)?.[1]?.trim() ?? '' }
+      : { title: reading.extracted.title, body: format === 'markdown' ? reading.extracted.markdown : reading.extracted.text };
+  const charset = reading.from === 'fetched' ? `${decoded.encoding} (${decoded.source})` : '';
+  return { ...shown, renderedWith: reading.renderedWith, extractedFrom: reading.from, render: reading.render, charset, notes: [reading.render.note], finalUrl: reading.finalUrl };
+}
+
+/** Text, JSON (pretty-printed when it parses), XML and scripts: shown as decoded. */
+function readText(fetched: Fetched, type: string): Reading {
+  const decoded = decodeText(fetched.body, fetched.contentType);
+  let body = decoded.text;
+  if (type.includes('json')) {
+    try {
+      body = JSON.stringify(JSON.parse(body), null, 2);
+    } catch {
+      // Not valid JSON after all: as is.
+    }
+  }
+  return { title: '', body, renderedWith: 'http', extractedFrom: null, render: null, charset: `${decoded.encoding} (${decoded.source})`, notes: [] };
+}

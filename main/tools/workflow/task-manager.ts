@@ -165,24 +165,10 @@ export const taskManagerTool = defineTool({
         changed(t.id);
         return one(t.id, `Completed task ${t.id} and all its steps.`);
       }
-      case 'list': {
-        const q = args.query?.trim() || undefined;
-        const limit = args.limit ?? DEFAULT_LIMIT;
-        const r = args.status ? pageOf(repo, args.status, q, args.offset ?? 0, limit) : overview(repo, q, args.offset ?? 0, limit);
-        if (r.data.tasks.length === 0 && (r.data.counts?.open ?? 0) + (r.data.counts?.done ?? 0) + (r.data.counts?.archived ?? 0) === 0) {
-          return textResult('No tasks yet. Create one with {"action":"create","text":"…"}.', r.data);
-        }
-        return textResult(r.text, r.data);
-      }
-      case 'pending': {
-        const t = needTask(args.task_id);
-        const data: TaskData = taskData(t);
-        const open = t.steps.filter((s) => s.done_at === null);
-        const shown = data.steps.filter((s) => !s.done);
-        const more = open.length > shown.length ? `\n  … and ${open.length - shown.length} more open step(s)` : '';
-        const text = open.length === 0 ? `Task ${t.id} (${data.name}) has no open steps — ${data.done}/${data.total} done.` : `Open steps of task ${t.id} (${data.name}), ${data.done}/${data.total} done:\n${shown.map((s) => `  [ ] ${s.id}. ${s.text}`).join('\n')}${more}`;
-        return textResult(text, { action, tasks: [data], task: data });
-      }
+      case 'list':
+        return listTasks(repo, args);
+      case 'pending':
+        return pendingSteps(needTask(args.task_id), action);
       case 'switch': {
         if (args.task_id === undefined) throw new UserError('TaskManager switch: pass task_id of the task to make active.', 'INVALID_INPUT');
         const t = needTask(args.task_id);
@@ -214,3 +200,24 @@ export const taskManagerTool = defineTool({
     }
   },
 });
+
+/** `list`: one kind of task paged (status), or the overview (open ones and the newest finished). */
+function listTasks(repo: TasksRepo, args: { query?: string; status?: TaskFilter; offset?: number; limit?: number }) {
+  const q = args.query?.trim() || undefined;
+  const limit = args.limit ?? DEFAULT_LIMIT;
+  const r = args.status ? pageOf(repo, args.status, q, args.offset ?? 0, limit) : overview(repo, q, args.offset ?? 0, limit);
+  if (r.data.tasks.length === 0 && (r.data.counts?.open ?? 0) + (r.data.counts?.done ?? 0) + (r.data.counts?.archived ?? 0) === 0) {
+    return textResult('No tasks yet. Create one with {"action":"create","text":"…"}.', r.data);
+  }
+  return textResult(r.text, r.data);
+}
+
+/** `pending`: the open steps of one task, as many as the checklist shows, and how many more. */
+function pendingSteps(t: TaskWithSteps, action: string) {
+  const data: TaskData = taskData(t);
+  const open = t.steps.filter((s) => s.done_at === null);
+  const shown = data.steps.filter((s) => !s.done);
+  const more = open.length > shown.length ? `\n  … and ${open.length - shown.length} more open step(s)` : '';
+  const text = open.length === 0 ? `Task ${t.id} (${data.name}) has no open steps — ${data.done}/${data.total} done.` : `Open steps of task ${t.id} (${data.name}), ${data.done}/${data.total} done:\n${shown.map((s) => `  [ ] ${s.id}. ${s.text}`).join('\n')}${more}`;
+  return textResult(text, { action, tasks: [data], task: data });
+}
