@@ -9,15 +9,54 @@
  * Built-ins only (and two small modules that use only built-ins): it must start fast.
  */
 import fs from 'node:fs';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { processStartTime } from '../../core/process-identity.js';
 import { type JobSpec, type ExitRecord, writeJsonAtomic } from './job-files.js';
 
 const POLL_MS = 200;
 
+type Ending = Omit<ExitRecord, 'endedAt' | 'dropped'>;
+
 async function main(specFile: string): Promise<void> {
   const spec = JSON.parse(fs.readFileSync(specFile, 'utf8')) as JobSpec;
   fs.rmSync(specFile, { force: true });
+  const out = await openOutput(spec);
+  const finish = (rec: Ending) => {
+    out.record(rec);
+    process.exit(0);
+  };
+  // POSIX: the shell stays in this process's group (this process leads it, started detached), so
+  // whoever stops the group from outside stops the job and its supervisor alike.
+  const child = spawn(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true, windowsVerbatimArguments: spec.verbatim });
+  child.stdout!.on('data', out.write);
+  child.stderr!.on('data', out.write);
+  child.once('error', (err) => finish({ code: null, signal: null, error: err.message }));
+  if (child.pid === undefined) return;
+  const shellPid = child.pid;
+  writeJsonAtomic(spec.run, {
+    supervisorPid: process.pid,
+    supervisorStart: processStartTime(process.pid),
+    shellPid,
+    shellStart: processStartTime(shellPid),
+    startedAt: Date.now(),
+  });
+  const signalTree = treeSignaller(child, shellPid);
+  const stops = stopper(spec, out.record, signalTree);
+
+  // 'close', not 'exit': the log holds every byte the command wrote before its end is recorded
+  // (and a stopped job counts as terminated only when nothing it started holds its output open).
+  child.once('close', (code, signal) => {
+    const stopping = stops.settle();
+    if (!stopping) return finish({ code, signal });
+    out.record({ code, signal, stopped: 'terminated', stopMs: Date.now() - stopping.at, ...stopping.timedOut });
+    // Whatever is left of the tree (it closed its output but ignored TERM) goes with this process.
+    signalTree(true);
+    process.exit(0);
+  });
+}
+
+/** The job's log, written up to the cap (the rest counted), and the one record of how the job ended. */
+async function openOutput(spec: JobSpec): Promise<{ write: (chunk: Buffer) => void; record: (rec: Ending) => void }> {
   const log = fs.openSync(spec.log, 'a', 0o600);
   let kept = fs.fstatSync(log).size;
   let dropped = 0;
@@ -33,10 +72,8 @@ async function main(specFile: string): Promise<void> {
     }
     dropped += chunk.length - n;
   };
-  const write = transcode ? (chunk: Buffer) => keep(transcode(chunk)) : keep;
-
   let recorded = false;
-  const record = (rec: Omit<ExitRecord, 'endedAt' | 'dropped'>) => {
+  const record = (rec: Ending) => {
     if (recorded) return;
     recorded = true;
     try {
@@ -47,30 +84,13 @@ async function main(specFile: string): Promise<void> {
     writeJsonAtomic(spec.exit, { ...rec, endedAt: Date.now(), dropped } satisfies ExitRecord);
     fs.rmSync(spec.stop, { force: true });
   };
-  const finish = (rec: Omit<ExitRecord, 'endedAt' | 'dropped'>) => {
-    record(rec);
-    process.exit(0);
-  };
+  return { write: transcode ? (chunk: Buffer) => keep(transcode(chunk)) : keep, record };
+}
 
-  const posix = process.platform !== 'win32';
-  // POSIX: the shell stays in this process's group (this process leads it, started detached), so
-  // whoever stops the group from outside stops the job and its supervisor alike.
-  const child = spawn(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true, windowsVerbatimArguments: spec.verbatim });
-  child.stdout!.on('data', write);
-  child.stderr!.on('data', write);
-  child.once('error', (err) => finish({ code: null, signal: null, error: err.message }));
-  if (child.pid === undefined) return;
-  const shellPid = child.pid;
-  writeJsonAtomic(spec.run, {
-    supervisorPid: process.pid,
-    supervisorStart: processStartTime(process.pid),
-    shellPid,
-    shellStart: processStartTime(shellPid),
-    startedAt: Date.now(),
-  });
-
-  const signalTree = (force: boolean) => {
-    if (posix) {
+/** Signals the job's whole process tree: TERM to ask, KILL (`force`) to end it. */
+function treeSignaller(child: ChildProcess, shellPid: number): (force: boolean) => void {
+  return (force) => {
+    if (process.platform !== 'win32') {
       // The whole group, this process too: it ignores TERM while stopping, and is done when KILL comes.
       try {
         process.kill(-process.pid, force ? 'SIGKILL' : 'SIGTERM');
@@ -85,16 +105,22 @@ async function main(specFile: string): Promise<void> {
     spawnSync('taskkill', ['/PID', String(shellPid), '/T', ...(force ? ['/F'] : [])], { stdio: 'ignore', windowsHide: true, timeout: 10_000 });
     if (force && child.exitCode === null) child.kill('SIGKILL');
   };
+}
 
+/**
+ * What stops the job: a signal to this process, the stop file, the job's own timeout (a Bash call's).
+ * A stop still running after the grace period is recorded as killed, then the rest of the tree is.
+ * `settle`, once the shell closed: no more stops, and the one in progress, if any.
+ */
+function stopper(spec: JobSpec, record: (rec: Ending) => void, signalTree: (force: boolean) => void): { settle(): { at: number; timedOut: Pick<ExitRecord, 'timedOutMs'> } | undefined } {
   /** A stop in progress: when it was asked for. */
   let stopping: { at: number; timer: NodeJS.Timeout } | undefined;
-  /** Set when the job's own timeout (a Bash call's) stopped it. */
+  /** Set when the job's own timeout stopped it. */
   let timedOut: Pick<ExitRecord, 'timedOutMs'> = {};
   const stop = () => {
     if (stopping) return;
     stopping = {
       at: Date.now(),
-      // Still running after the grace period: record that, then kill the rest of the tree.
       timer: setTimeout(() => {
         record({ code: null, signal: 'SIGKILL', stopped: 'killed', stopMs: Date.now() - stopping!.at, ...timedOut });
         signalTree(true);
@@ -114,19 +140,15 @@ async function main(specFile: string): Promise<void> {
           timedOut = { timedOutMs: spec.timeoutMs };
           stop();
         }, spec.timeoutMs);
-
-  // 'close', not 'exit': the log holds every byte the command wrote before its end is recorded
-  // (and a stopped job counts as terminated only when nothing it started holds its output open).
-  child.once('close', (code, signal) => {
-    clearInterval(poll);
-    clearTimeout(deadline);
-    if (!stopping) return finish({ code, signal });
-    clearTimeout(stopping.timer);
-    record({ code, signal, stopped: 'terminated', stopMs: Date.now() - stopping.at, ...timedOut });
-    // Whatever is left of the tree (it closed its output but ignored TERM) goes with this process.
-    signalTree(true);
-    process.exit(0);
-  });
+  return {
+    settle: () => {
+      clearInterval(poll);
+      clearTimeout(deadline);
+      if (!stopping) return undefined;
+      clearTimeout(stopping.timer);
+      return { at: stopping.at, timedOut };
+    },
+  };
 }
 
 /** A chunk of output in `codePage`, as UTF-8 bytes (a character cut between chunks waits for the next). */
