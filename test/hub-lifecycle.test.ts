@@ -40,7 +40,7 @@ function recorder(fail?: string) {
 
 test('a handover drains calls, keeps questions, runs the steps in order and settles ended with its reason', async () => {
   const { ran, calls, path: p } = recorder();
-  const reason: ShutdownReason = { kind: 'handover', to: { pid: 4242, role: 'desktop' } };
+  const reason: ShutdownReason = { kind: 'handover', to: { pid: 4242, role: 'desktop', shared: false } };
   assert.equal(p.started(), false);
   await p.shutdown(reason);
   assert.equal(p.started(), true);

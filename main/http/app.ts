@@ -50,7 +50,7 @@ export interface BuiltApp {
 }
 
 export function buildApp(deps: AppDeps): BuiltApp {
-  const { runtime, sessions, dispatcher, streamable } = deps;
+  const { runtime, dispatcher, streamable } = deps;
   const settings = runtime.settings;
   const app = express();
   app.disable('x-powered-by');
@@ -65,23 +65,9 @@ export function buildApp(deps: AppDeps): BuiltApp {
   // The dashboard's routes take the token or a dashboard session; everything after them the token only.
   app.use(tokenOrSession(settings, deps.dashboardSessions));
   app.use(jsonBodies(settings));
-  const events = eventsRoute(runtime.events, sessions);
-  // `/api/mcp/connect` is the hub's event feed and, for MCP clients configured with that URL (an older
-  // Cursor config), an MCP endpoint; what the request carries decides (mcpOnConnectRoute). A dashboard
-  // session gets the feed only, and the feed ends with the session.
-  app.all('/api/mcp/connect', (req, res, next) => {
-    const caller = callerOf(req);
-    if (caller?.kind === 'session') {
-      if (req.method !== 'GET') return next();
-      res.on('close', deps.dashboardSessions.onEnd(caller.session.sid, () => res.end()));
-      return events.handler(req, res);
-    }
-    const mcp = mcpOnConnectRoute(req);
-    if (mcp === 'streamable') return void streamable.handle(req, res, bodyOf(req)).catch(next);
-    if (mcp === 'sse') return openLegacySse(req, res);
-    if (req.method !== 'GET') return next('route');
-    events.handler(req, res);
-  });
+  const events = eventsRoute(runtime.events, deps.sessions);
+  const legacy = legacySse(deps);
+  app.all('/api/mcp/connect', connectRoute(deps, events.handler, legacy.open));
   for (const r of deps.dashboardRoutes ?? []) app.use(r);
   app.use(requireToken(settings));
 
@@ -89,10 +75,40 @@ export function buildApp(deps: AppDeps): BuiltApp {
   app.all('/mcp', (req, res, next) => {
     streamable.handle(req, res, bodyOf(req)).catch(next);
   });
+  app.get('/sse', legacy.open);
+  app.post('/messages', legacy.post);
+  app.use(compatRouter({ dispatcher, runtime }));
+  for (const r of deps.extraRoutes ?? []) app.use(r);
+  notFoundAndErrors(app, settings);
+  return { app, closeEventStreams: events.closeAll, closeLegacy: legacy.closeAll };
+}
 
-  // 2024-11-05 HTTP+SSE.
+/**
+ * `/api/mcp/connect` is the hub's event feed and, for MCP clients configured with that URL (an older
+ * Cursor config), an MCP endpoint; what the request carries decides (mcpOnConnectRoute). A dashboard
+ * session gets the feed only, and the feed ends with the session.
+ */
+function connectRoute(deps: AppDeps, feed: express.RequestHandler, openLegacySse: (req: Request, res: Response) => void): express.RequestHandler {
+  return (req, res, next) => {
+    const caller = callerOf(req);
+    if (caller?.kind === 'session') {
+      if (req.method !== 'GET') return next();
+      res.on('close', deps.dashboardSessions.onEnd(caller.session.sid, () => res.end()));
+      return feed(req, res, next);
+    }
+    const mcp = mcpOnConnectRoute(req);
+    if (mcp === 'streamable') return void deps.streamable.handle(req, res, bodyOf(req)).catch(next);
+    if (mcp === 'sse') return openLegacySse(req, res);
+    if (req.method !== 'GET') return next('route');
+    feed(req, res, next);
+  };
+}
+
+/** 2024-11-05 HTTP+SSE: GET /sse (or /api/mcp/connect) opens a session, POST /messages carries its requests. */
+function legacySse(deps: AppDeps): { open: (req: Request, res: Response) => void; post: (req: Request, res: Response) => void; closeAll: () => Promise<unknown> } {
+  const { sessions } = deps;
   const legacy = new Map<string, LegacySseTransport>();
-  function openLegacySse(req: Request, res: Response): void {
+  const open = (req: Request, res: Response): void => {
     if (!sessions.hasRoom() || !sessions.hasStreamRoom()) {
       sendRpcError(res, 'UNAVAILABLE', 'Too many sessions: the hub is at MAX_SESSIONS or MAX_STREAMS.');
       return;
@@ -118,9 +134,8 @@ export function buildApp(deps: AppDeps): BuiltApp {
     lifetime.add(() => void server.close().catch(ignoreFailure(log, "closing a legacy SSE session's server")));
     transport.onclose = () => lifetime.dispose();
     void server.connect(transport);
-  }
-  app.get('/sse', openLegacySse);
-  app.post('/messages', (req, res) => {
+  };
+  const post = (req: Request, res: Response): void => {
     const id = String(req.query.sessionId ?? '');
     const transport = legacy.get(id);
     if (!transport) {
@@ -130,11 +145,12 @@ export function buildApp(deps: AppDeps): BuiltApp {
     sessions.touch(id);
     transport.receive(bodyOf(req));
     res.status(202).json({ accepted: true });
-  });
+  };
+  return { open, post, closeAll: async () => Promise.all([...legacy.values()].map((t) => t.close())) };
+}
 
-  app.use(compatRouter({ dispatcher, runtime }));
-  for (const r of deps.extraRoutes ?? []) app.use(r);
-
+/** The last handlers: a 404 that lists the entry points, and errors as JSON-RPC bodies (a 5xx logged with its stack). */
+function notFoundAndErrors(app: express.Express, settings: Runtime['settings']): void {
   app.use((req, res) => {
     sendError(res, 'NOT_FOUND', `No route ${req.method} ${req.path}. GET /api/mcp/health, POST /mcp, GET /sse, POST /api/mcp/jsonrpc, GET /api/mcp/tools.`);
   });
@@ -150,8 +166,6 @@ export function buildApp(deps: AppDeps): BuiltApp {
     // Express's own status (a body past the limit, one it could not read) with its JSON-RPC counterpart.
     res.status(status).json(rpcErrorBody(status === RPC_REFUSALS.BODY_TOO_LARGE.status ? RPC.InvalidRequest : RPC.InternalError, message));
   });
-
-  return { app, closeEventStreams: events.closeAll, closeLegacy: async () => Promise.all([...legacy.values()].map((t) => t.close())) };
 }
 
 /**
