@@ -97,10 +97,10 @@ export async function startHub(opts: HubOptions): Promise<Hub> {
   if (role === 'desktop' || opts.clientStarted) void useLoginEnvironment();
   // What the hub holds (the lock, the runtime, the handover gate): released last, newest first, on
   // close — and at once if the start fails part-way.
-  const owned = new DisposableStore();
-  owned.add(() => claim.lock.release());
+  const owned = new DisposableStore('the hub', log);
+  owned.add(() => claim.lock.release(), 'the hub lock');
   // Listeners on the runtime: released first on close, before sessions and streams are closed.
-  const listeners = new DisposableStore();
+  const listeners = new DisposableStore("the hub's runtime listeners", log);
   try {
     return await serve(opts, { paths, role, claim, joined, httpServer, settingsRef, owned, listeners });
   } catch (err) {
@@ -127,7 +127,7 @@ interface Claimed {
 async function serve(opts: HubOptions, c: Claimed): Promise<Hub> {
   const { paths, role, claim, httpServer, owned, listeners } = c;
   const rt = createRuntime({ home: opts.home, env: opts.env, renderer: opts.renderer, role: 'hub' });
-  owned.add(() => rt.close());
+  owned.add(() => rt.close(), 'the runtime');
   if (opts.searchTransport) rt.services.search.transport = opts.searchTransport;
   // The user's own plugins (PINCER_HOME/tools and /plugins), loaded before the hub answers its first client.
   await startPlugins(rt);
@@ -159,9 +159,9 @@ async function serve(opts: HubOptions, c: Claimed): Promise<Hub> {
     onHandover: (to) => void end.shutdown({ kind: 'handover', to }),
     onStop: (by) => void end.shutdown({ kind: 'stop-request', by }),
   });
-  owned.add(() => gate.close());
+  owned.add(() => gate.close(), 'the handover gate');
   const ep = openEndpoints({ rt, role, secret, startedAt, guard, gate, hubUrl: () => hubUrl, dashboardUrl: () => dashboardUrl, extraRoutes: opts.extraRoutes, connect: opts.connect });
-  owned.add(() => ep.dashboardSessions.close());
+  owned.add(() => ep.dashboardSessions.close(), 'dashboard sessions');
   listenToRuntime(rt, ep, listeners);
   const end = shutdownPath({
     drainCalls: (reason) => drainCalls(gate, httpServer, reason),
