@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ChildProcess } from 'node:child_process';
 import { defineTool, type ToolContext, type ToolResult } from '../types.js';
 import { resolveShell, spawnShell, killTree, shellSentence, commandEnv, commandEnvReady } from './process.js';
-import { shellPhrase, withDelayedExpansion } from './shells.js';
+import { shellPhrase, withDelayedExpansion, type ShellSpec } from './shells.js';
 import { trackCwd } from './cwd-track.js';
 import { outputDecoder, type OutputDecoder } from './output-decoder.js';
 import { shellsReady } from './shells.js';
@@ -122,14 +122,8 @@ export async function runBash(command: string, timeoutArg: number | undefined, c
   child.stdio[3]?.on('error', () => undefined);
   const output = new CallOutput(outputDecoder(shell.codePage), settings.get('BASH_OUTPUT_LIMIT'), settings.get('STREAMING') && ctx.wantsProgress ? ctx : undefined);
 
-  let reason: StopReason | undefined;
-  const stop = (why: StopReason) => {
-    if (reason || child.pid === undefined) return;
-    reason = why;
-    void killTree(child.pid, 'SIGTERM');
-    setTimeout(() => void killTree(child.pid!, 'SIGKILL'), 1000).unref();
-  };
-  const run = opts.live && child.pid !== undefined ? ctx.services.runs.start({ session: ctx.sessionId, command, cwd, pid: child.pid, stop: () => stop('view') }) : undefined;
+  const stops = stopOn(child);
+  const run = opts.live && child.pid !== undefined ? ctx.services.runs.start({ session: ctx.sessionId, command, cwd, pid: child.pid, stop: () => stops.stop('view') }) : undefined;
   const onData = (chunk: Buffer) => {
     const text = output.push(chunk);
     // The view reads UTF-8: a shell of another code page (cmd.exe's OEM page) is kept as its decoded text.
@@ -139,27 +133,13 @@ export async function runBash(command: string, timeoutArg: number | undefined, c
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
 
-  let exited = false;
   child.once('exit', () => {
-    exited = true;
     if (run) run.exited = true;
   });
-  // When Pincer itself was suspended past the deadline (a laptop lid, SIGSTOP), the timer and the
-  // child's exit become due together and timers run first: give pending I/O one turn so a command
-  // that finished in time is reported as finished, not as timed out.
-  const timer = setTimeout(() => {
-    const grace = setTimeout(() => {
-      if (!exited) stop('timeout');
-    }, 50);
-    grace.unref();
-  }, timeout);
-  const onAbort = () => stop('cancel');
-  ctx.signal.addEventListener('abort', onAbort, { once: true });
-  if (ctx.signal.aborted) onAbort();
-
+  const release = stops.watch(timeout, ctx.signal);
   const exit = await exitOf(child);
-  clearTimeout(timer);
-  ctx.signal.removeEventListener('abort', onAbort);
+  release();
+  const reason = stops.reason();
   const { text, dropped } = output.end();
   run?.end({ code: exit.code, signal: exit.signal, ...(reason ? { stopped: reason } : {}), at: Date.now() });
   if (exit.error) throw new UserError(`Bash: could not start ${shell.file}: ${exit.error.message}`, 'UNAVAILABLE');
@@ -167,10 +147,51 @@ export async function runBash(command: string, timeoutArg: number | undefined, c
   const after = track.result(endedIn) ?? '';
   const moved = after !== '' && after !== cwd;
   if (moved) rememberFolder(ctx, after);
+  return bashResult({ text, dropped, exit, reason, timeout, shell, place, after: moved ? after : undefined, durationMs: Date.now() - started });
+}
+
+/**
+ * Stops the command's tree (TERM, then KILL a second later) for the first reason that comes: its
+ * timeout or the call's cancel (`watch`, which returns what releases both), or its view's Kill.
+ */
+function stopOn(child: ChildProcess): { stop(why: StopReason): void; watch(timeout: number, signal: AbortSignal): () => void; reason(): StopReason | undefined } {
+  let reason: StopReason | undefined;
+  const stop = (why: StopReason) => {
+    if (reason || child.pid === undefined) return;
+    reason = why;
+    void killTree(child.pid, 'SIGTERM');
+    setTimeout(() => void killTree(child.pid!, 'SIGKILL'), 1000).unref();
+  };
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  const watch = (timeout: number, signal: AbortSignal) => {
+    // When Pincer itself was suspended past the deadline (a laptop lid, SIGSTOP), the timer and the
+    // child's exit become due together and timers run first: give pending I/O one turn so a command
+    // that finished in time is reported as finished, not as timed out.
+    const timer = setTimeout(() => {
+      const grace = setTimeout(() => {
+        if (!exited) stop('timeout');
+      }, 50);
+      grace.unref();
+    }, timeout);
+    const onAbort = () => stop('cancel');
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) onAbort();
+    return () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    };
+  };
+  return { stop, watch, reason: () => reason };
+}
+
+/** Bash's answer: the output with what the model should know after it, and the same as structured content. */
+function bashResult(r: { text: string; dropped: number; exit: { code: number | null; signal: NodeJS.Signals | null }; reason: StopReason | undefined; timeout: number; shell: ShellSpec; place: Awaited<ReturnType<typeof startingPlace>>; after: string | undefined; durationMs: number }): ToolResult {
+  const { text, exit, reason, shell, place, after } = r;
   const lines: string[] = [text.length > 0 ? text.replace(/\n$/, '') : '(no output)'];
-  if (reason) lines.push(STOPPED[reason](timeout));
+  if (reason) lines.push(STOPPED[reason](r.timeout));
   else if (exit.code !== 0) lines.push(exit.code === null ? `[Killed by signal ${exit.signal}]` : `[Exit code ${exit.code}]`);
-  if (moved) lines.push(`[Now in ${after}]`);
+  if (after) lines.push(`[Now in ${after}]`);
   const note = fallbackNote(place);
   if (note) lines.push(note);
   // The description names the shell too; where it is not bash the result says so again, beside the output it explains.
@@ -182,11 +203,11 @@ export async function runBash(command: string, timeoutArg: number | undefined, c
       output: text,
       timed_out: reason === 'timeout',
       cancelled: reason === 'cancel' || reason === 'view',
-      dropped_chars: dropped,
-      duration_ms: Date.now() - started,
-      cwd,
+      dropped_chars: r.dropped,
+      duration_ms: r.durationMs,
+      cwd: place.dir,
       cwd_from: place.from,
-      ...(moved ? { cwd_after: after } : {}),
+      ...(after ? { cwd_after: after } : {}),
       shell: shellPhrase(shell),
     },
     isError: reason !== undefined,
