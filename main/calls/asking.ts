@@ -76,22 +76,7 @@ export function clientAsking(call: AskingCall, reach: ClientReach = {}): Pick<To
     if (missing.length) throw new CapabilityMissing(missing, call.tool);
     const full = Object.fromEntries(Object.entries(requests).map(([k, r]) => [k, { method: r.method, params: r.params ?? {} }]));
     if (task) return task.input(full);
-    const rounds = reach.rounds;
-    if (rounds) {
-      const round = asked++;
-      if (round < answered.length) return answered[round] as Record<string, Record<string, unknown>>;
-      const got: Record<string, Record<string, unknown>> = {};
-      for (const k of Object.keys(full)) {
-        const v = rounds.inputResponses[k];
-        if (v && typeof v === 'object') got[k] = v as Record<string, unknown>;
-      }
-      if (Object.keys(full).every((k) => got[k])) {
-        answered.push(got);
-        return got;
-      }
-      // The keys are the tool's own: which round is asking is in the sealed state (how many rounds it replays).
-      throw new InputNeeded(full, answered);
-    }
+    if (reach.rounds) return answerOfRound(reach.rounds.inputResponses, full, answered, asked++);
     const stream = reach.stream;
     if (!stream) throw new UserError(`${call.tool}: this connection cannot carry requests to the client.`, 'UNSUPPORTED');
     const out: Record<string, Record<string, unknown>> = {};
@@ -148,4 +133,23 @@ export function clientAsking(call: AskingCall, reach: ClientReach = {}): Pick<To
       if (reach.startTask && !task) task = await reach.startTask(work);
     },
   };
+}
+
+/**
+ * One round of a 2026-07-28 call's asking: an earlier round's answer, replayed in order; else this
+ * round's from the retry's inputResponses (kept for the rounds after it); else the client is asked
+ * (InputNeeded). The keys are the tool's own: which round is asking is in the sealed state (how many rounds it replays).
+ */
+function answerOfRound(inputResponses: Record<string, unknown>, full: InputNeeded['inputRequests'], answered: unknown[], round: number): Record<string, Record<string, unknown>> {
+  if (round < answered.length) return answered[round] as Record<string, Record<string, unknown>>;
+  const got: Record<string, Record<string, unknown>> = {};
+  for (const k of Object.keys(full)) {
+    const v = inputResponses[k];
+    if (v && typeof v === 'object') got[k] = v as Record<string, unknown>;
+  }
+  if (Object.keys(full).every((k) => got[k])) {
+    answered.push(got);
+    return got;
+  }
+  throw new InputNeeded(full, answered);
 }
