@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { ROOT } from './helpers/env.js';
+import { ROOT } from '../helpers/env.js';
 
 /*
  * Small functions with one job: no function, method or arrow in main/ spans more than MAX_LINES

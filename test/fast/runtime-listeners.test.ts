@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import fs from 'node:fs';
-import { createRuntime } from '../main/calls/runtime.js';
-import { tempHome } from './helpers/env.js';
+import { createRuntime } from '../../main/calls/runtime.js';
+import { tempHome } from '../helpers/env.js';
 
 /*
  * createRuntime wires changes (settings, the project view, skills, jobs, plugins' contributions) into

@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { configureLogging } from '../main/core/log.js';
-import { shutdownPath, type DrainStep, type ShutdownReason } from '../main/hub/lifecycle.js';
-import { tempHome } from './helpers/env.js';
+import { configureLogging } from '../../main/core/log.js';
+import { shutdownPath, type DrainStep, type ShutdownReason } from '../../main/hub/lifecycle.js';
+import { tempHome } from '../helpers/env.js';
 
 /*
  * The hub's one shutdown path (hub/lifecycle.ts), in-process: every way a hub ends passes its reason
