@@ -84,6 +84,13 @@ async function interleaved(probes: Probe[], year: Subject, fresh: Subject): Prom
   return out;
 }
 
+/** A process's CPU time so far (user + system), from /proc: Linux only, as this bench's machine is. */
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  // After the command name: utime and stime are fields 14 and 15 of stat(5), here 11 and 12 (0-based from state).
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
 /** Calls another client completes in a window while `busy` runs beside it (a generator of task events, a dashboard page). */
 async function callsIn(hub: Hub, windowMs: number): Promise<number> {
   const { client, close } = await httpClient(hub.url, hub.token);
@@ -122,19 +129,21 @@ async function dashboardCost(hub: Hub, rounds: number): Promise<string[]> {
   try {
     const page = await browser.newPage();
     await signIn(page, hub.url, hub.token);
-    const measure = async (route: string): Promise<number> => {
+    const measure = async (route: string): Promise<{ calls: number; cpuPerCall: number }> => {
       // Within the signed-in tab (a new address would be a new sign-in).
       await page.evaluate((r) => (location.hash = `#/${r}`), route);
       await page.locator('main h1').first().waitFor();
       let stopped = false;
       const events = taskEvents(hub, () => stopped);
-      const n = await callsIn(hub, WINDOW_MS);
+      const cpu0 = cpuMs(hub.pid);
+      const calls = await callsIn(hub, WINDOW_MS);
+      const cpu = cpuMs(hub.pid) - cpu0;
       stopped = true;
       await events;
-      return n;
+      return { calls, cpuPerCall: cpu / calls };
     };
-    const pages = ['tasks', 'jobs', 'activity'];
-    const ratios = new Map<string, { base: number; open: number }[]>(pages.map((p) => [p, []]));
+    const pages = ['todos', 'jobs', 'activity'];
+    const ratios = new Map<string, { base: Awaited<ReturnType<typeof measure>>; open: Awaited<ReturnType<typeof measure>> }[]>(pages.map((p) => [p, []]));
     for (let round = 0; round < rounds; round++) {
       for (const route of [...pages.slice(round % pages.length), ...pages.slice(0, round % pages.length)]) {
         const base = await measure('skills');
@@ -143,8 +152,10 @@ async function dashboardCost(hub: Hub, rounds: number): Promise<string[]> {
       }
     }
     for (const [route, rs] of ratios) {
-      const each = rs.map((r) => r.open / r.base);
-      lines.push(`| ${route} | ${rs.map((r) => `${r.open}/${r.base}`).join(', ')} | ${percentile(each, 50).toFixed(2)} | ${Math.min(...each).toFixed(2)}–${Math.max(...each).toFixed(2)} |`);
+      const each = rs.map((r) => r.open.calls / r.base.calls);
+      // The hub's own CPU time per call of the other client: what the page takes from the one thread every client shares.
+      const cpu = rs.map((r) => r.base.cpuPerCall / r.open.cpuPerCall);
+      lines.push(`| ${route} | ${rs.map((r) => `${r.open.calls}/${r.base.calls}`).join(', ')} | ${percentile(each, 50).toFixed(2)} | ${Math.min(...each).toFixed(2)}–${Math.max(...each).toFixed(2)} | ${percentile(cpu, 50).toFixed(2)} (${Math.min(...cpu).toFixed(2)}–${Math.max(...cpu).toFixed(2)}) |`);
     }
   } finally {
     await browser.close();
@@ -155,9 +166,9 @@ async function dashboardCost(hub: Hub, rounds: number): Promise<string[]> {
 function dashboardCostTable(rows: string[], rounds: number): string {
   return [
     '\n### An open dashboard page: another client\'s calls in a window while task events arrive\n',
-    `${WINDOW_MS / 1000} s windows on the year's hub, ${rounds} rounds; PlanMode status calls completed with the page open / with Skills open in the window just before (paired), the page order rotating.\n`,
-    '| page open | calls (open/base) per round | median ratio | range |',
-    '| --- | --- | ---: | ---: |',
+    `${WINDOW_MS / 1000} s windows on the year's hub, ${rounds} rounds; PlanMode status calls completed with the page open / with Skills open in the window just before (paired), the page order rotating. The last column is the share of the hub's thread left to the other client: its CPU time per call with Skills open over that with the page open (1.00: the page costs the hub nothing; 0.90: a tenth of its calls).\n`,
+    '| page open | calls (open/base) per round | median ratio | range | hub CPU per call, base ÷ open: median (range) |',
+    '| --- | --- | ---: | ---: | ---: |',
     ...rows,
   ].join('\n');
 }
