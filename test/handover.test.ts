@@ -51,8 +51,8 @@ for (const env of [{}, { PINCER_SHARE_PORT: '0' }] as Record<string, string>[]) 
       const token = tokenOf(h.home);
       const pending = async (url: string) => ((await (await fetch(`${url}/api/questions`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { pending: { id: number }[] }).pending;
       await waitFor(async () => (await pending(old.url)).length === 1, 'the question to be pending');
-      // A command still running when the takeover starts (it says when it runs). It must end by itself: one still
-      // running when the old hub drains gets "Pincer is restarting" through the bridge (seen with a gated command).
+      // A command still running when the takeover starts (it says when it runs); one gated to end only during the
+      // drain, through the bridge and over HTTP, is handover-in-flight.test.ts.
       const started = path.join(h.home, 'in-flight-started');
       const inFlight = one.client.callTool(bash(`touch ${started}; sleep 1.5; echo finished-in-grace`));
       await waitFor(() => fs.existsSync(started), 'the call to be in flight');
