@@ -63,6 +63,8 @@ export class HandoverGate {
   /** Requests other than GET still open: a finished call's answer is on its way until its response ends. */
   private openRequests = 0;
   private nonces = new Map<string, number>();
+  /** When the grace period ends: set by the first drain, so that a second look (once open connections closed) waits only for what is left of it. */
+  private graceEnds?: number;
   private idle?: () => void;
   private unsubscribe: () => void;
 
@@ -149,12 +151,14 @@ export class HandoverGate {
     this.servesToTheEnd = true;
   }
 
-  /** Stops taking new calls and waits for those in flight, at most the grace period. */
+  /** Stops taking new calls and waits for those in flight, at most the grace period (counted from the first drain). */
   async drain(): Promise<{ unfinished: number }> {
     this.draining = true;
-    if (!this.isIdle()) {
+    this.graceEnds ??= Date.now() + this.opts.graceMs;
+    const left = this.graceEnds - Date.now();
+    if (!this.isIdle() && left > 0) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.opts.graceMs);
+        const timer = setTimeout(resolve, left);
         this.idle = () => {
           clearTimeout(timer);
           resolve();
