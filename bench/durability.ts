@@ -4,7 +4,7 @@ import path from 'node:path';
 import { table, type Row } from './lib.js';
 import { startHub, httpClient, time } from './harness.js';
 import { openStore } from '../main/store/db.js';
-import { TasksRepo } from '../main/store/tasks.js';
+import { TasksRepo } from '../main/store/todos.js';
 
 const N = Number(process.env.BENCH_CALLS ?? 200);
 

@@ -9,7 +9,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
  * The chat views (MCP Apps): one self-contained page — script and styles inline, nothing fetched — that
- * the hub serves as its `ui://` resources (main/mcp/views.ts).
+ * the hub serves as its `ui://` resources (main/mcp/view-resources.ts).
  */
 /**
  * zod (which the MCP SDK and ext-apps bring into the page) exports every locale of its messages as one

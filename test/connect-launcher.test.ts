@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { tempHome, ROOT, PINCER_BIN, pincerEnv } from './helpers/env.js';
-import { cliLauncher, stableNodePath } from '../main/connect/launcher.js';
+import { cliLauncher, stableNodePath } from '../main/connect/cli-launcher.js';
 import { minimumNode } from './helpers/min-node.js';
 
 /** The checkout's pinned Node (npm's `node` package), by its real path. */

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { parse, parseTree, findNodeAtLocation } from 'jsonc-parser';
 import { parse as parseToml } from 'smol-toml';
 import { CLIENTS, CLIENT_IDS, type ClientId } from '../main/connect/clients.js';
-import { connectClient, disconnectClient, isConnected } from '../main/connect/connect.js';
+import { connectClient, disconnectClient, isConnected } from '../main/connect/client-config.js';
 import { tempHome, ROOT, PINCER_BIN, pincerEnv } from './helpers/env.js';
 
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'configs');

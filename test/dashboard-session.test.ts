@@ -11,7 +11,7 @@ import { startHubProcess, tokenOf, type HubProcess } from './helpers/hub.js';
 import { tempHome, waitFor, PINCER_BIN, pincerEnv, WAIT_MS } from './helpers/env.js';
 import { launchChromium, watchProblems, signIn, signInLink } from './helpers/browser.js';
 import { signInWithCode, type DashboardClient } from './helpers/dashboard-client.js';
-import { DashboardSessions, CODE_TTL_MS, SESSION_IDLE_MS, SESSION_LIFETIME_MS } from '../main/http/dashboard/sessions.js';
+import { DashboardSessions, CODE_TTL_MS, SESSION_IDLE_MS, SESSION_LIFETIME_MS } from '../main/http/dashboard/sign-ins.js';
 import { detailsAsker, linkAnswerMac, linkRequestMac, newChallenge } from '../main/core/hub-proof.js';
 
 /** Answers of node:http, which never follows a redirect and sends the Host it is given. */

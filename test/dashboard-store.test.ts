@@ -4,11 +4,11 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { openStore } from '../main/store/db.js';
 import { ActivityRepo } from '../main/store/activity.js';
-import { Activity } from '../main/calls/activity.js';
+import { Activity } from '../main/calls/activity-recorder.js';
 import { EventBus } from '../main/calls/event-bus.js';
 import { Settings } from '../main/core/settings/settings.js';
 import { SETTINGS } from '../main/core/settings/schema.js';
-import { controlFor, suggestKey, maskSecrets, unmaskSecrets, MASKED } from '../main/http/dashboard/settings.js';
+import { controlFor, suggestKey, maskSecrets, unmaskSecrets, MASKED } from '../main/http/dashboard/setting-views.js';
 import { tempHome } from './helpers/env.js';
 
 function setup(settingsText = '') {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { FakeElectron, isolateHome } from './helpers/fake-electron.js';
 import { startDesktop, type DesktopApp } from '../main/desktop/app.js';
 import { IPC } from '../main/desktop/channels.js';
-import { packagedLauncher } from '../main/desktop/launcher.js';
+import { packagedLauncher } from '../main/desktop/app-launcher.js';
 import { tempHome, waitFor, pidAlive } from './helpers/env.js';
 import { startHub } from '../main/hub/hub.js';
 import { VERSION } from '../main/core/version.js';

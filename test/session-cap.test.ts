@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { McpServer } from '@modelcontextprotocol/server';
-import { SessionTable } from '../main/access/sessions.js';
+import { SessionTable } from '../main/access/mcp-sessions.js';
 import { EventBus } from '../main/calls/event-bus.js';
 import { startHubProcess } from './helpers/hub.js';
 import { tempHome, waitFor } from './helpers/env.js';

@@ -2,7 +2,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { pincerPaths } from '../main/core/paths.js';
 import { openStore, type Db } from '../main/store/db.js';
-import { TasksRepo, SEARCH_COUNT_AHEAD, type TaskFilter } from '../main/store/tasks.js';
+import { TasksRepo, SEARCH_COUNT_AHEAD, type TaskFilter } from '../main/store/todos.js';
 import { seedYear } from './helpers/year-seed.js';
 import { tempHome } from './helpers/env.js';
 

@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import JSON5 from 'json5';
 import { ENGINES } from '../main/tools/search/engines/index.js';
-import { EngineFailure, type EngineContext, type EngineResponse, type FailureKind, type SearchResult } from '../main/tools/search/types.js';
+import { EngineFailure, type EngineContext, type EngineResponse, type FailureKind, type SearchResult } from '../main/tools/search/engine-types.js';
 import { dom } from '../main/tools/search/blocking.js';
 import { hasCorpus, needsCorpora, SERP_PAGES, serpPage, withQueryEcho, type SerpPageSource } from './helpers/web-corpora.js';
 

@@ -1,10 +1,10 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENGINES } from '../main/tools/search/engines/index.js';
-import { EngineFailure, type Engine, type EngineContext, type EngineResponse, type FailureKind } from '../main/tools/search/types.js';
+import { EngineFailure, type Engine, type EngineContext, type EngineResponse, type FailureKind } from '../main/tools/search/engine-types.js';
 import { normalizeUrl, mergeResults } from '../main/tools/search/merge.js';
 import { PAGES, CHALLENGES, type FakeHit } from './helpers/fake-engines.js';
-import { HealthBook, restSeconds } from '../main/tools/search/health.js';
+import { HealthBook, restSeconds } from '../main/tools/search/engine-health.js';
 import { SETTINGS } from '../main/core/settings/schema.js';
 import { nodeTransport } from '../main/tools/search/transport.js';
 import { FetchError } from '../main/tools/web/http-fetch.js';

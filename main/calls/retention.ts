@@ -1,6 +1,6 @@
 import type { Services } from '../tools/types.js';
 import type { McpTasksRepo } from '../store/mcp-tasks.js';
-import type { Activity } from './activity.js';
+import type { Activity } from './activity-recorder.js';
 import type { DisposableStore } from '../core/disposables.js';
 import { reclaim, storeSpace, type StoreSpace } from '../store/space.js';
 import { pruneJobs, sweepOrphanFiles } from '../tools/shell/job-retention.js';
@@ -55,7 +55,7 @@ export interface KeptView {
  * Retention of everything that accumulates (ARCHITECTURE §4): ended jobs and their files, finished tasks,
  * settled questions, callback fires, finished plans, MCP tasks past their time to live — pruned while the
  * hub runs, by the limits of the settings beside ACTIVITY_RETENTION_DAYS (activity prunes itself, calls/
- * activity.ts). Running jobs, open tasks, waiting questions and active callbacks are never deleted. Each
+ * activity-recorder.ts). Running jobs, open tasks, waiting questions and active callbacks are never deleted. Each
  * pass deletes a bounded number of rows, so it never holds the hub's thread long, and gives the space back.
  */
 export class Retention {

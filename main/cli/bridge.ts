@@ -2,7 +2,7 @@ import { ensureHub, readToken } from './hub-client.js';
 import { HubPipe, openPipe } from './bridge/hub-pipe.js';
 import { isGoodbye, peekHubLine } from './bridge/hub-lines.js';
 import { GOODBYE_HEADER } from '../core/pipe-protocol.js';
-import { frameLines, type Framed } from './bridge/line-framer.js';
+import { frameLines, type Framed } from './bridge/message-framer.js';
 import { errorLine, isRetryElsewhere, refusalMessage, requestIds, routingOf, type RpcId } from './bridge/messages.js';
 import { configureLogging, logger } from '../core/log.js';
 import { pincerPaths } from '../core/paths.js';

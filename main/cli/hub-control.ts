@@ -62,7 +62,7 @@ export async function runStatus(paths: PincerPaths): Promise<number> {
   return 1;
 }
 
-/** What health tells a probe that proves it reads hub-secret (health.ts): sessions, tools, paused. Nothing on any failure. */
+/** What health tells a probe that proves it reads hub-secret (health-route.ts): sessions, tools, paused. Nothing on any failure. */
 async function healthDetails(paths: PincerPaths, info: HubInfo): Promise<{ sessions?: number; toolsCount?: number; paused?: boolean }> {
   const secret = homeSecret(paths);
   if (!secret) return {};

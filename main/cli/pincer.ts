@@ -190,7 +190,7 @@ async function runCommand(command: string, rest: string[], home: string): Promis
     case 'disconnect': {
       // disconnect takes no --http: it removes whichever entry Pincer has.
       const { values, positionals } = await parseCommand(command, rest, { project: { type: 'string' }, ...(command === 'connect' ? { http: { type: 'boolean' } } : {}) } as const, 1);
-      return (await import('./connect.js')).runConnect(command, { client: positionals[0], http: values.http === true, project: typeof values.project === 'string' ? values.project : undefined }, home, ready);
+      return (await import('./connect-command.js')).runConnect(command, { client: positionals[0], http: values.http === true, project: typeof values.project === 'string' ? values.project : undefined }, home, ready);
     }
     default: {
       const { closest, distance } = await import('fastest-levenshtein');

@@ -69,7 +69,7 @@ async function loadServer(home: string) {
     import('../transports/stdio-transport.js'),
     import('../transports/task-listen.js'),
     import('../transports/task-listen-wire.js'),
-    import('../mcp/tasks.js'),
+    import('../mcp/task-methods.js'),
   ]);
   // One client, so its project folder (where the client started us) narrows what its calls see.
   // A process started in a filesystem root (Claude Desktop starts servers in `/`) has no project folder.

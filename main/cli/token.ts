@@ -2,7 +2,7 @@ import type { PincerPaths } from '../core/paths.js';
 import { Settings } from '../core/settings/settings.js';
 import { generateToken } from '../access/security.js';
 import { CLIENTS, type ClientId } from '../connect/clients.js';
-import { clientsSendingToken } from '../connect/connect.js';
+import { clientsSendingToken } from '../connect/client-config.js';
 import { readToken } from './hub-client.js';
 import { findHub } from './hub-control.js';
 

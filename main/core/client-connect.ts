@@ -1,6 +1,6 @@
 /**
  * Connecting a client from the dashboard: the contract between the hub, which serves it
- * (http/dashboard/connect.ts), and `main/connect/service.ts`, which does it. Only the hub's creator
+ * (http/dashboard/connect-api.ts), and `main/connect/connect-service.ts`, which does it. Only the hub's creator
  * (`pincer serve`, the tray app) knows how a client should start this Pincer, so it makes the service
  * and hands it to the hub (ARCHITECTURE §2): the layers below never import connect/.
  */

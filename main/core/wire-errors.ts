@@ -106,7 +106,7 @@ export type ErrorCode = (typeof USER_ERROR_CODES)[number];
 export const CALL_ERROR_CODES = ['TOOL_NOT_FOUND', 'SERVING_PAUSED', 'TOOL_DISABLED', 'INVALID_ARGUMENTS', 'STORE_UNAVAILABLE', 'TOOL_FAILED'] as const;
 export type CallErrorCode = (typeof CALL_ERROR_CODES)[number];
 
-/** Why a settings edit or lookup was refused (core/settings/errors.ts). */
+/** Why a settings edit or lookup was refused (core/settings/settings-errors.ts). */
 export const SETTINGS_ERROR_CODES = [
   /** A key that is not letters, digits and _. */
   'SETTING_NAME_INVALID',
@@ -135,7 +135,7 @@ export type SettingsErrorCode = (typeof SETTINGS_ERROR_CODES)[number];
 export const HANDOVER_ERROR_CODES = ['HANDOVER_BAD_REQUEST', 'HANDOVER_NOT_SIGNED', 'HANDOVER_REPLAYED', 'HANDOVER_IN_PROGRESS', 'TRAY_OWNS_HUB', 'HANDOVER_REFUSED'] as const;
 export type HandoverErrorCode = (typeof HANDOVER_ERROR_CODES)[number];
 
-/** The dashboard's sign-in routes' own refusals (http/dashboard/signin.ts, auth.ts). */
+/** The dashboard's sign-in routes' own refusals (http/dashboard/sign-in-routes.ts, auth.ts). */
 export const ROUTE_ERROR_CODES = [
   /** Neither the token nor a dashboard session (sign-out without the session it ends, a link asked for unsigned). */
   'UNAUTHORIZED',

@@ -1,5 +1,5 @@
 import type { ElectronApi } from './electron-api.js';
-import type { EngineTransport } from '../tools/search/service.js';
+import type { EngineTransport } from '../tools/search/search-service.js';
 
 /** WebSearch through Chromium's network stack (system proxy, Chrome's TLS fingerprint), which engines block far less than Node's. */
 export function electronNetTransport(electron: Pick<ElectronApi, 'net'>): EngineTransport {

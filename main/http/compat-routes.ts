@@ -7,7 +7,7 @@ import type { ToolCalls } from '../calls/calls.js';
 import { clientHandleFrom } from '../mcp/client-identity.js';
 import { PAUSED_MESSAGE } from '../calls/call-errors.js';
 import { HTTP_STATUS, RPC, RPC_REFUSALS, rpcErrorBody } from '../core/wire-errors.js';
-import { RESOURCES, readResource, listPrompts, getPrompt, RESOURCE_NOT_FOUND, PROMPT_NOT_FOUND } from '../calls/surfaces.js';
+import { RESOURCES, readResource, listPrompts, getPrompt, RESOURCE_NOT_FOUND, PROMPT_NOT_FOUND } from '../calls/served-resources.js';
 import { sendError, sendRpcError } from '../access/respond.js';
 import { bodyOf, objectBody } from './express-body.js';
 

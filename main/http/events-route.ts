@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { HubEvent } from '../tools/events.js';
 import type { EventBus } from '../calls/event-bus.js';
-import type { SessionTable } from '../access/sessions.js';
+import type { SessionTable } from '../access/mcp-sessions.js';
 import { sendRpcError } from '../access/respond.js';
 
 /** `GET /api/mcp/connect`: the hub's live events as SSE, for dashboards and scripts. */

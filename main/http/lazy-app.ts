@@ -1,5 +1,5 @@
 import type { RequestListener } from 'node:http';
-import type { BuiltApp } from './app.js';
+import type { BuiltApp } from './express-app.js';
 import { sendRpcError } from '../access/respond.js';
 import { logger } from '../core/log.js';
 

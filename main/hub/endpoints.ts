@@ -5,19 +5,19 @@ import type { ConnectService } from '../core/client-connect.js';
 import type { Runtime } from '../calls/runtime.js';
 import { createPincerServer } from '../mcp/server.js';
 import type { ClientHandle } from '../mcp/client-identity.js';
-import { taskListenSource } from '../mcp/tasks.js';
+import { taskListenSource } from '../mcp/task-methods.js';
 import type { ToolGroup } from '../tools/types.js';
 import { hostOriginProblem, tokenProblem, type GuardOptions, type Refusal } from '../access/security.js';
-import { SessionTable } from '../access/sessions.js';
+import { SessionTable } from '../access/mcp-sessions.js';
 import { Dispatcher } from '../transports/dispatch.js';
 import { streamableRoutes, type StreamableRoutes } from '../transports/streamable.js';
 import { webSockets, type WebSockets } from '../transports/websocket-endpoint.js';
 import { PipeEndpoint } from '../transports/pipe-endpoint.js';
 import { mcpFastPath } from '../transports/mcp-fast-path.js';
 import { LazyApp } from '../http/lazy-app.js';
-import { healthRoute } from '../http/health.js';
+import { healthRoute } from '../http/health-route.js';
 import { serviceWorkerGuard } from '../http/service-worker.js';
-import { DashboardSessions } from '../http/dashboard/sessions.js';
+import { DashboardSessions } from '../http/dashboard/sign-ins.js';
 import { RESTARTING_MESSAGE, type HandoverGate } from './handover.js';
 import { identityFor } from './identity.js';
 import { SHARES_PORT } from './listen.js';
@@ -92,7 +92,7 @@ function lazyApp(ctx: EndpointsContext, parts: Pick<Endpoints, 'sessions' | 'dis
   const { rt } = ctx;
   const { sessions, dashboardSessions } = parts;
   return new LazyApp(async () => {
-    const [{ buildApp }, { hubApi }, { dashboardApi }] = await Promise.all([import('../http/app.js'), import('../http/api.js'), import('../http/dashboard/api.js')]);
+    const [{ buildApp }, { hubApi }, { dashboardApi }] = await Promise.all([import('../http/express-app.js'), import('../http/hub-api.js'), import('../http/dashboard/dashboard-api.js')]);
     return buildApp({
       runtime: rt,
       sessions,

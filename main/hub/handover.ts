@@ -7,8 +7,8 @@ import { pidAlive } from '../core/pid.js';
 import { logger } from '../core/log.js';
 import { HTTP_STATUS, RPC_REFUSALS, errorBody, rpcErrorBody, type HandoverErrorCode } from '../core/wire-errors.js';
 import type { Refusal } from '../access/security.js';
-import { HEALTH_PATH } from '../http/health.js';
-import { HELLO_PATH } from '../http/dashboard/sessions.js';
+import { HEALTH_PATH } from '../http/health-route.js';
+import { HELLO_PATH } from '../http/dashboard/sign-ins.js';
 
 const log = logger('handover');
 

@@ -11,16 +11,16 @@ import { joinBeside, listenAfter, type Listening, type TwinState } from './liste
 import { hubServer, type HubServer } from './http-server.js';
 import { fileId, watchHome } from './home-watch.js';
 import { generateToken, isLoopbackAddress, hostOriginProblem, type GuardOptions } from '../access/security.js';
-import type { SessionTable } from '../access/sessions.js';
+import type { SessionTable } from '../access/mcp-sessions.js';
 import { dashboardHost, originOf } from '../http/dashboard/origin.js';
 import { VERSION } from '../core/version.js';
 import { logger } from '../core/log.js';
 import { SETTINGS } from '../core/settings/schema.js';
 import type express from 'express';
 import type { PageRenderer } from '../tools/web/browser.js';
-import type { EngineTransport } from '../tools/search/service.js';
+import type { EngineTransport } from '../tools/search/search-service.js';
 import { DisposableStore } from '../core/disposables.js';
-import type { DashboardSessions } from '../http/dashboard/sessions.js';
+import type { DashboardSessions } from '../http/dashboard/sign-ins.js';
 import { openEndpoints, type Endpoints } from './endpoints.js';
 import { shutdownPath, type DrainStep, type ShutdownReason } from './lifecycle.js';
 

@@ -23,7 +23,7 @@ export const SERVER_CAPABILITIES = {
   completions: {},
   /**
    * The tasks extension (SEP-2663): a long call may be answered with a task, for clients that declare it too.
-   * MCP Apps (SEP-1865): for a client that declares it, tools link to the chat views (mcp/views.ts).
+   * MCP Apps (SEP-1865): for a client that declares it, tools link to the chat views (mcp/view-resources.ts).
    */
   extensions: { 'io.modelcontextprotocol/tasks': {}, 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
 };

@@ -5,14 +5,14 @@ import type { Notifier } from '../calls/notifier.js';
 import { Caller } from '../calls/caller.js';
 import { SERVER_CAPABILITIES, SERVER_INFO, SERVER_INSTRUCTIONS } from './server-info.js';
 import { DisposableStore } from '../core/disposables.js';
-import { registerResources, registerPrompts, registerCompletion, rejectCursor } from './surfaces.js';
+import { registerResources, registerPrompts, registerCompletion, rejectCursor } from './resource-handlers.js';
 import type { Contributions } from '../calls/contributions.js';
 import type { TaskRunner } from '../calls/task-runner.js';
-import { registerTaskMethods } from './tasks.js';
+import { registerTaskMethods } from './task-methods.js';
 import { statelessIdentity, type ClientHandle } from './client-identity.js';
 import { askState, channelOf, connectionEra } from './request-context.js';
 import { registerToolCall } from './tool-call.js';
-import { appsOf } from './views.js';
+import { appsOf } from './view-resources.js';
 import { firstRootPath, type RootMemory } from './client-roots.js';
 import { ignoreFailure, logger } from '../core/log.js';
 

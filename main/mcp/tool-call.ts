@@ -7,9 +7,9 @@ import type { Caller } from '../calls/caller.js';
 import { CALL_RPC_ERROR } from '../core/wire-errors.js';
 import type { TaskRunner, TaskOutcome, Requestor } from '../calls/task-runner.js';
 import type { McpTaskRow } from '../store/mcp-tasks.js';
-import { createTaskResult, missingTasksCapability, tasksNegotiated } from './tasks.js';
+import { createTaskResult, missingTasksCapability, tasksNegotiated } from './task-methods.js';
 import { askState, capabilitiesOf, channelOf, requestEra } from './request-context.js';
-import { appsOf } from './views.js';
+import { appsOf } from './view-resources.js';
 import { modernRoot, ROOTS_KEY, type RootMemory } from './client-roots.js';
 
 /** What the tools/call handler of one server instance works with. */

@@ -1,7 +1,7 @@
 import type { LoggingLevel } from '@modelcontextprotocol/server';
 import type { ToolContext } from '../tools/types.js';
 import { CapabilityMissing, type ClientAsk } from '../tools/client-asks.js';
-import { parseQuestions } from '../tools/interaction/questions.js';
+import { parseQuestions } from '../tools/interaction/question-shapes.js';
 
 /**
  * What a plugin's handler gets as its second argument (docs/PLUGINS.md): the

@@ -1,5 +1,5 @@
 import type { FireRow } from '../store/callbacks.js';
-import type { Question } from './interaction/questions.js';
+import type { Question } from './interaction/question-shapes.js';
 
 /** A job as events describe it. */
 export interface JobEventSummary {

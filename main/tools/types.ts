@@ -6,7 +6,7 @@ import type { Db } from '../store/db.js';
 import type { JobManager } from './shell/jobs.js';
 import type { LiveRuns } from './shell/live-runs.js';
 import type { EventChannel } from './events.js';
-import type { TasksRepo } from '../store/tasks.js';
+import type { TasksRepo } from '../store/todos.js';
 import type { PlansRepo } from '../store/plans.js';
 import type { CallbacksRepo } from '../store/callbacks.js';
 import type { QuestionsRepo } from '../store/questions.js';
@@ -14,10 +14,10 @@ import type { McpTaskWork } from '../store/mcp-tasks.js';
 import type { CallbackScheduler } from './workflow/scheduler.js';
 import type { SkillCatalog } from './workflow/skills.js';
 import type { Asker, AskOutcome } from './interaction/asker.js';
-import type { Question } from './interaction/questions.js';
+import type { Question } from './interaction/question-shapes.js';
 import type { ClientRequests } from './client-asks.js';
 import type { PageRenderer } from './web/browser.js';
-import type { SearchService } from './search/service.js';
+import type { SearchService } from './search/search-service.js';
 
 export type ToolResult = CallToolResult;
 

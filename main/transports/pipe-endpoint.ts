@@ -5,7 +5,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { servePipe } from './pipe-connection.js';
 import { TaskListens, type TaskListenSource } from './task-listen.js';
 import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';
-import type { SessionTable } from '../access/sessions.js';
+import type { SessionTable } from '../access/mcp-sessions.js';
 import { DisposableStore } from '../core/disposables.js';
 import { refuseUpgrade, type Refusal } from '../access/security.js';
 import { GOODBYE_HEADER, MAX_MESSAGE_HEADER, PIPE_PATH, PIPE_PROTOCOL } from '../core/pipe-protocol.js';

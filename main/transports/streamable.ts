@@ -7,7 +7,7 @@ import { StreamableSessionTransport, isInitialize } from './streamable-session.j
 import { ModernHttp } from './modern-http.js';
 import { TaskListens, requestIdentity, type TaskListenSource } from './task-listen.js';
 import { paramHeaderProblem } from './param-headers.js';
-import type { SessionTable } from '../access/sessions.js';
+import type { SessionTable } from '../access/mcp-sessions.js';
 import type { ParsedBody } from '../access/body.js';
 import { sendJson, sendRpcError } from '../access/respond.js';
 import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';

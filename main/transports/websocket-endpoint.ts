@@ -8,7 +8,7 @@ import { DisposableStore } from '../core/disposables.js';
 
 const log = logger('websocket');
 import { WebSocketServerTransport } from './websocket-transport.js';
-import type { SessionTable } from '../access/sessions.js';
+import type { SessionTable } from '../access/mcp-sessions.js';
 import type { ToolCalls } from '../calls/calls.js';
 import { Caller } from '../calls/caller.js';
 import { clientHandleFrom, type ClientHandle } from '../mcp/client-identity.js';

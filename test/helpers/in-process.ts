@@ -13,7 +13,7 @@ import type { PluginHost } from '../../main/plugins/host.js';
 import { configureLogging } from '../../main/core/log.js';
 import { TaskListens } from '../../main/transports/task-listen.js';
 import { TaskListenWire } from '../../main/transports/task-listen-wire.js';
-import { taskListenSource } from '../../main/mcp/tasks.js';
+import { taskListenSource } from '../../main/mcp/task-methods.js';
 import { shellsReady } from '../../main/tools/shell/shells.js';
 import type { QuestionRow } from '../../main/store/questions.js';
 import { waitFor } from './env.js';

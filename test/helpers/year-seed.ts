@@ -3,7 +3,7 @@ import path from 'node:path';
 import { pincerPaths, ensureHome } from '../../main/core/paths.js';
 import { openStore, type Db } from '../../main/store/db.js';
 import { JobsRepo } from '../../main/store/jobs.js';
-import { TasksRepo } from '../../main/store/tasks.js';
+import { TasksRepo } from '../../main/store/todos.js';
 import { ActivityRepo, type CallFinished, type CallStarted } from '../../main/store/activity.js';
 import { McpTasksRepo } from '../../main/store/mcp-tasks.js';
 import { QuestionsRepo } from '../../main/store/questions.js';

@@ -1,4 +1,4 @@
-import { SettingsError } from './errors.js';
+import { SettingsError } from './settings-errors.js';
 
 /**
  * The scorpiox-env file format: one `KEY=VALUE` a line, `#` comments, blank

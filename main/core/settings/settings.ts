@@ -5,7 +5,7 @@ import { EnvDocument } from './envfile.js';
 import { SETTINGS, isKnownKey, isSettingKey, specFor, type SettingKey, type SettingValues } from './schema.js';
 import { lintText, readSettingsFile, shownValue, unsafeCharProblem, validateValue } from './lint.js';
 import { ProjectSettings, type ProjectBase } from './project.js';
-import { SettingsError } from './errors.js';
+import { SettingsError } from './settings-errors.js';
 import type { SettingDiagnostic, SettingSource, SettingsChange, SettingsView } from './view.js';
 import { writeFileAtomic } from '../paths.js';
 import { guarded, logger } from '../log.js';
@@ -13,7 +13,7 @@ import { guarded, logger } from '../log.js';
 const log = logger('settings');
 
 export { validateValue, lintText, formatDiagnostic, unsafeCharProblem } from './lint.js';
-export { SettingsError, type SettingsErrorCode } from './errors.js';
+export { SettingsError, type SettingsErrorCode } from './settings-errors.js';
 export type { SettingDiagnostic, SettingSource, SettingsChange, SettingsView } from './view.js';
 
 export interface SettingsOptions {

@@ -2,7 +2,7 @@ import type express from 'express';
 import { z } from 'zod';
 import type { Runtime } from '../../calls/runtime.js';
 import { fail, query } from './replies.js';
-import { activityView, facetsView } from './views.js';
+import { activityView, facetsView } from './pages.js';
 
 const optionalNumber = z.preprocess((v) => (v === undefined || v === '' ? undefined : Number(v)), z.number().finite().optional());
 /** `<started_at>.<row>`: where the previous page ended. */

@@ -5,7 +5,7 @@ import { presentedToken, tokenProblem, unauthorizedHeaders } from '../../access/
 import { sendRpcError } from '../../access/respond.js';
 import { RPC_REFUSALS, rpcErrorBody } from '../../core/wire-errors.js';
 import { fail } from './replies.js';
-import { ANSWER_HEADER, REQUEST_HEADER, SESSION_HEADER, type DashboardSession, type DashboardSessions } from './sessions.js';
+import { ANSWER_HEADER, REQUEST_HEADER, SESSION_HEADER, type DashboardSession, type DashboardSessions } from './sign-ins.js';
 
 /** Who a dashboard API request speaks for: a holder of the token, or a signed-in dashboard. */
 export type Caller = { kind: 'token' } | { kind: 'session'; session: DashboardSession };
@@ -21,8 +21,8 @@ function first(v: string | string[] | undefined): string | undefined {
 }
 
 /**
- * The dashboard API's gate: the token, or a dashboard session's credential (sessions.ts). The MCP
- * endpoints, the compatibility routes and upgrades take the token only (app.ts), so a dashboard
+ * The dashboard API's gate: the token, or a dashboard session's credential (sign-ins.ts). The MCP
+ * endpoints, the compatibility routes and upgrades take the token only (express-app.ts), so a dashboard
  * session can never run a tool. A session's answer carries the MAC of the request id it sent, by
  * which the tab tells its hub's answers from anyone else's.
  */

@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import type express from 'express';
 import { z } from 'zod';
 import type { Runtime } from '../../calls/runtime.js';
-import type { SessionTable } from '../../access/sessions.js';
+import type { SessionTable } from '../../access/mcp-sessions.js';
 import { JOB_FILTERS } from '../../store/jobs.js';
 import { readLogBefore, readLogWindow } from '../../tools/shell/job-log.js';
 import { isActive } from '../../tools/shell/jobs.js';
 import { fail, failWith, query, queryCount } from './replies.js';
-import { jobsView, oneJobView, mcpTasksView } from './views.js';
+import { jobsView, oneJobView, mcpTasksView } from './pages.js';
 import { logger } from '../../core/log.js';
 
 const log = logger('dashboard');

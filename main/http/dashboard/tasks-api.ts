@@ -1,9 +1,9 @@
 import type express from 'express';
 import { z } from 'zod';
 import type { Runtime } from '../../calls/runtime.js';
-import { TASK_FILTERS } from '../../store/tasks.js';
+import { TASK_FILTERS } from '../../store/todos.js';
 import { fail, query, queryCount } from './replies.js';
-import { planView, tasksView, taskView } from './views.js';
+import { planView, tasksView, taskView } from './pages.js';
 
 const TasksQuery = z.object({
   status: z.enum(TASK_FILTERS).optional(),

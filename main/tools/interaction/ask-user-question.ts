@@ -4,7 +4,7 @@ import { defineTool, textResult, type ToolResult, type UserQuestion } from '../t
 import { UserError } from '../../core/errors.js';
 import type { SettingsView } from '../../core/settings/view.js';
 import type { Asker, AskOutcome } from './asker.js';
-import { parseQuestions, formatAnswers, Answer } from './questions.js';
+import { parseQuestions, formatAnswers, Answer } from './question-shapes.js';
 import { VIEWS } from '../views/links.js';
 
 /** The key of the form a question task shows in tasks/get's inputRequests (one question per task). */

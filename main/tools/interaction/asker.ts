@@ -2,7 +2,7 @@ import type { EventChannel } from '../events.js';
 import type { QuestionsRepo, QuestionRow } from '../../store/questions.js';
 import type { SettingsView } from '../../core/settings/view.js';
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/server';
-import { answersFromElicitation, elicitationSchema, validateAnswers, Question, type Answer } from './questions.js';
+import { answersFromElicitation, elicitationSchema, validateAnswers, Question, type Answer } from './question-shapes.js';
 import { UserError } from '../../core/errors.js';
 import { logger, ignoreFailure } from '../../core/log.js';
 

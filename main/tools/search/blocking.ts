@@ -1,6 +1,6 @@
 import type { parseHTML } from 'linkedom';
 import { lazyModule } from '../../core/lazy-module.js';
-import { EngineFailure, type EngineResponse } from './types.js';
+import { EngineFailure, type EngineResponse } from './engine-types.js';
 
 /*
  * Blocking is recognised by structure only: status codes, headers, where a

@@ -1,4 +1,4 @@
-import type { SearchResult } from './types.js';
+import type { SearchResult } from './engine-types.js';
 
 const TRACKING = /^(utm_[a-z_]+|gclid|gclsrc|dclid|fbclid|msclkid|mc_cid|mc_eid|igshid|yclid|_hsenc|_hsmi|_ga|_gl|ref_src|ref|spm|si|srsltid|ved|ei)$/i;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, textResult } from '../types.js';
-import { FAILURE_KINDS } from './types.js';
+import { FAILURE_KINDS } from './engine-types.js';
 
 export const webSearchTool = defineTool({
   name: 'WebSearch',

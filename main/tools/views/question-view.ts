@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool, textResult, type ToolContext } from '../types.js';
 import { UserError } from '../../core/errors.js';
 import type { QuestionRow } from '../../store/questions.js';
-import { Answer, Question, parseQuestions } from '../interaction/questions.js';
+import { Answer, Question, parseQuestions } from '../interaction/question-shapes.js';
 import { dashboardLink, VIEWS } from './links.js';
 import { waitForChange } from './wait.js';
 

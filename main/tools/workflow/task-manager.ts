@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, textResult, type Services } from '../types.js';
 import { UserError } from '../../core/errors.js';
-import { TASK_FILTERS, type TaskFilter, type TaskWithSteps, type TasksRepo } from '../../store/tasks.js';
+import { TASK_FILTERS, type TaskFilter, type TaskWithSteps, type TasksRepo } from '../../store/todos.js';
 import { checklist, taskData, taskShape, LIST_STEPS, type TaskData } from './task-views.js';
 import { withinBudget } from '../budget.js';
 import { VIEWS } from '../views/links.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TaskWithSteps, TasksRepo } from '../../store/tasks.js';
+import type { TaskWithSteps, TasksRepo } from '../../store/todos.js';
 import { withinBudget } from '../budget.js';
 
 /**

@@ -7,7 +7,7 @@ import './view.css';
 
 /**
  * A chat view of Pincer (MCP Apps): one page for the three views; the hub names which in the page it serves
- * (`<meta name="pincer-view">`, main/mcp/views.ts).
+ * (`<meta name="pincer-view">`, main/mcp/view-resources.ts).
  */
 const VIEWS = { job: JobView, question: QuestionView, task: TaskView };
 const name = document.querySelector('meta[name="pincer-view"]')?.getAttribute('content') ?? '';

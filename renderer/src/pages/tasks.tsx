@@ -19,7 +19,7 @@ const PAGE = 20;
 /** Events within this long of each other are taken together. */
 const COALESCE_MS = 150;
 
-/** The hub's test for a task a live event brought (store/tasks.ts): its state, and the text in its name or steps. */
+/** The hub's test for a task a live event brought (store/todos.ts): its state, and the text in its name or steps. */
 function matches(t: TaskView, status: Status, q: string): boolean {
   const text = !q || [t.name, ...t.steps.map((s) => s.text)].some((x) => x.toLowerCase().includes(q.toLowerCase()));
   const ok = status === 'all' || (status === 'open' && !t.completed) || (status === 'done' && t.completed && !t.archived) || (status === 'archived' && Boolean(t.archived));

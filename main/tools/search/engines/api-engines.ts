@@ -1,5 +1,5 @@
-import type { Engine, EngineResponse } from '../types.js';
-import { EngineFailure } from '../types.js';
+import type { Engine, EngineResponse } from '../engine-types.js';
+import { EngineFailure } from '../engine-types.js';
 import { absoluteHttp, checkHttp, dom, htmlText, parseJson } from '../blocking.js';
 import { enc, query, redirectTarget, unexpectedRedirect } from './common.js';
 

@@ -1,5 +1,5 @@
-import type { SearchResult } from '../types.js';
-import { EngineFailure, type EngineResponse } from '../types.js';
+import type { SearchResult } from '../engine-types.js';
+import { EngineFailure, type EngineResponse } from '../engine-types.js';
 
 export const enc = encodeURIComponent;
 

@@ -1,5 +1,5 @@
-import type { Engine, EngineContext, EngineResponse, SearchResult } from '../types.js';
-import { EngineFailure } from '../types.js';
+import type { Engine, EngineContext, EngineResponse, SearchResult } from '../engine-types.js';
+import { EngineFailure } from '../engine-types.js';
 import { absoluteHttp, checkHttp, dom, htmlText, param, type Dom } from '../blocking.js';
 import { formBody } from './common.js';
 

@@ -1,5 +1,5 @@
-import type { Engine, EngineResponse, SearchResult } from '../types.js';
-import { EngineFailure } from '../types.js';
+import type { Engine, EngineResponse, SearchResult } from '../engine-types.js';
+import { EngineFailure } from '../engine-types.js';
 import { absoluteHttp, checkHttp, dom, hasCaptchaScript, htmlText, param, type Dom } from '../blocking.js';
 import { query, redirectTarget, requireResults, unexpectedRedirect } from './common.js';
 

@@ -1,4 +1,4 @@
-import type { Engine } from '../types.js';
+import type { Engine } from '../engine-types.js';
 import { duckduckgo, duckduckgoLite } from './duckduckgo.js';
 import { startpage } from './startpage.js';
 import { google } from './google.js';

@@ -1,5 +1,5 @@
 import type { SettingsView } from '../../core/settings/view.js';
-import type { FailureKind } from './types.js';
+import type { FailureKind } from './engine-types.js';
 
 /** What /api/search/engines and the dashboard show of one engine. */
 export interface EngineHealth {

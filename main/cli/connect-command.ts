@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { CLIENT_IDS, type ClientId } from '../connect/clients.js';
-import { connectClient, disconnectClient, HTTP_PROJECT_REFUSED } from '../connect/connect.js';
-import { cliLauncher, describeLauncher, launcherEnv } from '../connect/launcher.js';
+import { connectClient, disconnectClient, HTTP_PROJECT_REFUSED } from '../connect/client-config.js';
+import { cliLauncher, describeLauncher, launcherEnv } from '../connect/cli-launcher.js';
 import { findHub, squatterNote } from './hub-control.js';
 import { pincerPaths } from '../core/paths.js';
 import { readToken } from './hub-client.js';

@@ -1,12 +1,12 @@
 import { ProtocolError, type InputRequiredResult, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import type { Services, ToolContext } from '../tools/types.js';
 import { needInputOf, type NeedInput } from '../tools/client-asks.js';
-import { RESOURCES, isResource, readResource, listPrompts, getPrompt, RESOURCE_NOT_FOUND, PROMPT_NOT_FOUND } from '../calls/surfaces.js';
+import { RESOURCES, isResource, readResource, listPrompts, getPrompt, RESOURCE_NOT_FOUND, PROMPT_NOT_FOUND } from '../calls/served-resources.js';
 import type { Contributions } from '../calls/contributions.js';
 import { complete, completeParams } from '../calls/completion.js';
 import { z } from 'zod';
 import { errorMessage } from '../core/errors.js';
-import { appsOf, readView, viewResources } from './views.js';
+import { appsOf, readView, viewResources } from './view-resources.js';
 import { RPC } from '../core/wire-errors.js';
 
 
@@ -35,7 +35,7 @@ export function registerResources(mcp: McpServer, services: Services, contributi
   const server = mcp.server;
   server.setRequestHandler('resources/list', (req, ctx) => {
     rejectCursor('resources/list', req.params);
-    // The chat views exist for a client of MCP Apps alone (mcp/views.ts).
+    // The chat views exist for a client of MCP Apps alone (mcp/view-resources.ts).
     return { resources: [...RESOURCES, ...contributions.resources().map((r) => r.resource), ...(appsOf(ctx, server) ? viewResources() : [])] };
   });
   server.setRequestHandler('resources/templates/list', (req) => {

@@ -9,15 +9,15 @@ import type { StreamableRoutes } from '../transports/streamable.js';
 import { compatRouter } from './compat-routes.js';
 import { eventsRoute } from './events-route.js';
 import { LegacySseTransport } from '../transports/legacy-sse.js';
-import type { SessionTable } from '../access/sessions.js';
+import type { SessionTable } from '../access/mcp-sessions.js';
 import type { Dispatcher } from '../transports/dispatch.js';
 import type { Runtime } from '../calls/runtime.js';
 import { dashboardStatic } from './static.js';
 import { DisposableStore } from '../core/disposables.js';
 import { logger, ignoreFailure } from '../core/log.js';
 import { oauthAbsentRoutes } from './oauth-absent.js';
-import type { DashboardSessions } from './dashboard/sessions.js';
-import { signInRoutes } from './dashboard/signin.js';
+import type { DashboardSessions } from './dashboard/sign-ins.js';
+import { signInRoutes } from './dashboard/sign-in-routes.js';
 import { callerOf, tokenOrSession } from './dashboard/auth.js';
 
 const log = logger('http');
@@ -58,7 +58,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
 
   app.use(hostAndOriginGuard(deps.guard));
 
-  // GET /api/mcp/health, the one route without the token, is served before the app (health.ts).
+  // GET /api/mcp/health, the one route without the token, is served before the app (health-route.ts).
   app.use(dashboardStatic({ url: deps.dashboardUrl }));
   app.use(signInRoutes({ settings, sessions: deps.dashboardSessions, secret: deps.secret, dashboardUrl: deps.dashboardUrl }));
   app.use(oauthAbsentRoutes());

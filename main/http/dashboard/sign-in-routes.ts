@@ -5,7 +5,7 @@ import { presentedToken, tokenProblem, unauthorizedHeaders } from '../../access/
 import { sendError, sendRpcError } from '../../access/respond.js';
 import { fail } from './replies.js';
 import { CHALLENGE, connectionAddress, linkAnswerMac, linkRequestMac, sameMac } from '../../core/hub-proof.js';
-import { CODE_TTL_MS, HELLO_PATH, SESSION_HEADER, type DashboardSessions, type SessionKind } from './sessions.js';
+import { CODE_TTL_MS, HELLO_PATH, SESSION_HEADER, type DashboardSessions, type SessionKind } from './sign-ins.js';
 
 /** How far a signed link request's clock may be off; older ones are refused as replays. */
 const MAX_SKEW_MS = 60_000;

@@ -48,7 +48,7 @@ function pageText(): string {
 
 /**
  * The views registered with ext-apps' server helper on a catalogue server of their own: Pincer's
- * resources/list and resources/read (mcp/surfaces.ts) answer for every surface and era, and serve these
+ * resources/list and resources/read (mcp/resource-handlers.ts) answer for every surface and era, and serve these
  * registrations to a client of MCP Apps alone.
  */
 function registerViews(): Map<string, RegisteredResource> {

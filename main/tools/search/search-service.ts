@@ -1,7 +1,7 @@
 import type { SettingsView } from '../../core/settings/view.js';
-import { EngineFailure, type Engine, type EngineContext, type EngineRequest, type EngineResponse, type EngineSession, type FailureKind, type SearchResult } from './types.js';
+import { EngineFailure, type Engine, type EngineContext, type EngineRequest, type EngineResponse, type EngineSession, type FailureKind, type SearchResult } from './engine-types.js';
 import { mergeResults, type MergedResult } from './merge.js';
-import { HealthBook, type EngineHealth } from './health.js';
+import { HealthBook, type EngineHealth } from './engine-health.js';
 import { FetchError } from '../web/http-fetch.js';
 import { nodeTransport, type EngineTransport } from './transport.js';
 import { UserError } from '../../core/errors.js';

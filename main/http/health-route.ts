@@ -4,7 +4,7 @@ import { sendJson, sendRpcError } from '../access/respond.js';
 import { VERSION } from '../core/version.js';
 import { connectionAddress, detailsAsker, sameMac } from '../core/hub-proof.js';
 import type { Runtime } from '../calls/runtime.js';
-import type { SessionTable } from '../access/sessions.js';
+import type { SessionTable } from '../access/mcp-sessions.js';
 
 export const HEALTH_PATH = '/api/mcp/health';
 

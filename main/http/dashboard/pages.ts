@@ -1,15 +1,15 @@
 import { shellStatus } from '../../tools/shell/process.js';
 import type { Runtime } from '../../calls/runtime.js';
-import type { SessionTable } from '../../access/sessions.js';
+import type { SessionTable } from '../../access/mcp-sessions.js';
 import { PATTERN_SETTINGS, toolKey, skillKey } from '../../core/settings/schema.js';
 import { taskData, LIST_STEPS, ONE_TASK_STEPS } from '../../tools/workflow/task-views.js';
-import type { TaskQuery } from '../../store/tasks.js';
-import type { CallRecord } from '../../calls/activity.js';
+import type { TaskQuery } from '../../store/todos.js';
+import type { CallRecord } from '../../calls/activity-recorder.js';
 import type { JobQuery, JobRow } from '../../store/jobs.js';
 import { planJson } from '../../tools/workflow/plan-mode.js';
 import { VERSION } from '../../core/version.js';
 import { isActive } from '../../tools/shell/jobs.js';
-import { settingViews, diagnosticViews, maskSecrets } from './settings.js';
+import { settingViews, diagnosticViews, maskSecrets } from './setting-views.js';
 import { workOf, type McpTaskListRow } from '../../store/mcp-tasks.js';
 
 /**

@@ -1,12 +1,12 @@
 import express from 'express';
 import type { Runtime } from '../calls/runtime.js';
 import { objectBody } from './express-body.js';
-import type { SessionTable } from '../access/sessions.js';
+import type { SessionTable } from '../access/mcp-sessions.js';
 import { UserError } from '../core/errors.js';
 import { sendError } from '../access/respond.js';
-import { Question } from '../tools/interaction/questions.js';
+import { Question } from '../tools/interaction/question-shapes.js';
 import type { QuestionRow } from '../store/questions.js';
-import type { EngineHealth } from '../tools/search/health.js';
+import type { EngineHealth } from '../tools/search/engine-health.js';
 
 function questionView(q: QuestionRow) {
   return {

@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CLIENTS, CLIENT_IDS, type ClientId, type StdioLauncher } from './clients.js';
-import { connectClient, disconnectClient, isConnected } from './connect.js';
+import { connectClient, disconnectClient, isConnected } from './client-config.js';
 import { UserError } from '../core/errors.js';
 import type { ClientConnectView, ConnectOutcome, ConnectService } from '../core/client-connect.js';
 
 export interface ConnectServiceOptions {
-  /** How a client starts this Pincer: the CLI's script and Node (launcher.ts), or the app's binary (desktop/launcher.ts). */
+  /** How a client starts this Pincer: the CLI's script and Node (cli-launcher.ts), or the app's binary (desktop/app-launcher.ts). */
   launcher(): StdioLauncher | Promise<StdioLauncher>;
   /** Claude Desktop's bundle, where the app can open it: `open` resolves to a problem, or undefined once opened. */
   bundle?: { file(): string | undefined; open(file: string): Promise<string | undefined> };
@@ -36,7 +36,7 @@ function clientId(id: string): ClientId {
 /**
  * Connect a client with one click — the tray's *Connect a client* and the dashboard's Connect page, one
  * code: the stdio entry this Pincer's creator says clients start it with, written in place by
- * connect.ts, and an outcome that says what was written, what to do next and how to undo it.
+ * client-config.ts, and an outcome that says what was written, what to do next and how to undo it.
  */
 export function connectService(o: ConnectServiceOptions): ConnectService {
   const done = <T>(v: T): T => {
