@@ -4,7 +4,7 @@ import path from 'node:path';
 import { table, type Row } from './lib.js';
 import { startHub, httpClient, time } from './harness.js';
 import { openStore } from '../main/store/db.js';
-import { TasksRepo } from '../main/store/todos.js';
+import { TodosRepo } from '../main/store/todos.js';
 
 const N = Number(process.env.BENCH_CALLS ?? 200);
 
@@ -14,7 +14,7 @@ function commits(mode: 'NORMAL' | 'FULL'): number[] {
   try {
     const { db } = openStore(path.join(dir, 'pincer.db'));
     db.pragma(`synchronous = ${mode}`);
-    const repo = new TasksRepo(db);
+    const repo = new TodosRepo(db);
     const samples: number[] = [];
     for (let i = 0; i < N; i++) {
       const t0 = performance.now();

@@ -11,7 +11,7 @@ import { startHubProcess, tokenOf, type HubProcess } from './helpers/hub.js';
 import { tempHome, waitFor, PINCER_BIN, pincerEnv, WAIT_MS } from './helpers/env.js';
 import { launchChromium, watchProblems, signIn, signInLink } from './helpers/browser.js';
 import { signInWithCode, type DashboardClient } from './helpers/dashboard-client.js';
-import { DashboardSessions, CODE_TTL_MS, SESSION_IDLE_MS, SESSION_LIFETIME_MS } from '../main/http/dashboard/sign-ins.js';
+import { SignIns, CODE_TTL_MS, SIGN_IN_IDLE_MS, SIGN_IN_LIFETIME_MS } from '../main/http/dashboard/sign-ins.js';
 import { detailsAsker, linkAnswerMac, linkRequestMac, newChallenge } from '../main/core/hub-proof.js';
 
 /** Answers of node:http, which never follows a redirect and sends the Host it is given. */
@@ -313,11 +313,11 @@ describe('what a dashboard session may do, on a real hub (no browser needed)', (
   });
 });
 
-describe('DashboardSessions (in process, with a clock of its own)', () => {
+describe('SignIns (in process, with a clock of its own)', () => {
   let now = 1_000_000;
-  const sessions = new DashboardSessions(() => now);
+  const sessions = new SignIns(() => now);
   after(() => sessions.close());
-  const cred = (sid: string) => crypto.createHmac('sha256', sessions['sessions'].get(sid)!.key).update(['pincer-dashboard-request', sessions.epoch].join('\n')).digest('base64url');
+  const cred = (sid: string) => crypto.createHmac('sha256', sessions['signIns'].get(sid)!.key).update(['pincer-dashboard-request', sessions.epoch].join('\n')).digest('base64url');
 
   test('a code is good once and for two minutes; at most 16 wait', () => {
     const a = sessions.createCode('browser').split('.')[0]!;
@@ -338,11 +338,11 @@ describe('DashboardSessions (in process, with a clock of its own)', () => {
     const header = `${sid}.${cred(sid)}`;
     const auth = () => sessions.authenticate({ 'x-pincer-session': header });
     assert.ok(auth());
-    now += SESSION_IDLE_MS - 1000;
+    now += SIGN_IN_IDLE_MS - 1000;
     assert.ok(auth(), 'just inside the idle limit, and its use counts');
-    now += SESSION_IDLE_MS - 1000;
+    now += SIGN_IN_IDLE_MS - 1000;
     assert.ok(auth());
-    now += SESSION_LIFETIME_MS;
+    now += SIGN_IN_LIFETIME_MS;
     sessions.sweep();
     assert.equal(auth(), undefined);
     assert.equal(ended, 1);
@@ -352,7 +352,7 @@ describe('DashboardSessions (in process, with a clock of its own)', () => {
     const sid = sessions.redeem(sessions.createCode('desktop').split('.')[0]!)!.sid;
     const hello = sessions.hello(sid, 'challenge-challenge-0123', '127.0.0.1:7717')!;
     assert.equal(hello.known, true);
-    assert.equal(hello.proof, crypto.createHmac('sha256', sessions['sessions'].get(sid)!.key).update(['pincer-dashboard-hub', 'challenge-challenge-0123', '127.0.0.1:7717', sessions.epoch].join('\n')).digest('base64url'));
+    assert.equal(hello.proof, crypto.createHmac('sha256', sessions['signIns'].get(sid)!.key).update(['pincer-dashboard-hub', 'challenge-challenge-0123', '127.0.0.1:7717', sessions.epoch].join('\n')).digest('base64url'));
     assert.deepEqual(sessions.hello('unknown-session-id-000', 'challenge-challenge-0123', '127.0.0.1:7717'), { known: false, at: '127.0.0.1:7717', epoch: sessions.epoch });
     assert.equal(sessions.hello(sid, 'short', '127.0.0.1:7717'), undefined);
     sessions.revokeAll();

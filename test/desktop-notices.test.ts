@@ -84,7 +84,7 @@ describe('desktop notifications, the status line and the first launch', () => {
     desk.hub!.runtime.settings.set('NOTIFY_QUESTIONS', 'false');
     const before = fake.notifications.length;
     const controller = new AbortController();
-    const asking = desk.hub!.runtime.services.asker.ask([{ question: 'Quietly?', options: [{ label: 'yes' }, { label: 'no' }], multiSelect: false }], { signal: controller.signal, progress: async () => undefined, sessionId: 's', clientName: 'test' });
+    const asking = desk.hub!.runtime.services.asker.ask([{ question: 'Quietly?', options: [{ label: 'yes' }, { label: 'no' }], multiSelect: false }], { signal: controller.signal, progress: async () => undefined, callerId: 's', clientName: 'test' });
     await waitFor(() => status().endsWith('· 1 question waiting'), `the status line (${status()})`);
     assert.equal(fake.notifications.length, before);
     controller.abort();

@@ -71,7 +71,7 @@ describe('the desktop app against a fake electron module', () => {
   test('a waiting question shows in the icon and a notification whose click opens it in the dashboard', async () => {
     const services = desk.hub!.runtime.services;
     const controller = new AbortController();
-    const asking = services.asker.ask([{ question: 'Ship it?', options: [{ label: 'yes' }, { label: 'no' }], multiSelect: false }], { signal: controller.signal, progress: async () => undefined, sessionId: 's', clientName: 'test' });
+    const asking = services.asker.ask([{ question: 'Ship it?', options: [{ label: 'yes' }, { label: 'no' }], multiSelect: false }], { signal: controller.signal, progress: async () => undefined, callerId: 's', clientName: 'test' });
     await waitFor(() => iconState() === 'question', 'the question icon');
     const n = fake.notifications.find((x) => x.options.body === 'Ship it?')!;
     assert.ok(n.shown);

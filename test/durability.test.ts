@@ -21,14 +21,14 @@ const WRITER = `
 const dist = process.argv[2];
 const { openStore } = await import(dist + '/main/store/db.js');
 const { JobsRepo } = await import(dist + '/main/store/jobs.js');
-const { TasksRepo } = await import(dist + '/main/store/tasks.js');
+const { TodosRepo } = await import(dist + '/main/store/tasks.js');
 const { PlansRepo } = await import(dist + '/main/store/plans.js');
 const { CallbacksRepo } = await import(dist + '/main/store/callbacks.js');
 const { QuestionsRepo } = await import(dist + '/main/store/questions.js');
 const { db } = openStore(process.argv[3]);
 const writes = {
   job: () => new JobsRepo(db).insert({ command: 'true', cwd: '/', logPath: (id) => '/tmp/' + id + '.log', exitPath: (id) => '/tmp/' + id + '.exit' }),
-  task: () => new TasksRepo(db).create('survives a power cut'),
+  task: () => new TodosRepo(db).create('survives a power cut'),
   plan: () => new PlansRepo(db).enter('a goal'),
   callback: () => new CallbacksRepo(db).insert({ message: 'later', delayS: 60, repeatTotal: 1, max: 20 }),
   question: () => new QuestionsRepo(db).insert({ questions: [{ question: 'ok?' }], purpose: 'test' }),

@@ -39,7 +39,7 @@ test('retention deletes what is past its limits with its files, never what still
   try {
     // What must survive however old: a running job, an open task, a waiting question, an active callback.
     const running = s.jobs.start('echo still-here; sleep 60').job;
-    const oldOpen = s.tasks.create('an open task from last year', Date.now() - 400 * DAY);
+    const oldOpen = s.todos.create('an open task from last year', Date.now() - 400 * DAY);
     const waiting = s.questions.insert({ questions: [{ question: 'still waiting?' }], purpose: 'ask', at: Date.now() - 400 * DAY });
     const active = s.callbacks.insert({ message: 'still active', delayS: 3600, repeatTotal: -1, max: 8, at: Date.now() - 400 * DAY })!;
     const before = fileBytes(h.home, s.db);
@@ -65,8 +65,8 @@ test('retention deletes what is past its limits with its files, never what still
     // Tasks: no finished task older than TASK_RETENTION_DAYS; every open one, however old.
     const finishedOld = (db.prepare('SELECT COUNT(*) AS n FROM tasks WHERE completed_at IS NOT NULL AND completed_at < ?').get(Date.now() - 90 * DAY) as { n: number }).n;
     assert.equal(finishedOld, 0);
-    assert.ok(s.tasks.get(oldOpen.id));
-    assert.ok(s.tasks.counts().open >= 2);
+    assert.ok(s.todos.get(oldOpen.id));
+    assert.ok(s.todos.counts().open >= 2);
     assert.equal(s.questions.get(waiting.id)?.status, 'pending');
     assert.ok((db.prepare('SELECT COUNT(*) AS n FROM questions WHERE status != ? AND answered_at < ?').get('pending', Date.now() - 30 * DAY) as { n: number }).n === 0);
     assert.equal(s.callbacks.get(active.id)?.status, 'active');

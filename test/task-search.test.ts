@@ -2,12 +2,12 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { pincerPaths } from '../main/core/paths.js';
 import { openStore, type Db } from '../main/store/db.js';
-import { TasksRepo, SEARCH_COUNT_AHEAD, type TaskFilter } from '../main/store/todos.js';
+import { TodosRepo, SEARCH_COUNT_AHEAD, type TodoFilter } from '../main/store/todos.js';
 import { seedYear } from './helpers/year-seed.js';
 import { tempHome } from './helpers/env.js';
 
 /**
- * The Tasks page's and TaskManager's text search (TasksRepo.page with `q`) against the plain definition —
+ * The Tasks page's and TaskManager's text search (TodosRepo.page with `q`) against the plain definition —
  * the tasks whose name or any step contains the text, case-insensitively, newest first — on a seeded
  * folder of 3 000 tasks and 16 000 steps: rare and common texts (the two ways the store finds them), texts
  * shorter than a trigram, FTS syntax in the text, every status filter, page after page, steps added to old
@@ -24,13 +24,13 @@ interface Plain {
 describe('task text search', () => {
   const h = tempHome();
   let db: Db;
-  let repo: TasksRepo;
+  let repo: TodosRepo;
   let all: Plain[];
 
   before(() => {
     seedYear(h.home, { counts: { jobs: 0, activity: 0, tasks: 3000, mcpTasks: 0, questions: 0, callbacks: 0, plans: 0 }, logScale: 0 });
     db = openStore(pincerPaths(h.home).database).db;
-    repo = new TasksRepo(db);
+    repo = new TodosRepo(db);
     db.transaction(() => {
       // Steps added to old tasks after newer ones: a step's id then says nothing of its task's age.
       for (const id of [5, 700, 1500]) repo.addStep(id, `Late step: Quarterly-Review of ${id}`);
@@ -45,7 +45,7 @@ describe('task text search', () => {
     h.cleanup();
   });
 
-  const expected = (q: string, status: TaskFilter) =>
+  const expected = (q: string, status: TodoFilter) =>
     all.filter((t) => t.text.includes(q.toLowerCase()) && (status === 'all' || (status === 'open' ? t.open : status === 'done' ? !t.open && !t.archived : t.archived))).map((t) => t.id);
 
   const texts = ['refactor', 'REFACTOR PINCER', 'npm', 'check the output', 'of task 42', 'quarterly-review', '#1', 'zz', 'e', '"quotes"', 'NEAR(x', '* and (that) or not', 'nothing matches this'];

@@ -130,7 +130,7 @@ export function presentedToken(headers: Headers): string | undefined {
   return undefined;
 }
 
-/** Whether a request carries the hub's token; a dashboard session never stands in for it here (http/dashboard/auth.ts). */
+/** Whether a request carries the hub's token; a dashboard sign-in never stands in for it here (http/dashboard/auth.ts). */
 export function tokenProblem(headers: Headers, settings: Settings): Refusal | undefined {
   const token = presentedToken(headers);
   if (token !== undefined && tokensEqual(token, settings.get('AUTH_TOKEN'))) return undefined;

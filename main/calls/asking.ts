@@ -58,7 +58,7 @@ export interface AskingCall {
   services: Services;
   signal: AbortSignal;
   progress(message: string): Promise<void>;
-  sessionId?: string;
+  callerId?: string;
   clientName?: string;
   clientCapabilities: Record<string, unknown>;
 }
@@ -88,7 +88,7 @@ export function clientAsking(call: AskingCall, reach: ClientReach = {}): Pick<To
   const asker = call.services.asker;
   // The client's form on the call's stream, when it can show one (2025 era); the dashboard always.
   const elicit = reach.stream && canElicit ? (params: ElicitRequestFormParams, signal?: AbortSignal) => reach.stream!('elicitation/create', { ...params }, signal) as Promise<ElicitResult> : undefined;
-  const channel: AskChannel = { sessionId: call.sessionId, clientName: call.clientName, signal: call.signal, progress: (m) => call.progress(m), elicit };
+  const channel: AskChannel = { callerId: call.callerId, clientName: call.clientName, signal: call.signal, progress: (m) => call.progress(m), elicit };
 
   const askUser = async (q: UserQuestion): Promise<AskOutcome> => {
     if (task) return askInTask(q, task);

@@ -215,11 +215,11 @@ export class ToolCalls {
 export function callContext(services: Services, caller: Pick<Caller, 'id' | 'clientName'>, channel: CallChannel, tool: string): ToolContext {
   const progress = channel.progress ?? (async () => undefined);
   const clientCapabilities = channel.clientCapabilities ?? {};
-  const asking = clientAsking({ tool, services, signal: channel.signal, progress: (m) => progress(m), sessionId: caller.id, clientName: caller.clientName, clientCapabilities }, channel.reach);
+  const asking = clientAsking({ tool, services, signal: channel.signal, progress: (m) => progress(m), callerId: caller.id, clientName: caller.clientName, clientCapabilities }, channel.reach);
   return {
     services,
     signal: channel.signal,
-    sessionId: caller.id,
+    callerId: caller.id,
     clientName: caller.clientName,
     wantsProgress: channel.progress !== undefined,
     progress,

@@ -4,7 +4,7 @@ import { fireText } from '../tools/workflow/scheduler.js';
 import type { Caller } from './caller.js';
 import { DisposableStore, type Disposer } from '../core/disposables.js';
 
-export const TASKS_URI = 'pincer://tasks';
+export const TODOS_URI = 'pincer://tasks';
 export const PLAN_URI = 'pincer://plan';
 
 /** What a connected client can be told without asking (one per session or per stateless handler). */
@@ -54,7 +54,7 @@ export class Notifier {
             });
             break;
           case 'tasks_changed':
-            this.each((p) => p.resourceUpdated(TASKS_URI));
+            this.each((p) => p.resourceUpdated(TODOS_URI));
             break;
           case 'plan_changed':
             this.each((p) => p.resourceUpdated(PLAN_URI));

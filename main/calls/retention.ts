@@ -99,7 +99,7 @@ export class Retention {
       const jobs = pruneJobs(s.jobs, { endedBefore: days('JOB_RETENTION_DAYS'), keep: settings.get('JOB_MAX_KEPT'), maxBytes: settings.get('JOB_MAX_KEPT_BYTES') });
       r.jobs = jobs.jobs;
       r.jobBytes = jobs.bytes + (jobs.more ? 0 : sweepOrphanFiles(s.jobs, s.paths.jobsDir, now));
-      r.tasks = s.tasks.deleteFinishedBefore(days('TASK_RETENTION_DAYS'), PER_PASS);
+      r.tasks = s.todos.deleteFinishedBefore(days('TASK_RETENTION_DAYS'), PER_PASS);
       r.questions = s.questions.deleteSettledBefore(days('QUESTION_RETENTION_DAYS'), PER_PASS);
       r.callbacks = s.callbacks.deleteFiredBefore(days('CALLBACK_RETENTION_DAYS'), PER_PASS);
       r.plans = s.plans.deleteFinishedBefore(days('PLAN_RETENTION_DAYS'), PER_PASS);
@@ -123,7 +123,7 @@ export class Retention {
     const s = this.services;
     const settings = s.settings;
     const jobs = s.jobs.repo.keptBytes();
-    const tasks = s.tasks.counts();
+    const tasks = s.todos.counts();
     const questions = s.questions.count();
     const callbacks = s.callbacks.count();
     return {

@@ -14,7 +14,7 @@ import type { Services } from '../tools/types.js';
 import { ignoreFailure, logger } from '../core/log.js';
 import { shellsReady } from '../tools/shell/shells.js';
 import { shownProvisionally } from '../tools/shell/process.js';
-import { TasksRepo } from '../store/todos.js';
+import { TodosRepo } from '../store/todos.js';
 import { PlansRepo } from '../store/plans.js';
 import { CallbacksRepo } from '../store/callbacks.js';
 import { QuestionsRepo } from '../store/questions.js';
@@ -171,7 +171,7 @@ function buildServices(opts: RuntimeOptions, paths: PincerPaths, view: SettingsV
     jobs,
     runs: new LiveRuns(),
     events,
-    tasks: new TasksRepo(store.db),
+    todos: new TodosRepo(store.db),
     plans: new PlansRepo(store.db),
     callbacks,
     scheduler: new CallbackScheduler(callbacks, events, store.readOnly),

@@ -35,7 +35,7 @@ export async function runTokenRotate(paths: PincerPaths): Promise<number> {
   lines.push(
     found.state === 'running'
       ? `The hub at ${found.info.url} (pid ${found.info.pid}) follows that file and takes the new token at once: signed-in dashboards are signed out, and clients started through "pincer stdio" read the new token themselves.`
-      : `No hub is running for ${paths.home}, so nothing used the old token just now; the next hub starts with the new one (dashboard sessions of the old token end then). Clients started through "pincer stdio" read it themselves.`,
+      : `No hub is running for ${paths.home}, so nothing used the old token just now; the next hub starts with the new one (dashboard sign-ins of the old token end then). Clients started through "pincer stdio" read it themselves.`,
   );
   const stale = clientsSendingToken(old);
   lines.push(

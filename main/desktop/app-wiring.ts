@@ -105,7 +105,7 @@ export function registerWindowIpc(electron: ElectronApi, w: { hub: Hub | undefin
     [IPC.info]: () => ({ version: VERSION, platform: w.platform, hubUrl: w.hub?.url ?? w.other.shown?.url ?? '' }),
     // The window signs in without the token: a one-time code for a desktop session, which the page redeems and then proves the hub with.
     [IPC.signIn]: async () => {
-      if (w.hub) return { code: w.hub.dashboardSessions.createCode('desktop') };
+      if (w.hub) return { code: w.hub.signIns.createCode('desktop') };
       // Another process's hub: asked again after a fresh proof (hub/dashboard-link.ts).
       const link = await w.other.link('overview');
       return { code: /#signin=([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)/.exec(link)![1]! };

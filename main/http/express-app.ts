@@ -16,9 +16,9 @@ import { dashboardStatic } from './static.js';
 import { DisposableStore } from '../core/disposables.js';
 import { logger, ignoreFailure } from '../core/log.js';
 import { oauthAbsentRoutes } from './oauth-absent.js';
-import type { DashboardSessions } from './dashboard/sign-ins.js';
+import type { SignIns } from './dashboard/sign-ins.js';
 import { signInRoutes } from './dashboard/sign-in-routes.js';
-import { callerOf, tokenOrSession } from './dashboard/auth.js';
+import { accessOf, tokenOrSignIn } from './dashboard/auth.js';
 
 const log = logger('http');
 
@@ -28,13 +28,13 @@ export interface AppDeps {
   dispatcher: Dispatcher;
   guard: GuardOptions;
   newServer: (era: 'legacy' | 'modern', transport: string, client?: ClientHandle) => McpServer;
-  /** Signed-in dashboards: a session's credential stands in for the token on the dashboard's routes only. */
-  dashboardSessions: DashboardSessions;
+  /** Signed-in dashboards: a sign-in's credential stands in for the token on the dashboard's routes only. */
+  signIns: SignIns;
   /** This data folder's hub-secret: `pincer dashboard` signs its request for a sign-in link with it. */
   secret: Buffer;
   /** Where the dashboard lives: its own origin (http/dashboard/origin.ts), or the hub's URL without one. */
   dashboardUrl: () => string;
-  /** What the dashboard reads and changes: behind the token or a dashboard session. */
+  /** What the dashboard reads and changes: behind the token or a dashboard sign-in. */
   dashboardRoutes?: express.Router[];
   /** Extra routers mounted behind the token only. */
   extraRoutes?: express.Router[];
@@ -60,10 +60,10 @@ export function buildApp(deps: AppDeps): BuiltApp {
 
   // GET /api/mcp/health, the one route without the token, is served before the app (health-route.ts).
   app.use(dashboardStatic({ url: deps.dashboardUrl }));
-  app.use(signInRoutes({ settings, sessions: deps.dashboardSessions, secret: deps.secret, dashboardUrl: deps.dashboardUrl }));
+  app.use(signInRoutes({ settings, signIns: deps.signIns, secret: deps.secret, dashboardUrl: deps.dashboardUrl }));
   app.use(oauthAbsentRoutes());
-  // The dashboard's routes take the token or a dashboard session; everything after them the token only.
-  app.use(tokenOrSession(settings, deps.dashboardSessions));
+  // The dashboard's routes take the token or a dashboard sign-in; everything after them the token only.
+  app.use(tokenOrSignIn(settings, deps.signIns));
   app.use(jsonBodies(settings));
   const events = eventsRoute(runtime.events, deps.sessions);
   const legacy = legacySse(deps);
@@ -90,10 +90,10 @@ export function buildApp(deps: AppDeps): BuiltApp {
  */
 function connectRoute(deps: AppDeps, feed: express.RequestHandler, openLegacySse: (req: Request, res: Response) => void): express.RequestHandler {
   return (req, res, next) => {
-    const caller = callerOf(req);
-    if (caller?.kind === 'session') {
+    const access = accessOf(req);
+    if (access?.kind === 'sign-in') {
       if (req.method !== 'GET') return next();
-      res.on('close', deps.dashboardSessions.onEnd(caller.session.sid, () => res.end()));
+      res.on('close', deps.signIns.onEnd(access.signIn.sid, () => res.end()));
       return feed(req, res, next);
     }
     const mcp = mcpOnConnectRoute(req);
@@ -174,7 +174,7 @@ function notFoundAndErrors(app: express.Express, settings: Runtime['settings']):
  * Streamable HTTP. A GET that asks for `text/event-stream` is the 2024-11-05 HTTP+SSE transport (what
  * an MCP client configured with this URL falls back to) unless it says `?feed`; scripts (`curl`,
  * `fetch`, which accept anything) get the event feed. `?transport=sse` asks for MCP whatever the
- * headers say. A dashboard session always gets the feed (buildApp).
+ * headers say. A dashboard sign-in always gets the feed (buildApp).
  */
 export function mcpOnConnectRoute(req: Request): 'streamable' | 'sse' | undefined {
   if (req.method === 'POST' || req.method === 'DELETE' || req.headers['mcp-session-id'] !== undefined) return 'streamable';

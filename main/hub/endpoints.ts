@@ -17,7 +17,7 @@ import { mcpFastPath } from '../transports/mcp-fast-path.js';
 import { LazyApp } from '../http/lazy-app.js';
 import { healthRoute } from '../http/health-route.js';
 import { serviceWorkerGuard } from '../http/service-worker.js';
-import { DashboardSessions } from '../http/dashboard/sign-ins.js';
+import { SignIns } from '../http/dashboard/sign-ins.js';
 import { RESTARTING_MESSAGE, type HandoverGate } from './handover.js';
 import { identityFor } from './identity.js';
 import { SHARES_PORT } from './listen.js';
@@ -41,7 +41,7 @@ export interface EndpointsContext {
 /** Every way into the hub, built and not yet served: what its drain closes. */
 export interface Endpoints {
   sessions: SessionTable;
-  dashboardSessions: DashboardSessions;
+  signIns: SignIns;
   dispatcher: Dispatcher;
   streamable: StreamableRoutes;
   app: LazyApp;
@@ -66,7 +66,7 @@ export function openEndpoints(ctx: EndpointsContext): Endpoints {
   });
   const newServer: NewServer = (transport, group, era, client) => createPincerServer(rt, { transport, group, era, client });
   const dispatcher = new Dispatcher((group, client) => newServer('jsonrpc', group, undefined, client));
-  const dashboardSessions = new DashboardSessions();
+  const signIns = new SignIns();
   const streamable = streamableRoutes({
     sessions,
     newServer: (era, client) => newServer('streamable-http', undefined, era, client),
@@ -77,20 +77,20 @@ export function openEndpoints(ctx: EndpointsContext): Endpoints {
     },
     tasks: taskListenSource(rt),
   });
-  const app = lazyApp(ctx, { sessions, dispatcher, streamable, dashboardSessions, newServer });
+  const app = lazyApp(ctx, { sessions, dispatcher, streamable, signIns, newServer });
   const health = healthRoute({ guard, runtime: rt, sessions, startedAt: ctx.startedAt, secret: ctx.secret, identify: (challenge, address) => identityFor(ctx.secret, ctx.role, challenge, address, SHARES_PORT) }, app.handler);
   const routes = serviceWorkerGuard(mcpFastPath({ guard, settings, handle: streamable.handle }, health));
   const { pipes, wss } = upgrades(ctx, sessions, newServer);
   const upgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     if (!pipes.upgrade(req, socket, head)) wss.upgrade(req, socket, head);
   };
-  return { sessions, dashboardSessions, dispatcher, streamable, app, pipes, wss, routes, upgrade };
+  return { sessions, signIns, dispatcher, streamable, app, pipes, wss, routes, upgrade };
 }
 
 /** The express app (dashboard, REST, HTTP+SSE, plain JSON-RPC), loaded on the first request that needs it. */
-function lazyApp(ctx: EndpointsContext, parts: Pick<Endpoints, 'sessions' | 'dispatcher' | 'streamable' | 'dashboardSessions'> & { newServer: NewServer }): LazyApp {
+function lazyApp(ctx: EndpointsContext, parts: Pick<Endpoints, 'sessions' | 'dispatcher' | 'streamable' | 'signIns'> & { newServer: NewServer }): LazyApp {
   const { rt } = ctx;
-  const { sessions, dashboardSessions } = parts;
+  const { sessions, signIns } = parts;
   return new LazyApp(async () => {
     const [{ buildApp }, { hubApi }, { dashboardApi }] = await Promise.all([import('../http/express-app.js'), import('../http/hub-api.js'), import('../http/dashboard/dashboard-api.js')]);
     return buildApp({
@@ -100,10 +100,10 @@ function lazyApp(ctx: EndpointsContext, parts: Pick<Endpoints, 'sessions' | 'dis
       guard: ctx.guard,
       streamable: parts.streamable,
       newServer: (era, transport, client) => parts.newServer(transport, undefined, era, client),
-      dashboardSessions,
+      signIns,
       secret: ctx.secret,
       dashboardUrl: ctx.dashboardUrl,
-      dashboardRoutes: [hubApi(rt, sessions), dashboardApi(rt, sessions, dashboardSessions, ctx.hubUrl, ctx.connect)],
+      dashboardRoutes: [hubApi(rt, sessions), dashboardApi(rt, sessions, signIns, ctx.hubUrl, ctx.connect)],
       extraRoutes: ctx.extraRoutes?.({ runtime: rt, sessions }) ?? [],
     });
   });

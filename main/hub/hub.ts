@@ -20,7 +20,7 @@ import type express from 'express';
 import type { PageRenderer } from '../tools/web/browser.js';
 import type { EngineTransport } from '../tools/search/search-service.js';
 import { DisposableStore } from '../core/disposables.js';
-import type { DashboardSessions } from '../http/dashboard/sign-ins.js';
+import type { SignIns } from '../http/dashboard/sign-ins.js';
 import { openEndpoints, type Endpoints } from './endpoints.js';
 import { shutdownPath, type DrainStep, type ShutdownReason } from './lifecycle.js';
 
@@ -35,7 +35,7 @@ export interface Hub {
   runtime: Runtime;
   sessions: SessionTable;
   /** Signed-in dashboards (the desktop window signs in through this too). */
-  dashboardSessions: DashboardSessions;
+  signIns: SignIns;
   /** Where this hub serves its dashboard: an origin of this hub process's own (http/dashboard/origin.ts), or `url` without one. */
   dashboardUrl: string;
   warnings: string[];
@@ -161,7 +161,7 @@ async function serve(opts: HubOptions, c: Claimed): Promise<Hub> {
   });
   owned.add(() => gate.close(), 'the handover gate');
   const ep = openEndpoints({ rt, role, secret, startedAt, guard, gate, hubUrl: () => hubUrl, dashboardUrl: () => dashboardUrl, extraRoutes: opts.extraRoutes, connect: opts.connect });
-  owned.add(() => ep.dashboardSessions.close(), 'dashboard sessions');
+  owned.add(() => ep.signIns.close(), 'dashboard sessions');
   listenToRuntime(rt, ep, listeners);
   const end = shutdownPath({
     drainCalls: (reason) => drainCalls(gate, httpServer, reason),
@@ -190,7 +190,7 @@ async function serve(opts: HubOptions, c: Claimed): Promise<Hub> {
     }),
   );
   const close = (by?: string) => end.shutdown({ kind: 'closed', by });
-  return { url, port, runtime: rt, sessions: ep.sessions, dashboardSessions: ep.dashboardSessions, dashboardUrl, warnings, role, ended: end.ended, tookOverFrom: claim.handedOverBy, close };
+  return { url, port, runtime: rt, sessions: ep.sessions, signIns: ep.signIns, dashboardUrl, warnings, role, ended: end.ended, tookOverFrom: claim.handedOverBy, close };
 }
 
 /** The other loopback address of the port is another program's: browsers that look there first for "localhost" reach it. */
@@ -210,7 +210,7 @@ function listenToRuntime(rt: Runtime, ep: Endpoints, listeners: DisposableStore)
   // transport, WebSockets and event streams (each request also re-checks the token).
   const revokeConnections = async () => {
     log.info('the token changed: closing every session and stream opened with the old one');
-    ep.dashboardSessions.revokeAll();
+    ep.signIns.revokeAll();
     await ep.app.closeEventStreams();
     ep.wss.closeAll(4001, 'Pincer token rotated: reconnect with the new token');
     await ep.app.closeLegacy();

@@ -3,7 +3,7 @@ import type { Db } from './db.js';
 import { prepared } from './statements.js';
 import { trigramQuery } from './search.js';
 
-export const TaskRow = z.object({
+export const TodoRow = z.object({
   id: z.number().int(),
   name: z.string(),
   created_at: z.number(),
@@ -12,33 +12,33 @@ export const TaskRow = z.object({
   archived_at: z.number().nullable(),
 });
 export const StepRow = z.object({ id: z.number().int(), task_id: z.number().int(), text: z.string(), created_at: z.number(), done_at: z.number().nullable() });
-export type TaskRow = z.infer<typeof TaskRow>;
+export type TodoRow = z.infer<typeof TodoRow>;
 export type StepRow = z.infer<typeof StepRow>;
-export interface TaskWithSteps extends TaskRow {
+export interface TodoWithSteps extends TodoRow {
   steps: StepRow[];
   active: boolean;
 }
 
 /** `open`: not finished; `done`: finished and not archived; `archived`: put away. */
-export const TASK_FILTERS = ['open', 'done', 'archived', 'all'] as const;
-export type TaskFilter = (typeof TASK_FILTERS)[number];
+export const TODO_FILTERS = ['open', 'done', 'archived', 'all'] as const;
+export type TodoFilter = (typeof TODO_FILTERS)[number];
 
-const FILTER_SQL: Record<TaskFilter, string | undefined> = {
+const FILTER_SQL: Record<TodoFilter, string | undefined> = {
   open: 'completed_at IS NULL',
   done: 'completed_at IS NOT NULL AND archived_at IS NULL',
   archived: 'archived_at IS NOT NULL',
   all: undefined,
 };
 
-export interface TaskQuery {
-  status?: TaskFilter;
+export interface TodoQuery {
+  status?: TodoFilter;
   /** Matches the task's name or any of its steps, case-insensitively. */
   q?: string;
   offset?: number;
   limit: number;
 }
 
-export interface TaskCounts {
+export interface TodoCounts {
   open: number;
   done: number;
   archived: number;
@@ -52,7 +52,7 @@ export const SEARCH_COUNT_AHEAD = 200;
 const COMMON_STEP_CANDIDATES = 2000;
 
 /** Tasks and their steps; the active task id lives in the kv table so every process sees the same one. */
-export class TasksRepo {
+export class TodosRepo {
   constructor(private db: Db) {}
 
   activeId(): number | undefined {
@@ -65,7 +65,7 @@ export class TasksRepo {
     prepared(this.db, 'INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(ACTIVE_KEY, String(id));
   }
 
-  create(name: string, at = Date.now()): TaskRow {
+  create(name: string, at = Date.now()): TodoRow {
     return this.db.transaction(() => {
       const id = Number(prepared(this.db, 'INSERT INTO tasks (name, created_at) VALUES (?, ?)').run(name, at).lastInsertRowid);
       this.setActive(id);
@@ -73,12 +73,12 @@ export class TasksRepo {
     }).immediate();
   }
 
-  get(id: number): TaskRow | undefined {
+  get(id: number): TodoRow | undefined {
     const r = prepared(this.db, 'SELECT * FROM tasks WHERE id = ?').get(id);
-    return r ? TaskRow.parse(r) : undefined;
+    return r ? TodoRow.parse(r) : undefined;
   }
 
-  withSteps(id: number): TaskWithSteps | undefined {
+  withSteps(id: number): TodoWithSteps | undefined {
     const t = this.get(id);
     if (!t) return undefined;
     return { ...t, steps: this.steps(id), active: this.activeId() === id };
@@ -138,12 +138,12 @@ export class TasksRepo {
    * A text search counts no further than `countAhead` past the page: past it the total says "at least"
    * (`capped`), so a common word costs a page's worth of rows, not every match.
    */
-  page(query: TaskQuery, countAhead = SEARCH_COUNT_AHEAD): { rows: TaskWithSteps[]; total: number; capped: boolean } {
+  page(query: TodoQuery, countAhead = SEARCH_COUNT_AHEAD): { rows: TodoWithSteps[]; total: number; capped: boolean } {
     if (query.q) return this.searchPage(query, query.q, countAhead);
     const filter = FILTER_SQL[query.status ?? 'all'];
     const cond = filter ? `WHERE ${filter}` : '';
     const total = (prepared(this.db, `SELECT COUNT(*) AS n FROM tasks ${cond}`).get() as { n: number }).n;
-    const rows = (prepared(this.db, `SELECT * FROM tasks ${cond} ORDER BY id DESC LIMIT ? OFFSET ?`).all(query.limit, query.offset ?? 0) as unknown[]).map((r) => TaskRow.parse(r));
+    const rows = (prepared(this.db, `SELECT * FROM tasks ${cond} ORDER BY id DESC LIMIT ? OFFSET ?`).all(query.limit, query.offset ?? 0) as unknown[]).map((r) => TodoRow.parse(r));
     return { rows: this.attachSteps(rows), total, capped: false };
   }
 
@@ -151,14 +151,14 @@ export class TasksRepo {
    * A text search's page: the ids of matching tasks newest first, as far as the page and `countAhead` more
    * (one walk gives the page and its bounded count), then the page's rows.
    */
-  private searchPage(query: TaskQuery, text: string, countAhead: number): { rows: TaskWithSteps[]; total: number; capped: boolean } {
+  private searchPage(query: TodoQuery, text: string, countAhead: number): { rows: TodoWithSteps[]; total: number; capped: boolean } {
     const offset = query.offset ?? 0;
     const upTo = offset + query.limit + countAhead;
     const ids = this.matchingIds(text.toLowerCase(), FILTER_SQL[query.status ?? 'all'], upTo + 1);
     const capped = ids.length > upTo;
     const pageIds = ids.slice(offset, offset + query.limit);
     const rows = pageIds.length
-      ? (prepared(this.db, `SELECT * FROM tasks WHERE id IN (${pageIds.map(() => '?').join(',')}) ORDER BY id DESC`).all(...pageIds) as unknown[]).map((r) => TaskRow.parse(r))
+      ? (prepared(this.db, `SELECT * FROM tasks WHERE id IN (${pageIds.map(() => '?').join(',')}) ORDER BY id DESC`).all(...pageIds) as unknown[]).map((r) => TodoRow.parse(r))
       : [];
     return { rows: this.attachSteps(rows), total: capped ? upTo : ids.length, capped };
   }
@@ -190,7 +190,7 @@ export class TasksRepo {
    * Open, finished and archived tasks, counted from indexes: the open and archived ones (few) by theirs,
    * all by SQLite's count of the table, finished as the rest — never a pass over every task.
    */
-  counts(): TaskCounts {
+  counts(): TodoCounts {
     const r = prepared(
       this.db,
       `SELECT (SELECT COUNT(*) FROM tasks) AS total, (SELECT COUNT(*) FROM tasks WHERE completed_at IS NULL) AS open, (SELECT COUNT(*) FROM tasks WHERE archived_at IS NOT NULL) AS archived`,
@@ -208,7 +208,7 @@ export class TasksRepo {
     }).immediate();
   }
 
-  private attachSteps(rows: TaskRow[]): TaskWithSteps[] {
+  private attachSteps(rows: TodoRow[]): TodoWithSteps[] {
     if (rows.length === 0) return [];
     const active = this.activeId();
     const byTask = new Map<number, StepRow[]>(rows.map((t) => [t.id, []]));

@@ -6,7 +6,7 @@ import type { Db } from '../store/db.js';
 import type { JobManager } from './shell/jobs.js';
 import type { LiveRuns } from './shell/live-runs.js';
 import type { EventChannel } from './events.js';
-import type { TasksRepo } from '../store/todos.js';
+import type { TodosRepo } from '../store/todos.js';
 import type { PlansRepo } from '../store/plans.js';
 import type { CallbacksRepo } from '../store/callbacks.js';
 import type { QuestionsRepo } from '../store/questions.js';
@@ -37,7 +37,7 @@ export interface Services {
   /** Bash calls of clients of MCP Apps while they run here, for their job views (shell/live-runs.ts). */
   runs: LiveRuns;
   events: EventChannel;
-  tasks: TasksRepo;
+  todos: TodosRepo;
   plans: PlansRepo;
   callbacks: CallbacksRepo;
   scheduler: CallbackScheduler;
@@ -57,8 +57,8 @@ export interface ToolContext {
   progress(message: string, progress?: number, total?: number): Promise<void>;
   /** True when the client passed a progress token. */
   wantsProgress: boolean;
-  /** Pincer's id for the session making the call (callbacks and questions are addressed to it). */
-  sessionId?: string;
+  /** Pincer's id for the caller, the client making the call (callbacks and questions are addressed to it). */
+  callerId?: string;
   clientName?: string;
   /**
    * The client's own working folder: its first MCP root when it declares

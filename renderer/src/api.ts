@@ -1,5 +1,5 @@
 /**
- * The hub's API, same-origin, with this tab's dashboard session (session.ts): every request goes
+ * The hub's API, same-origin, with this tab's dashboard sign-in (sign-in.ts): every request goes
  * to a hub that proved itself first, and its answer counts only when it carries the MAC of the
  * request it answers. No cookie, nothing in storage.
  */
@@ -55,13 +55,13 @@ async function send(path: string, init: { method?: string; body?: unknown }): Pr
 export async function apiResponse(path: string, init: { method?: string; body?: unknown } = {}): Promise<Response> {
   let res = await send(path, init);
   if (res.status === 401) {
-    // The session ended, or the port changed hands since the proof: asking the hub again tells which.
+    // The sign-in ended, or the port changed hands since the proof: asking the hub again tells which.
     unprove();
     await prove();
     res = await send(path, init);
     if (res.status === 401) {
       forget();
-      throw new SignedOut('Your dashboard session has ended. Run "pincer dashboard" to sign in again.');
+      throw new SignedOut('Your dashboard sign-in has ended. Run "pincer dashboard" to sign in again.');
     }
   }
   return res;
@@ -81,13 +81,13 @@ export function describeError(err: unknown): string {
   return 'Something went wrong while talking to the hub. Try again.';
 }
 
-/** Signs this tab out: the hub ends the session, and the tab forgets it either way. */
+/** Signs this tab out: the hub ends the sign-in, and the tab forgets it either way. */
 export async function signOut(): Promise<void> {
   try {
     const { headers } = await credentials();
     await fetch('/api/dashboard/logout', { method: 'POST', headers, credentials: 'omit', cache: 'no-store' });
   } catch {
-    // A hub that is away (or proves nothing) has nothing to end; the tab forgets the session below all the same.
+    // A hub that is away (or proves nothing) has nothing to end; the tab forgets the sign-in below all the same.
   }
   forget();
 }

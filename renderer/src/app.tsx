@@ -43,7 +43,7 @@ function SignIn(props: { why?: string; retry?: () => void }) {
           Run <code>pincer dashboard</code> in a terminal (<code>npx pincer dashboard</code> in a Pincer checkout): it opens this dashboard in your browser, signed in. The tray app&apos;s <em>Open dashboard</em> signs in by itself.
         </p>
         <p class="muted">
-          A dashboard session ends on Sign out, after 2 hours without use, 24 hours after signing in, when the token changes and when the hub stops or restarts. Pincer never asks for its token in a web page: a page that does is not Pincer&apos;s.
+          A dashboard sign-in ends on Sign out, after 2 hours without use, 24 hours after signing in, when the token changes and when the hub stops or restarts. Pincer never asks for its token in a web page: a page that does is not Pincer&apos;s.
         </p>
         {props.retry ? (
           <button class="primary" type="button" onClick={props.retry}>

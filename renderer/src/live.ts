@@ -26,9 +26,9 @@ export function onEpoch(l: (epoch: number) => void): () => void {
 }
 
 /**
- * The hub's event stream, read with fetch (so the session's credential goes in a header, and no
+ * The hub's event stream, read with fetch (so the sign-in's credential goes in a header, and no
  * browser reconnects it by itself as EventSource would) and parsed with eventsource-parser. Each
- * connection starts with the hub's proof (session.ts): a stream that ended — the hub stopped, or
+ * connection starts with the hub's proof (sign-in.ts): a stream that ended — the hub stopped, or
  * handed over — may come back from anyone, so nothing is sent again until the hub proves itself.
  * Tries again every second while the hub is away; a server that proves nothing signs the tab out.
  */

@@ -1,18 +1,18 @@
 /**
- * The tab's dashboard session (ARCHITECTURE §5, dashboard sessions). Before it sends any credential
+ * The tab's dashboard sign-in (ARCHITECTURE §5, dashboard sign-ins). Before it sends any credential
  * (at sign-in, after a reload, after a lost connection) the tab asks the server on its address to
- * prove it holds the session's key for that very address (`hello`), and it believes an answer only
+ * prove it holds the sign-in's key for that very address (`hello`), and it believes an answer only
  * when it carries the MAC of the request it answers. The credential it then sends is bound to that
  * hub process: caught by anyone, it opens nothing on any other.
  *
- * The session is kept in this tab's sessionStorage, so a reload keeps it while its hub runs. Whatever
+ * The sign-in is kept in this tab's sessionStorage, so a reload keeps it while its hub runs. Whatever
  * serves the origin can read that storage — but the origin is this hub process's own
- * (`<label>.pincer.localhost`, never served by anyone before it), and the session dies with that hub:
- * a program that takes the port afterwards and reads the storage finds a session no hub knows.
+ * (`<label>.pincer.localhost`, never served by anyone before it), and the sign-in dies with that hub:
+ * a program that takes the port afterwards and reads the storage finds a sign-in no hub knows.
  */
 import { HubUnreachable, SignedOut } from './errors.js';
 
-const SESSION_HEADER = 'X-Pincer-Session';
+const SIGN_IN_HEADER = 'X-Pincer-Session';
 const REQUEST_HEADER = 'X-Pincer-Request';
 const ANSWER_HEADER = 'X-Pincer-Answer';
 const enc = new TextEncoder();
@@ -83,11 +83,11 @@ export function signedIn(): boolean {
   return held !== undefined;
 }
 
-export function sessionKind(): 'browser' | 'desktop' | undefined {
+export function signInKind(): 'browser' | 'desktop' | undefined {
   return held?.kind;
 }
 
-/** Forgets the session: nothing of it remains in the tab. */
+/** Forgets the sign-in: nothing of it remains in the tab. */
 export function forget(): void {
   held = undefined;
   proven = undefined;
@@ -102,7 +102,7 @@ async function hold(sid: string, kind: unknown, secret: Uint8Array<ArrayBuffer>)
   sessionStorage.setItem(STORE, JSON.stringify({ sid, kind: held.kind, secret: b64url(secret) }));
 }
 
-/** The session this tab kept across a reload, proven again; false when it kept none. */
+/** The sign-in this tab kept across a reload, proven again; false when it kept none. */
 export async function resume(): Promise<boolean> {
   let kept: { sid?: unknown; kind?: unknown; secret?: unknown } | undefined;
   try {
@@ -128,7 +128,7 @@ export function unprove(): void {
 
 /** Redeems a sign-in code `<id>.<secret>`: only the id is sent; the key is derived here from the secret. */
 export async function redeem(code: string): Promise<void> {
-  // The session held so far stays until the new one is in hand (a rotation redeems while the feed reconnects).
+  // The sign-in held so far stays until the new one is in hand (a rotation redeems while the feed reconnects).
   const [id, secretText] = code.split('.');
   const secret = secretText ? fromB64url(secretText) : undefined;
   if (!id || !secret || secret.length < 16) {
@@ -150,11 +150,11 @@ export async function redeem(code: string): Promise<void> {
   await prove();
 }
 
-async function hello(session: Held): Promise<Proven> {
+async function hello(signIn: Held): Promise<Proven> {
   const challenge = random(24);
   let res: Response;
   try {
-    res = await fetch(`/api/dashboard/hello?sid=${encodeURIComponent(session.sid)}&challenge=${challenge}`, { credentials: 'omit', cache: 'no-store' });
+    res = await fetch(`/api/dashboard/hello?sid=${encodeURIComponent(signIn.sid)}&challenge=${challenge}`, { credentials: 'omit', cache: 'no-store' });
   } catch {
     throw new HubUnreachable('The hub is not answering.');
   }
@@ -168,9 +168,9 @@ async function hello(session: Held): Promise<Proven> {
   }
   const proof = typeof body.proof === 'string' ? fromB64url(body.proof) : undefined;
   if (typeof body.at !== 'string' || typeof body.epoch !== 'string' || !proof || !acceptableAt(body.at)) throw notTheHub();
-  const ok = await crypto.subtle.verify('HMAC', session.key, proof, enc.encode(['pincer-dashboard-hub', challenge, body.at, body.epoch].join('\n')));
+  const ok = await crypto.subtle.verify('HMAC', signIn.key, proof, enc.encode(['pincer-dashboard-hub', challenge, body.at, body.epoch].join('\n')));
   if (!ok) throw notTheHub();
-  return { epoch: body.epoch, credential: b64url(await sign(session.key, ['pincer-dashboard-request', body.epoch])) };
+  return { epoch: body.epoch, credential: b64url(await sign(signIn.key, ['pincer-dashboard-request', body.epoch])) };
 }
 
 function notTheHub(): SignedOut {
@@ -182,10 +182,10 @@ function notTheHub(): SignedOut {
 export function prove(): Promise<Proven> {
   if (!held) return Promise.reject(new SignedOut('You are signed out.'));
   if (proven) return Promise.resolve(proven);
-  const session = held;
-  proving ??= hello(session).then(
+  const signIn = held;
+  proving ??= hello(signIn).then(
     (p) => {
-      if (held === session) proven = p;
+      if (held === signIn) proven = p;
       proving = undefined;
       return p;
     },
@@ -205,14 +205,14 @@ export function prove(): Promise<Proven> {
 export async function credentials(): Promise<{ headers: Record<string, string>; check(res: Response): Promise<boolean> }> {
   if (foreignWorker()) throw new HubUnreachable('A service worker of another program controlled this page; it was removed.');
   const p = await prove();
-  const session = held!;
+  const signIn = held!;
   const id = random(18);
   return {
-    headers: { [SESSION_HEADER]: `${session.sid}.${p.credential}`, [REQUEST_HEADER]: id },
+    headers: { [SIGN_IN_HEADER]: `${signIn.sid}.${p.credential}`, [REQUEST_HEADER]: id },
     check: async (res) => {
       const answer = res.headers.get(ANSWER_HEADER);
       const mac = answer ? fromB64url(answer) : undefined;
-      const ok = !!mac && held === session && (await crypto.subtle.verify('HMAC', session.key, mac, enc.encode(['pincer-dashboard-answer', p.epoch, id].join('\n'))));
+      const ok = !!mac && held === signIn && (await crypto.subtle.verify('HMAC', signIn.key, mac, enc.encode(['pincer-dashboard-answer', p.epoch, id].join('\n'))));
       if (!ok) unprove();
       return ok;
     },

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { pincerPaths, ensureHome } from '../../main/core/paths.js';
 import { openStore, type Db } from '../../main/store/db.js';
 import { JobsRepo } from '../../main/store/jobs.js';
-import { TasksRepo } from '../../main/store/todos.js';
+import { TodosRepo } from '../../main/store/todos.js';
 import { ActivityRepo, type CallFinished, type CallStarted } from '../../main/store/activity.js';
 import { McpTasksRepo } from '../../main/store/mcp-tasks.js';
 import { QuestionsRepo } from '../../main/store/questions.js';
@@ -150,7 +150,7 @@ function seedActivity(db: Db, n: number, o: Required<Omit<SeedOptions, 'counts'>
 }
 
 function seedTasks(db: Db, n: number, o: Required<Omit<SeedOptions, 'counts'>>, rnd: () => number): void {
-  const repo = new TasksRepo(db);
+  const repo = new TodosRepo(db);
   bulk(db, () => {
     for (let i = 0; i < n; i++) {
       const at = o.now - o.spanDays * DAY + Math.floor(((i + rnd()) / n) * o.spanDays * DAY);

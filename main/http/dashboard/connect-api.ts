@@ -19,7 +19,7 @@ const Toggle = z.object({ connect: z.boolean() });
 /**
  * The dashboard's Connect page: the tray's *Connect a client*, the same service (core/client-connect.ts).
  * Writing a client's config decides what that client runs, so these routes sit behind the same guard as
- * settings writes (the token or a dashboard session, Host/Origin checks); the page picks only a client
+ * settings writes (the token or a dashboard sign-in, Host/Origin checks); the page picks only a client
  * from the closed list and on or off — the entry written is the one this Pincer's creator made.
  */
 export function connectRoutes(r: express.Router, service: ConnectService | undefined): void {

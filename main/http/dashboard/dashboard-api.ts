@@ -2,20 +2,20 @@ import express from 'express';
 import { z } from 'zod';
 import type { Runtime } from '../../calls/runtime.js';
 import type { SessionTable } from '../../access/mcp-sessions.js';
-import type { DashboardSessions } from './sign-ins.js';
+import type { SignIns } from './sign-ins.js';
 import { toolKey, skillKey, specFor } from '../../core/settings/schema.js';
 import { generateToken } from '../../access/security.js';
 import { SettingsError } from '../../core/settings/settings-errors.js';
 import type { SettingsErrorCode } from '../../core/wire-errors.js';
 import { SECRET_KEYS } from '../../core/settings/secrets.js';
 import { diagnosticViews, unmaskSecrets, widenedKeys, widens } from './setting-views.js';
-import { callerOf, fullAccess } from './auth.js';
+import { accessOf, fullAccess } from './auth.js';
 import { connectRoutes } from './connect-api.js';
 import type { ConnectService } from '../../core/client-connect.js';
 import { overviewView, toolsView, settingsView, callbacksView, skillsView, type MinutesView } from './pages.js';
 import { body, fail } from './replies.js';
 import { jobRoutes } from './jobs-api.js';
-import { taskRoutes } from './tasks-api.js';
+import { todoRoutes } from './todos-api.js';
 import { activityRoutes } from './activity-api.js';
 
 /** Settings errors whose message already says the file was left as it was. */
@@ -30,20 +30,20 @@ interface Ctx {
   r: express.Router;
   runtime: Runtime;
   sessions: SessionTable;
-  dashboard: DashboardSessions;
+  signIns: SignIns;
   hubUrl: () => string;
 }
 
-/** What the dashboard reads and changes. Behind the token or a dashboard session like every other route. */
-export function dashboardApi(runtime: Runtime, sessions: SessionTable, dashboard: DashboardSessions, hubUrl: () => string, connect?: ConnectService): express.Router {
-  const ctx: Ctx = { r: express.Router(), runtime, sessions, dashboard, hubUrl };
+/** What the dashboard reads and changes. Behind the token or a dashboard sign-in like every other route. */
+export function dashboardApi(runtime: Runtime, sessions: SessionTable, signIns: SignIns, hubUrl: () => string, connect?: ConnectService): express.Router {
+  const ctx: Ctx = { r: express.Router(), runtime, sessions, signIns: signIns, hubUrl };
   overviewRoutes(ctx);
   tokenRoutes(ctx);
   toolRoutes(ctx);
   settingsRoutes(ctx);
   callbackRoutes(ctx);
   jobRoutes(ctx.r, runtime, sessions);
-  taskRoutes(ctx.r, runtime);
+  todoRoutes(ctx.r, runtime);
   activityRoutes(ctx.r, runtime);
   connectRoutes(ctx.r, connect);
   // Any route that edits the settings file (a switch, the serving toggle, a key) answers its failure
@@ -80,7 +80,7 @@ function overviewRoutes({ r, runtime, sessions, hubUrl }: Ctx): void {
  * The token: rotate it (which signs every dashboard out), show it. A browser's session may rotate it
  * but never read it (auth.ts fullAccess): the new token is in `pincer token`.
  */
-function tokenRoutes({ r, runtime, dashboard }: Ctx): void {
+function tokenRoutes({ r, runtime, signIns: signIns }: Ctx): void {
   const settings = runtime.settings;
   r.post('/api/token/rotate', (req, res) => {
     if (settings.source('AUTH_TOKEN') === 'env') return fail(res, 'TOKEN_FROM_ENV', 'AUTH_TOKEN comes from an environment variable; change it there.');
@@ -92,11 +92,11 @@ function tokenRoutes({ r, runtime, dashboard }: Ctx): void {
       if (err instanceof SettingsError) return fail(res, err.code, err.message);
       throw err;
     }
-    dashboard.revokeAll();
-    const caller = callerOf(req);
-    const kind = caller?.kind === 'session' ? caller.session.kind : undefined;
+    signIns.revokeAll();
+    const access = accessOf(req);
+    const kind = access?.kind === 'sign-in' ? access.signIn.kind : undefined;
     res.setHeader('Cache-Control', 'no-store');
-    res.json({ success: true, ...(kind !== 'browser' ? { token } : {}), ...(kind ? { code: dashboard.createCode(kind) } : {}) });
+    res.json({ success: true, ...(kind !== 'browser' ? { token } : {}), ...(kind ? { code: signIns.createCode(kind) } : {}) });
   });
 
   r.get('/api/token', (req, res) => {

@@ -2,8 +2,8 @@ import { shellStatus } from '../../tools/shell/process.js';
 import type { Runtime } from '../../calls/runtime.js';
 import type { SessionTable } from '../../access/mcp-sessions.js';
 import { PATTERN_SETTINGS, toolKey, skillKey } from '../../core/settings/schema.js';
-import { taskData, LIST_STEPS, ONE_TASK_STEPS } from '../../tools/workflow/task-views.js';
-import type { TaskQuery } from '../../store/todos.js';
+import { todoData, LIST_STEPS, ONE_TASK_STEPS } from '../../tools/workflow/todo-views.js';
+import type { TodoQuery } from '../../store/todos.js';
 import type { CallRecord } from '../../calls/activity-recorder.js';
 import type { JobQuery, JobRow } from '../../store/jobs.js';
 import { planJson } from '../../tools/workflow/plan-mode.js';
@@ -57,15 +57,15 @@ export function settingsView(runtime: Runtime) {
 /** Steps a task shows on the Tasks page; the card's "all steps" asks for the task alone (ONE_TASK_STEPS). */
 const PAGE_STEPS = LIST_STEPS;
 
-export function tasksView(runtime: Runtime, query: TaskQuery) {
-  const page = runtime.services.tasks.page(query);
-  return { tasks: page.rows.map((t) => taskData(t, PAGE_STEPS)), total: page.total, capped: page.capped, counts: runtime.services.tasks.counts(), offset: query.offset ?? 0, limit: query.limit };
+export function todosView(runtime: Runtime, query: TodoQuery) {
+  const page = runtime.services.todos.page(query);
+  return { tasks: page.rows.map((t) => todoData(t, PAGE_STEPS)), total: page.total, capped: page.capped, counts: runtime.services.todos.counts(), offset: query.offset ?? 0, limit: query.limit };
 }
 
 /** One task (a live update of its card, or all its steps), with the counts that changed with it. */
-export function taskView(runtime: Runtime, id: number, allSteps: boolean) {
-  const t = runtime.services.tasks.withSteps(id);
-  return t && { task: taskData(t, allSteps ? ONE_TASK_STEPS : PAGE_STEPS), counts: runtime.services.tasks.counts() };
+export function todoView(runtime: Runtime, id: number, allSteps: boolean) {
+  const t = runtime.services.todos.withSteps(id);
+  return t && { task: todoData(t, allSteps ? ONE_TASK_STEPS : PAGE_STEPS), counts: runtime.services.todos.counts() };
 }
 
 export function planView(runtime: Runtime) {
@@ -177,9 +177,9 @@ export type OverviewView = ReturnType<typeof overviewView>;
 export type ToolsView = ReturnType<typeof toolsView>;
 export type ToolView = ToolsView['tools'][number];
 export type SettingsPageView = ReturnType<typeof settingsView>;
-export type TasksView = ReturnType<typeof tasksView>;
-export type TaskView = TasksView['tasks'][number];
-export type OneTaskView = NonNullable<ReturnType<typeof taskView>>;
+export type TodosView = ReturnType<typeof todosView>;
+export type TodoView = TodosView['tasks'][number];
+export type OneTodoView = NonNullable<ReturnType<typeof todoView>>;
 export type PlanView = ReturnType<typeof planView>;
 export type OneJobView = NonNullable<ReturnType<typeof oneJobView>>;
 export type FacetsView = ReturnType<typeof facetsView>;

@@ -5,7 +5,7 @@ import { presentedToken, tokenProblem, unauthorizedHeaders } from '../../access/
 import { sendError, sendRpcError } from '../../access/respond.js';
 import { fail } from './replies.js';
 import { CHALLENGE, connectionAddress, linkAnswerMac, linkRequestMac, sameMac } from '../../core/hub-proof.js';
-import { CODE_TTL_MS, HELLO_PATH, SESSION_HEADER, type DashboardSessions, type SessionKind } from './sign-ins.js';
+import { CODE_TTL_MS, HELLO_PATH, SIGN_IN_HEADER, type SignIns, type SignInKind } from './sign-ins.js';
 
 /** How far a signed link request's clock may be off; older ones are refused as replays. */
 const MAX_SKEW_MS = 60_000;
@@ -18,7 +18,7 @@ const HelloQuery = z.object({ sid: z.string().max(64), challenge: z.string().max
 
 export interface SignInDeps {
   settings: Settings;
-  sessions: DashboardSessions;
+  signIns: SignIns;
   /** This data folder's hub-secret: a signed link request proves its sender reads it. */
   secret: Buffer;
   /** Where this hub's dashboard lives (http/dashboard/origin.ts). */
@@ -26,15 +26,15 @@ export interface SignInDeps {
 }
 
 /** The link a code opens: its fragment never reaches a server, and the page removes it from the address at once. */
-function linkFor(deps: SignInDeps, kind: SessionKind): string {
-  return `${deps.dashboardUrl()}/#signin=${deps.sessions.createCode(kind)}`;
+function linkFor(deps: SignInDeps, kind: SignInKind): string {
+  return `${deps.dashboardUrl()}/#signin=${deps.signIns.createCode(kind)}`;
 }
 
 /**
  * Signing a dashboard in, without the token ever being typed into a page (a page at the hub's
  * address may be another program's, ARCHITECTURE §5): a one-time link from whoever holds the token
  * or hub-secret (`pincer dashboard`, the tray app), the code's redemption, the hub's proof (hello),
- * and sign-out. None of these needs a session or the token but the link itself.
+ * and sign-out. None of these needs a sign-in or the token but the link itself.
  */
 export function signInRoutes(deps: SignInDeps): express.Router {
   const r = express.Router();
@@ -66,23 +66,23 @@ export function signInRoutes(deps: SignInDeps): express.Router {
     res.setHeader('Cache-Control', 'no-store');
     const body = RedeemBody.safeParse(req.body);
     if (!body.success) return fail(res, 'INVALID_INPUT', 'Send {"code": "<the id part of the sign-in code>"}.');
-    const session = deps.sessions.redeem(body.data.code);
-    if (!session) return fail(res, 'LINK_INVALID', 'This sign-in link was used already, is older than 2 minutes, or belongs to a hub that has stopped. Run "pincer dashboard" for a new one.');
-    res.json({ success: true, sid: session.sid, kind: session.kind });
+    const signIn = deps.signIns.redeem(body.data.code);
+    if (!signIn) return fail(res, 'LINK_INVALID', 'This sign-in link was used already, is older than 2 minutes, or belongs to a hub that has stopped. Run "pincer dashboard" for a new one.');
+    res.json({ success: true, sid: signIn.sid, kind: signIn.kind });
   });
 
   r.get(HELLO_PATH, (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     const q = HelloQuery.safeParse(req.query);
-    const hello = q.success ? deps.sessions.hello(q.data.sid, q.data.challenge, connectionAddress(req.socket.localAddress, req.socket.localPort)) : undefined;
-    if (!hello) return fail(res, 'INVALID_INPUT', 'Send ?sid=<session id>&challenge=<16 to 128 URL-safe characters>.');
+    const hello = q.success ? deps.signIns.hello(q.data.sid, q.data.challenge, connectionAddress(req.socket.localAddress, req.socket.localPort)) : undefined;
+    if (!hello) return fail(res, 'INVALID_INPUT', 'Send ?sid=<sign-in id>&challenge=<16 to 128 URL-safe characters>.');
     res.json(hello);
   });
 
   r.post('/api/dashboard/logout', (req, res) => {
-    const session = deps.sessions.authenticate(req.headers);
-    if (!session) return sendError(res, 'UNAUTHORIZED', `Sign-out needs the session: its ${SESSION_HEADER} header, which only the dashboard that signed in holds.`);
-    deps.sessions.revoke(session.sid);
+    const signIn = deps.signIns.authenticate(req.headers);
+    if (!signIn) return sendError(res, 'UNAUTHORIZED', `Sign-out needs the sign-in: its ${SIGN_IN_HEADER} header, which only the dashboard that signed in holds.`);
+    deps.signIns.revoke(signIn.sid);
     res.json({ success: true });
   });
   return r;

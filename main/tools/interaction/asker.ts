@@ -10,7 +10,7 @@ const log = logger('ask');
 
 /** What the asker needs from the call that asks (a ToolContext has all of it). */
 export interface AskChannel {
-  sessionId?: string;
+  callerId?: string;
   clientName?: string;
   signal: AbortSignal;
   progress(message: string): Promise<void>;
@@ -51,8 +51,8 @@ export class Asker {
    * always agree, and the losing channel is withdrawn.
    */
   async ask(questions: Question[], ctx: AskChannel, purpose = 'ask'): Promise<AskOutcome> {
-    const row = this.repo.insert({ session: ctx.sessionId, client: ctx.clientName, questions, purpose });
-    this.events.publish({ type: 'question_asked', id: row.id, questions, session: ctx.sessionId, client: ctx.clientName, elicited: Boolean(ctx.elicit), at: Date.now() });
+    const row = this.repo.insert({ session: ctx.callerId, client: ctx.clientName, questions, purpose });
+    this.events.publish({ type: 'question_asked', id: row.id, questions, session: ctx.callerId, client: ctx.clientName, elicited: Boolean(ctx.elicit), at: Date.now() });
     const withdraw = new AbortController();
     if (ctx.elicit) void this.askClient(row.id, questions, ctx.elicit, withdraw.signal);
     try {
@@ -69,9 +69,9 @@ export class Asker {
    * round-trip (2026-07-28): the dashboard shows it too, and whichever
    * answers first settles it (`settleFromClient`).
    */
-  open(questions: Question[], ctx: Pick<AskChannel, 'sessionId' | 'clientName'>, purpose = 'ask', elicited = true): { questionId: number; params: ElicitRequestFormParams } {
-    const row = this.repo.insert({ session: ctx.sessionId, client: ctx.clientName, questions, purpose });
-    this.events.publish({ type: 'question_asked', id: row.id, questions, session: ctx.sessionId, client: ctx.clientName, elicited, at: Date.now() });
+  open(questions: Question[], ctx: Pick<AskChannel, 'callerId' | 'clientName'>, purpose = 'ask', elicited = true): { questionId: number; params: ElicitRequestFormParams } {
+    const row = this.repo.insert({ session: ctx.callerId, client: ctx.clientName, questions, purpose });
+    this.events.publish({ type: 'question_asked', id: row.id, questions, session: ctx.callerId, client: ctx.clientName, elicited, at: Date.now() });
     return { questionId: row.id, params: formParams(questions) };
   }
 

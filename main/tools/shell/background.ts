@@ -57,7 +57,7 @@ export const backgroundBashTool = defineTool({
   async handler(args, ctx) {
     await commandEnvReady();
     await shellsReady(ctx.services.settings.get('BASH_SHELL'));
-    const { job, shell } = ctx.services.jobs.start(args.command, ctx.sessionId, await startingFolder(ctx));
+    const { job, shell } = ctx.services.jobs.start(args.command, ctx.callerId, await startingFolder(ctx));
     return textResult(
       `Started background task ${job.id} (pid ${job.pid}) in ${job.cwd}, in ${shell}. Read its output with ReadBgOutput {"task_id": ${job.id}}; stop it with KillBgTask.`,
       { task_id: job.id, pid: job.pid, log_file: job.log_path, cwd: job.cwd, shell },

@@ -145,7 +145,7 @@ export async function runBashAsJob(command: string, timeout: number, ctx: ToolCo
   let started;
   try {
     // Bash stops a command 1 s after asking it to; the supervisor keeps the timeout, whichever hub runs.
-    started = jobs.start(command, ctx.sessionId, cwd, { wrap: (shell, cwdFile) => wrapForJob(shell, command, cwdFile), timeoutMs: timeout, graceMs: 1000 });
+    started = jobs.start(command, ctx.callerId, cwd, { wrap: (shell, cwdFile) => wrapForJob(shell, command, cwdFile), timeoutMs: timeout, graceMs: 1000 });
   } catch (err) {
     // Another call took the last job slot: this one runs as Bash always did.
     if (err instanceof UserError && err.code === 'LIMIT_REACHED') return undefined;

@@ -123,7 +123,7 @@ export async function runBash(command: string, timeoutArg: number | undefined, c
   const output = new CallOutput(outputDecoder(shell.codePage), settings.get('BASH_OUTPUT_LIMIT'), settings.get('STREAMING') && ctx.wantsProgress ? ctx : undefined);
 
   const stops = stopOn(child);
-  const run = opts.live && child.pid !== undefined ? ctx.services.runs.start({ session: ctx.sessionId, command, cwd, pid: child.pid, stop: () => stops.stop('view') }) : undefined;
+  const run = opts.live && child.pid !== undefined ? ctx.services.runs.start({ session: ctx.callerId, command, cwd, pid: child.pid, stop: () => stops.stop('view') }) : undefined;
   const onData = (chunk: Buffer) => {
     const text = output.push(chunk);
     // The view reads UTF-8: a shell of another code page (cmd.exe's OEM page) is kept as its decoded text.

@@ -28,7 +28,7 @@ export interface StartingPlace {
 }
 
 export async function startingPlace(ctx: ToolContext): Promise<StartingPlace> {
-  const remembered = ctx.sessionId ? current.get(ctx.sessionId) : undefined;
+  const remembered = ctx.callerId ? current.get(ctx.callerId) : undefined;
   if (remembered && isDir(remembered)) return { dir: remembered, from: 'cd' };
   // The client's roots could not be asked (it left, or has none): the next rule below decides the folder.
   const own = await Promise.resolve(ctx.workdir?.()).catch(() => /* roots unknown: the next rule decides */ undefined);
@@ -47,9 +47,9 @@ export function fallbackNote(place: StartingPlace): string | undefined {
 
 /** Remembers where a client's command ended, for its next one. */
 export function rememberFolder(ctx: ToolContext, dir: string): void {
-  if (!ctx.sessionId || !isDir(dir)) return;
-  current.delete(ctx.sessionId);
-  current.set(ctx.sessionId, dir);
+  if (!ctx.callerId || !isDir(dir)) return;
+  current.delete(ctx.callerId);
+  current.set(ctx.callerId, dir);
   // Oldest first out: a long-running hub serves many short-lived clients.
   while (current.size > MAX_CLIENTS) current.delete(current.keys().next().value!);
 }

@@ -71,9 +71,9 @@ function targetOf(args: { task_id?: number; run_id?: number; command?: string },
     if (!run) throw new UserError(`JobViewRead: Bash call ${args.run_id} is not followed here any more (it ended a while ago, or ran in another Pincer process); its result is the call's own.`, 'NOT_FOUND');
     return { run };
   }
-  if (args.command === undefined || !ctx.sessionId) return undefined;
-  const run = runs.newestOf(ctx.sessionId, args.command);
-  const row = jobs.repo.newestOf(ctx.sessionId, args.command);
+  if (args.command === undefined || !ctx.callerId) return undefined;
+  const run = runs.newestOf(ctx.callerId, args.command);
+  const row = jobs.repo.newestOf(ctx.callerId, args.command);
   if (run && (!row || run.startedAt >= row.started_at)) return { run };
   return row && { job: jobs.reconcile(row) };
 }

@@ -64,7 +64,7 @@ export const questionViewReadTool = defineTool({
     const repo = ctx.services.questions;
     const find = (): QuestionRow | undefined => {
       if (args.question_id !== undefined) return repo.get(args.question_id);
-      if (args.questions_json !== undefined && ctx.sessionId) return repo.newestOf(ctx.sessionId, parseQuestions(args.questions_json));
+      if (args.questions_json !== undefined && ctx.callerId) return repo.newestOf(ctx.callerId, parseQuestions(args.questions_json));
       return undefined;
     };
     let row = find();

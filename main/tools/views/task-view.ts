@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { defineTool, textResult, type ToolContext } from '../types.js';
-import { completeStep, taskData, taskShape } from '../workflow/task-manager.js';
-import { LIST_STEPS } from '../workflow/task-views.js';
+import { completeStep, todoData, todoShape } from '../workflow/task-manager.js';
+import { LIST_STEPS } from '../workflow/todo-views.js';
 
 /** Tasks the view shows: every open one up to VIEW_OPEN, and the newest finished ones. */
 const VIEW_OPEN = 50;
@@ -22,7 +22,7 @@ const planShape = z.object({
 });
 
 const boardShape = z.object({
-  tasks: z.array(taskShape),
+  tasks: z.array(todoShape),
   active_task_id: z.number().int().nullable(),
   plan: planShape,
   version: z.string().describe('Changes whenever the tasks or the plan change: pass it back as since to wait for the next change'),
@@ -32,12 +32,12 @@ const boardShape = z.object({
 export type Board = z.infer<typeof boardShape>;
 
 function boardOf(ctx: ToolContext): Omit<Board, 'version' | 'dashboard_url'> {
-  const { tasks, plans } = ctx.services;
+  const { todos, plans } = ctx.services;
   const plan = plans.current();
   const shown = plan?.status === 'reset' ? undefined : plan;
   // Bounded whatever the history: the open tasks and the newest finished ones (the dashboard pages through the rest).
-  const shownTasks = [...tasks.page({ status: 'open', limit: VIEW_OPEN }).rows, ...tasks.page({ status: 'done', limit: VIEW_FINISHED }).rows].map((t) => taskData(t, LIST_STEPS));
-  return { tasks: shownTasks, active_task_id: tasks.activeId() ?? null, plan: { ...planJson(shown), text: shown?.plan_text ?? null } };
+  const shownTodos = [...todos.page({ status: 'open', limit: VIEW_OPEN }).rows, ...todos.page({ status: 'done', limit: VIEW_FINISHED }).rows].map((t) => todoData(t, LIST_STEPS));
+  return { tasks: shownTodos, active_task_id: todos.activeId() ?? null, plan: { ...planJson(shown), text: shown?.plan_text ?? null } };
 }
 
 function versionOf(board: Omit<Board, 'version' | 'dashboard_url'>): string {

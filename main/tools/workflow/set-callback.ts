@@ -61,7 +61,7 @@ export const setCallbackTool = defineTool({
       if (args.delay_seconds === undefined) throw new UserError('SetCallback set: delay_seconds is missing (1-3600).', 'INVALID_INPUT');
       const max = ctx.services.settings.get('CALLBACK_MAX');
       if (args.callback_id !== undefined && args.callback_id >= max) throw new UserError(`SetCallback set: callback_id ${args.callback_id} is beyond CALLBACK_MAX (${max} slots, ids 0-${max - 1}).`, 'INVALID_INPUT');
-      const c = callbacks.add({ session: ctx.sessionId, message, delayS: args.delay_seconds, repeatTotal: args.repeat_count ?? 20, max, slot: args.callback_id });
+      const c = callbacks.add({ session: ctx.callerId, message, delayS: args.delay_seconds, repeatTotal: args.repeat_count ?? 20, max, slot: args.callback_id });
       if (!c && args.callback_id !== undefined) {
         throw new UserError(`SetCallback set: slot ${args.callback_id} is in use. Leave callback_id out to take a free slot, or cancel ${args.callback_id} first ({"action":"cancel","callback_id":${args.callback_id}}).`, 'CONFLICT');
       }

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { defineTool, textResult, type Services } from '../types.js';
 import { UserError } from '../../core/errors.js';
-import { TASK_FILTERS, type TaskFilter, type TaskWithSteps, type TasksRepo } from '../../store/todos.js';
-import { checklist, taskData, taskShape, LIST_STEPS, type TaskData } from './task-views.js';
+import { TODO_FILTERS, type TodoFilter, type TodoWithSteps, type TodosRepo } from '../../store/todos.js';
+import { checklist, todoData, todoShape, LIST_STEPS, type TaskData } from './todo-views.js';
 import { withinBudget } from '../budget.js';
 import { VIEWS } from '../views/links.js';
 
-export { taskData, checklist, taskShape } from './task-views.js';
+export { todoData, checklist, todoShape } from './todo-views.js';
 
 const ACTIONS = ['create', 'add', 'complete', 'list', 'pending', 'switch', 'archive', 'delete'] as const;
 /** Finished tasks a plain `list` shows below the open ones; the rest are counted and paged with status. */
@@ -16,8 +16,8 @@ const MAX_LIMIT = 100;
 
 const listShape = z.object({
   action: z.string(),
-  tasks: z.array(taskShape),
-  task: taskShape.optional(),
+  tasks: z.array(todoShape),
+  task: todoShape.optional(),
   /** How many tasks match the list's status and query (at least this many when `total_is_lower_bound`). */
   total: z.number().int().optional(),
   total_is_lower_bound: z.boolean().optional(),
@@ -25,18 +25,18 @@ const listShape = z.object({
   /** Tasks by state, for a list: open, finished (done) and archived. */
   counts: z.object({ open: z.number().int(), done: z.number().int(), archived: z.number().int() }).optional(),
   /** The arguments that show the next page, when there is one. */
-  next: z.object({ action: z.literal('list'), status: z.enum(TASK_FILTERS).optional(), query: z.string().optional(), offset: z.number().int() }).optional(),
+  next: z.object({ action: z.literal('list'), status: z.enum(TODO_FILTERS).optional(), query: z.string().optional(), offset: z.number().int() }).optional(),
 });
 type ListData = z.infer<typeof listShape>;
 
 const plural = (n: number, one: string) => `${n.toLocaleString('en-US')} ${one}${n === 1 ? '' : 's'}`;
 
 /** `list` without a status: every open task (newest first, paged), then the newest finished ones, with the count of the rest. */
-function overview(repo: TasksRepo, q: string | undefined, offset: number, limit: number): { text: string; data: ListData } {
+function overview(repo: TodosRepo, q: string | undefined, offset: number, limit: number): { text: string; data: ListData } {
   const counts = repo.counts();
   const open = repo.page({ status: 'open', q, offset, limit });
   const finished = offset === 0 ? repo.page({ status: 'done', q, limit: NEWEST_FINISHED }) : { rows: [], total: 0, capped: false };
-  const fit = withinBudget([...open.rows, ...finished.rows].map((t) => taskData(t, LIST_STEPS)), checklist);
+  const fit = withinBudget([...open.rows, ...finished.rows].map((t) => todoData(t, LIST_STEPS)), checklist);
   const openShown = fit.shown.filter((t) => !t.completed).length;
   const doneShown = fit.shown.length - openShown;
   const head: string[] = [];
@@ -66,10 +66,10 @@ function overview(repo: TasksRepo, q: string | undefined, offset: number, limit:
 }
 
 /** `list` with a status: one page of those tasks, newest first. */
-function pageOf(repo: TasksRepo, status: TaskFilter, q: string | undefined, offset: number, limit: number): { text: string; data: ListData } {
+function pageOf(repo: TodosRepo, status: TodoFilter, q: string | undefined, offset: number, limit: number): { text: string; data: ListData } {
   const counts = repo.counts();
   const page = repo.page({ status, q, offset, limit });
-  const fit = withinBudget(page.rows.map((t) => taskData(t, LIST_STEPS)), checklist);
+  const fit = withinBudget(page.rows.map((t) => todoData(t, LIST_STEPS)), checklist);
   const what = `${status === 'all' ? '' : `${status === 'done' ? 'finished' : status} `}tasks${q ? ` matching "${q}"` : ''}`;
   const nextOffset = offset + fit.shown.length;
   const next = nextOffset < page.total ? { action: 'list' as const, status, ...(q ? { query: q } : {}), offset: nextOffset } : undefined;
@@ -89,8 +89,8 @@ function pageOf(repo: TasksRepo, status: TaskFilter, q: string | undefined, offs
  * Marks a step done (TaskManager's complete, and the task view's checkbox): its task as it is now. `inTask`:
  * the task the caller named, which the step must belong to.
  */
-export function completeStep(services: Services, stepId: number, inTask: number | undefined, who: string): TaskWithSteps {
-  const repo = services.tasks;
+export function completeStep(services: Services, stepId: number, inTask: number | undefined, who: string): TodoWithSteps {
+  const repo = services.todos;
   const step = repo.step(stepId);
   if (!step || (inTask !== undefined && step.task_id !== inTask)) {
     throw new UserError(`${who}: there is no step ${stepId}${inTask !== undefined ? ` in task ${inTask}` : ''}. {"action":"list"} shows step ids.`, 'NOT_FOUND');
@@ -116,7 +116,7 @@ export const taskManagerTool = defineTool({
     task_id: z.number().int().optional().describe('Task ID'),
     step_id: z.number().int().optional().describe('Step ID'),
     text: z.string().optional().describe('Task name or step text'),
-    status: z.enum(TASK_FILTERS).optional().describe('For list: open, done (finished), archived or all; without it, open tasks and the newest finished ones'),
+    status: z.enum(TODO_FILTERS).optional().describe('For list: open, done (finished), archived or all; without it, open tasks and the newest finished ones'),
     offset: z.number().int().min(0).optional().describe('For list: skip this many tasks (the answer says which offset comes next)'),
     limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`For list: tasks per page (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`),
   }),
@@ -124,10 +124,10 @@ export const taskManagerTool = defineTool({
   annotations: { title: 'Keep tasks and steps', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   view: { uri: VIEWS.task },
   async handler(args, ctx) {
-    const repo = ctx.services.tasks;
+    const repo = ctx.services.todos;
     const action = args.action.trim().toLowerCase();
     const changed = (...ids: number[]) => ctx.services.events.publish({ type: 'tasks_changed', ids, at: Date.now() });
-    const needTask = (id: number | undefined): TaskWithSteps => {
+    const needTask = (id: number | undefined): TodoWithSteps => {
       const taskId = id ?? repo.activeId();
       if (taskId === undefined) throw new UserError(`TaskManager ${action}: there is no active task. Create one with {"action":"create","text":"…"} or pass task_id.`, 'CONFLICT');
       const t = repo.withSteps(taskId);
@@ -135,7 +135,7 @@ export const taskManagerTool = defineTool({
       return t;
     };
     const one = (id: number, lead: string) => {
-      const data = taskData(repo.withSteps(id)!);
+      const data = todoData(repo.withSteps(id)!);
       return textResult(`${lead}\n${checklist(data)}`, { action, tasks: [data], task: data });
     };
     switch (action) {
@@ -180,7 +180,7 @@ export const taskManagerTool = defineTool({
         if (args.task_id === undefined) throw new UserError('TaskManager archive: pass task_id of the finished task to put away.', 'INVALID_INPUT');
         const t = needTask(args.task_id);
         if (t.completed_at === null) {
-          const d = taskData(t);
+          const d = todoData(t);
           throw new UserError(`TaskManager archive: task ${t.id} is still open (${d.done}/${d.total} steps done). Complete it first ({"action":"complete","task_id":${t.id}}), or delete it.`, 'CONFLICT');
         }
         repo.archive(t.id);
@@ -190,7 +190,7 @@ export const taskManagerTool = defineTool({
       case 'delete': {
         if (args.task_id === undefined) throw new UserError('TaskManager delete: pass task_id of the task to delete.', 'INVALID_INPUT');
         const t = needTask(args.task_id);
-        const data = taskData(t);
+        const data = todoData(t);
         repo.delete(t.id);
         changed(t.id);
         return textResult(`Deleted task ${t.id} (${data.name}) and its ${plural(data.total, 'step')}.`, { action, tasks: [] });
@@ -202,7 +202,7 @@ export const taskManagerTool = defineTool({
 });
 
 /** `list`: one kind of task paged (status), or the overview (open ones and the newest finished). */
-function listTasks(repo: TasksRepo, args: { query?: string; status?: TaskFilter; offset?: number; limit?: number }) {
+function listTasks(repo: TodosRepo, args: { query?: string; status?: TodoFilter; offset?: number; limit?: number }) {
   const q = args.query?.trim() || undefined;
   const limit = args.limit ?? DEFAULT_LIMIT;
   const r = args.status ? pageOf(repo, args.status, q, args.offset ?? 0, limit) : overview(repo, q, args.offset ?? 0, limit);
@@ -213,8 +213,8 @@ function listTasks(repo: TasksRepo, args: { query?: string; status?: TaskFilter;
 }
 
 /** `pending`: the open steps of one task, as many as the checklist shows, and how many more. */
-function pendingSteps(t: TaskWithSteps, action: string) {
-  const data: TaskData = taskData(t);
+function pendingSteps(t: TodoWithSteps, action: string) {
+  const data: TaskData = todoData(t);
   const open = t.steps.filter((s) => s.done_at === null);
   const shown = data.steps.filter((s) => !s.done);
   const more = open.length > shown.length ? `\n  … and ${open.length - shown.length} more open step(s)` : '';

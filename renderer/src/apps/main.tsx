@@ -2,14 +2,14 @@ import { render } from 'preact';
 import { connect } from './bridge.js';
 import { JobView } from './job-view.js';
 import { QuestionView } from './question-view.js';
-import { TaskView } from './task-view.js';
+import { TodoView } from './task-view.js';
 import './view.css';
 
 /**
  * A chat view of Pincer (MCP Apps): one page for the three views; the hub names which in the page it serves
  * (`<meta name="pincer-view">`, main/mcp/view-resources.ts).
  */
-const VIEWS = { job: JobView, question: QuestionView, task: TaskView };
+const VIEWS = { job: JobView, question: QuestionView, task: TodoView };
 const name = document.querySelector('meta[name="pincer-view"]')?.getAttribute('content') ?? '';
 const View = name in VIEWS ? VIEWS[name as keyof typeof VIEWS] : undefined;
 const root = document.getElementById('root')!;

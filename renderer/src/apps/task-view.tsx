@@ -7,7 +7,7 @@ import { DashboardLink, Problem, StatusLine } from './parts.js';
 type Task = Board['tasks'][number];
 const PLAN_ACTIONS = new Set(['enter', 'exit', 'status', 'json', 'reset']);
 
-function TaskCard(props: { task: Task; onComplete(stepId: number): void; completing: ReadonlySet<number>; headingLevel: 'h1' | 'h2' }) {
+function TodoCard(props: { task: Task; onComplete(stepId: number): void; completing: ReadonlySet<number>; headingLevel: 'h1' | 'h2' }) {
   const t = props.task;
   const H = props.headingLevel;
   return (
@@ -58,7 +58,7 @@ function Plan(props: { plan: Board['plan']; open: boolean }) {
   );
 }
 
-export function TaskView() {
+export function TodoView() {
   const call = useCall();
   const [board, setBoard] = useState<Board>();
   const [completing, setCompleting] = useState<ReadonlySet<number>>(new Set());
@@ -118,13 +118,13 @@ export function TaskView() {
           <Plan plan={board.plan} open />
         </>
       ) : one ? (
-        <TaskCard task={one} onComplete={(id) => void complete(id)} completing={completing} headingLevel="h1" />
+        <TodoCard task={one} onComplete={(id) => void complete(id)} completing={completing} headingLevel="h1" />
       ) : (
         <>
           <h1 id="title" class="title">
             Tasks
           </h1>
-          {board.tasks.length ? board.tasks.map((t) => <TaskCard key={t.id} task={t} onComplete={(id) => void complete(id)} completing={completing} headingLevel="h2" />) : <p class="muted">No tasks yet.</p>}
+          {board.tasks.length ? board.tasks.map((t) => <TodoCard key={t.id} task={t} onComplete={(id) => void complete(id)} completing={completing} headingLevel="h2" />) : <p class="muted">No tasks yet.</p>}
         </>
       )}
       {!planCall ? <Plan plan={board.plan} open={false} /> : null}

@@ -6,7 +6,7 @@ import { Pager } from '../pager.js';
 import { SearchForm } from '../search-form.js';
 import { Kept } from '../kept.js';
 import { renderMarkdown } from '../markdown.js';
-import type { PageProps, TasksView, TaskView, OneTaskView, PlanView } from '../types.js';
+import type { PageProps, TodosView, TodoView, OneTodoView, PlanView } from '../types.js';
 
 type Status = 'open' | 'done' | 'archived' | 'all';
 const TABS: { value: Status; label: string }[] = [
@@ -20,13 +20,13 @@ const PAGE = 20;
 const COALESCE_MS = 150;
 
 /** The hub's test for a task a live event brought (store/todos.ts): its state, and the text in its name or steps. */
-function matches(t: TaskView, status: Status, q: string): boolean {
+function matches(t: TodoView, status: Status, q: string): boolean {
   const text = !q || [t.name, ...t.steps.map((s) => s.text)].some((x) => x.toLowerCase().includes(q.toLowerCase()));
   const ok = status === 'all' || (status === 'open' && !t.completed) || (status === 'done' && t.completed && !t.archived) || (status === 'archived' && Boolean(t.archived));
   return text && ok;
 }
 
-function TaskCard(props: { task: TaskView; onProblem(text: string): void }) {
+function TodoCard(props: { task: TodoView; onProblem(text: string): void }) {
   const [t, setT] = useState(props.task);
   useEffect(() => setT(props.task), [props.task]);
   const act = async (what: string, path: string, method?: string) => {
@@ -39,7 +39,7 @@ function TaskCard(props: { task: TaskView; onProblem(text: string): void }) {
   };
   const showAll = async () => {
     try {
-      setT((await api<OneTaskView>(`/api/tasks/${t.id}?steps=all`)).task);
+      setT((await api<OneTodoView>(`/api/tasks/${t.id}?steps=all`)).task);
     } catch (err) {
       props.onProblem(describeError(err));
     }
@@ -110,7 +110,7 @@ export function TasksPage(props: PageProps) {
   const p = new URLSearchParams({ status, limit: String(PAGE), offset: String(offset), ...(q ? { q } : {}) });
   /** Tasks named by events and not fetched yet: a burst of steps on one task asks for it once. */
   const pending = useRef({ ids: new Set<number>(), timer: 0 });
-  const { data, error, setError } = usePage<TasksView>(`/api/tasks?${p}`, props.onSignedOut, (e, patch, reload) => {
+  const { data, error, setError } = usePage<TodosView>(`/api/tasks?${p}`, props.onSignedOut, (e, patch, reload) => {
     if (e.type === 'records_pruned' && e.tasks > 0) reload();
     if (e.type !== 'tasks_changed') return;
     // An event without ids (a change not tied to named tasks) reads the page again.
@@ -123,7 +123,7 @@ export function TasksPage(props: PageProps) {
       q.ids.clear();
       q.timer = 0;
       for (const id of ids) {
-        api<OneTaskView>(`/api/tasks/${id}`).then(
+        api<OneTodoView>(`/api/tasks/${id}`).then(
           (one) => patch((d) => d && place(d, one, view.current)),
           // Deleted: the page (and its counts) is read again, a rare act of the person or the model.
           () => reload(),
@@ -157,7 +157,7 @@ export function TasksPage(props: PageProps) {
       ) : data.tasks.length === 0 ? (
         <p class="muted">No task matches.</p>
       ) : (
-        data.tasks.map((t) => <TaskCard key={t.id} task={t} onProblem={setError} />)
+        data.tasks.map((t) => <TodoCard key={t.id} task={t} onProblem={setError} />)
       )}
       <Pager what="tasks" offset={offset} shown={data.tasks.length} total={data.total} capped={data.capped} page={PAGE} onOffset={setOffset} />
       <Kept kinds={['tasks']} onSignedOut={props.onSignedOut} />
@@ -166,7 +166,7 @@ export function TasksPage(props: PageProps) {
 }
 
 /** A task a live event named, put where it belongs on this page (newest first), updated, or taken off. */
-function place(d: TasksView, one: OneTaskView, v: { status: Status; q: string; offset: number }): TasksView {
+function place(d: TodosView, one: OneTodoView, v: { status: Status; q: string; offset: number }): TodosView {
   const id = one.task.id;
   const was = d.tasks.some((t) => t.id === id);
   const now = matches(one.task, v.status, v.q);

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, describeError } from '../api.js';
-import { redeem, sessionKind } from '../session.js';
+import { redeem, signInKind } from '../session.js';
 import { ConfirmButton, Problem, announce } from '../ui.js';
 
 /**
@@ -11,7 +11,7 @@ export function TokenField(props: { onSignedOut(why?: string): void; id?: string
   const [token, setToken] = useState<string>();
   const [shown, setShown] = useState(false);
   const [problem, setProblem] = useState<string>();
-  const readable = sessionKind() === 'desktop';
+  const readable = signInKind() === 'desktop';
   const fetchToken = async () => {
     const t = token ?? (await api<{ value: string }>('/api/settings/secret/AUTH_TOKEN')).value;
     setToken(t);

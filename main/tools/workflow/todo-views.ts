@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TaskWithSteps, TasksRepo } from '../../store/todos.js';
+import type { TodoWithSteps, TodosRepo } from '../../store/todos.js';
 import { withinBudget } from '../budget.js';
 
 /**
@@ -14,7 +14,7 @@ export const LIST_STEPS = 25;
 export const ONE_TASK_STEPS = 200;
 
 export const stepShape = z.object({ id: z.number().int(), text: z.string(), done: z.boolean() });
-export const taskShape = z.object({
+export const todoShape = z.object({
   id: z.number().int(),
   name: z.string(),
   active: z.boolean(),
@@ -26,7 +26,7 @@ export const taskShape = z.object({
   /** Steps not listed here (a long task in a list): ask for the task alone, or its open steps with pending. */
   steps_left_out: z.number().int().optional(),
 });
-export type TaskData = z.infer<typeof taskShape>;
+export type TaskData = z.infer<typeof todoShape>;
 
 export function clip(text: string, max = CLIP): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
@@ -36,7 +36,7 @@ export function clip(text: string, max = CLIP): string {
  * A task as data. With more steps than `maxSteps`, the open ones are kept first (in order), then the
  * newest done ones, so that a long checklist still shows what is left to do.
  */
-export function taskData(t: TaskWithSteps, maxSteps = ONE_TASK_STEPS): TaskData {
+export function todoData(t: TodoWithSteps, maxSteps = ONE_TASK_STEPS): TaskData {
   const done = t.steps.filter((s) => s.done_at !== null).length;
   let steps = t.steps;
   if (steps.length > maxSteps) {
@@ -69,13 +69,13 @@ export function checklist(t: TaskData): string {
 const FINISHED_IN_RESOURCE = 20;
 
 /** The pincer://tasks resource: open tasks and the newest finished ones, as markdown, within the budget. */
-export function tasksMarkdown(repo: TasksRepo): string {
+export function todosMarkdown(repo: TodosRepo): string {
   const counts = repo.counts();
   if (counts.open + counts.done + counts.archived === 0) return '# Tasks\n\nNo tasks yet.\n';
   const open = repo.page({ status: 'open', limit: 100 }).rows;
   const done = repo.page({ status: 'done', limit: FINISHED_IN_RESOURCE }).rows;
-  const md = (t: TaskWithSteps) => {
-    const d = taskData(t, LIST_STEPS);
+  const md = (t: TodoWithSteps) => {
+    const d = todoData(t, LIST_STEPS);
     const steps = d.steps.map((s) => `- [${s.done ? 'x' : ' '}] ${s.text} (step ${s.id})`).join('\n') || '_no steps_';
     return `## ${d.active ? '▶ ' : ''}${d.id}. ${d.name} (${d.done}/${d.total})\n\n${steps}${d.steps_left_out ? `\n- … ${d.steps_left_out} more step(s)` : ''}`;
   };

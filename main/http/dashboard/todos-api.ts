@@ -1,27 +1,27 @@
 import type express from 'express';
 import { z } from 'zod';
 import type { Runtime } from '../../calls/runtime.js';
-import { TASK_FILTERS } from '../../store/todos.js';
+import { TODO_FILTERS } from '../../store/todos.js';
 import { fail, query, queryCount } from './replies.js';
-import { planView, tasksView, taskView } from './pages.js';
+import { planView, todosView, todoView } from './pages.js';
 
-const TasksQuery = z.object({
-  status: z.enum(TASK_FILTERS).optional(),
+const TodosQuery = z.object({
+  status: z.enum(TODO_FILTERS).optional(),
   q: z.string().max(500).optional(),
   offset: queryCount(10_000_000, 0),
   limit: queryCount(100, 20).pipe(z.number().min(1)),
 });
-const TASKS_USAGE = `Tasks take status (${TASK_FILTERS.join(', ')}), q (text in a name or step), offset and limit (1-100).`;
+const TASKS_USAGE = `Tasks take status (${TODO_FILTERS.join(', ')}), q (text in a name or step), offset and limit (1-100).`;
 
 /** TaskManager's tasks (a page, one, archive, delete) and the plan: the Tasks page. The same store calls as the tool's. */
-export function taskRoutes(r: express.Router, runtime: Runtime): void {
-  const tasks = runtime.services.tasks;
+export function todoRoutes(r: express.Router, runtime: Runtime): void {
+  const tasks = runtime.services.todos;
   const changed = (id: number) => runtime.events.publish({ type: 'tasks_changed', ids: [id], at: Date.now() });
   const noTask = (res: express.Response, id: string) => fail(res, 'NOT_FOUND', `No task ${id.slice(0, 40)} (finished tasks are deleted after TASK_RETENTION_DAYS).`);
 
   r.get('/api/tasks', (req, res) => {
-    const q = query(req, res, TasksQuery, TASKS_USAGE);
-    if (q) res.json(tasksView(runtime, q));
+    const q = query(req, res, TodosQuery, TASKS_USAGE);
+    if (q) res.json(todosView(runtime, q));
   });
 
   r.get('/api/plan', (_req, res) => {
@@ -29,7 +29,7 @@ export function taskRoutes(r: express.Router, runtime: Runtime): void {
   });
 
   r.get('/api/tasks/:id', (req, res) => {
-    const view = taskView(runtime, Number(req.params.id), req.query.steps === 'all');
+    const view = todoView(runtime, Number(req.params.id), req.query.steps === 'all');
     if (!view) return noTask(res, String(req.params.id));
     res.json(view);
   });
