@@ -35,7 +35,7 @@ function engine(name: string) {
 }
 
 function ctx(query: string): EngineContext {
-  return { query, base: 'https://engine.example', settings: { get: () => '' } as never, session: { cookies: new Map(), tokens: new Map() }, fetch: () => Promise.reject(new Error('no network in this test')) };
+  return { query, base: 'https://engine.example', settings: { get: () => '' } as never, state: { cookies: new Map(), tokens: new Map() }, fetch: () => Promise.reject(new Error('no network in this test')) };
 }
 
 function answer(body: string, status = 200, contentType = 'text/html; charset=utf-8'): EngineResponse {

@@ -25,7 +25,7 @@ function engine(name: string): Engine {
 }
 
 function ctx(query: string): EngineContext {
-  return { query, base: 'http://fake', settings: { get: () => '' } as never, session: { cookies: new Map(), tokens: new Map() }, fetch: () => Promise.reject(new Error('no network in unit tests')) };
+  return { query, base: 'http://fake', settings: { get: () => '' } as never, state: { cookies: new Map(), tokens: new Map() }, fetch: () => Promise.reject(new Error('no network in unit tests')) };
 }
 
 function response(status: number, body: string, headers: Record<string, string> = {}): EngineResponse {
@@ -68,7 +68,7 @@ describe('engine modules read pages in their 2026 shape', () => {
     const g = await engine('google').request(c);
     assert.match(g.url, /^http:\/\/fake\/wml\/search\?q=rust\+async&/);
     assert.match(g.userAgent ?? '', /^Nokia/);
-    assert.equal(c.session.cookies.get('CONSENT'), 'YES+');
+    assert.equal(c.state.cookies.get('CONSENT'), 'YES+');
     const m = await engine('marginalia').request({ ...c, settings: { get: (k: string) => (k === 'MARGINALIA_API_KEY' ? 'k-123' : '') } as never });
     assert.equal(engine('marginalia').defaultBase, 'https://api2.marginalia-search.com');
     assert.equal(m.headers?.['API-Key'], 'k-123');

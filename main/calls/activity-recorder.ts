@@ -172,9 +172,9 @@ export class Activity {
   }
 
   /** Which client a session belongs to, by the calls it made (kept across restarts, unlike open sessions). */
-  clientOf(session: string): string | undefined {
+  clientOf(callerId: string): string | undefined {
     this.flush();
-    return this.repo.clientOf(session);
+    return this.repo.clientOf(callerId);
   }
 
   facets(): { tools: string[]; clients: string[] } {

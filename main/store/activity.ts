@@ -213,8 +213,8 @@ export class ActivityRepo {
   }
 
   /** The client name a session last called with (jobs and questions record only the session). */
-  clientOf(session: string): string | undefined {
-    return (this.db.prepare('SELECT client FROM tool_calls WHERE session = ? AND client IS NOT NULL ORDER BY started_at DESC LIMIT 1').get(session) as { client: string } | undefined)?.client;
+  clientOf(callerId: string): string | undefined {
+    return (this.db.prepare('SELECT client FROM tool_calls WHERE session = ? AND client IS NOT NULL ORDER BY started_at DESC LIMIT 1').get(callerId) as { client: string } | undefined)?.client;
   }
 
   /**

@@ -106,14 +106,14 @@ export class CallbacksRepo {
     }).immediate();
   }
 
-  /** Fires for a session not yet sent as a log notification; each is claimed once. */
-  claimNotifications(session: string): FireRow[] {
-    return this.claim(session, 'notified');
+  /** Fires for a caller not yet sent as a log notification; each is claimed once. */
+  claimNotifications(callerId: string): FireRow[] {
+    return this.claim(callerId, 'notified');
   }
 
-  /** Fires for a session not yet prepended to one of its tool results. */
-  claimUndelivered(session: string): FireRow[] {
-    return this.claim(session, 'delivered');
+  /** Fires for a caller not yet prepended to one of its tool results. */
+  claimUndelivered(callerId: string): FireRow[] {
+    return this.claim(callerId, 'delivered');
   }
 
   /** Gives claimed fires back (the result they were to go out in could not carry them). */
@@ -123,14 +123,14 @@ export class CallbacksRepo {
   }
 
   /**
-   * Marks and returns a session's unclaimed fires in one atomic statement, so
+   * Marks and returns a caller's unclaimed fires in one atomic statement, so
    * each is claimed once across processes (this runs on every tool call and
    * every second, so it should stay a single statement).
    */
-  private claim(session: string, flag: 'notified' | 'delivered'): FireRow[] {
+  private claim(callerId: string, flag: 'notified' | 'delivered'): FireRow[] {
     // Nearly every call finds nothing: a read answers that without taking the write lock.
-    if (!prepared(this.db, `SELECT 1 FROM callback_fires WHERE session = ? AND ${flag} = 0 LIMIT 1`).get(session)) return [];
-    const rows = prepared(this.db, `UPDATE callback_fires SET ${flag} = 1 WHERE session = ? AND ${flag} = 0 RETURNING *`).all(session) as unknown[];
+    if (!prepared(this.db, `SELECT 1 FROM callback_fires WHERE session = ? AND ${flag} = 0 LIMIT 1`).get(callerId)) return [];
+    const rows = prepared(this.db, `UPDATE callback_fires SET ${flag} = 1 WHERE session = ? AND ${flag} = 0 RETURNING *`).all(callerId) as unknown[];
     return rows.map((r) => FireRow.parse(r)).sort((a, b) => a.id - b.id);
   }
 

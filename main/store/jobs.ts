@@ -153,8 +153,8 @@ export class JobsRepo {
   }
 
   /** The newest job a client started with this exact command (a chat view finding the call it shows), or undefined. */
-  newestOf(session: string, command: string): JobRow | undefined {
-    const row = prepared(this.db, 'SELECT * FROM jobs WHERE session = ? AND command = ? ORDER BY id DESC LIMIT 1').get(session, command);
+  newestOf(callerId: string, command: string): JobRow | undefined {
+    const row = prepared(this.db, 'SELECT * FROM jobs WHERE session = ? AND command = ? ORDER BY id DESC LIMIT 1').get(callerId, command);
     return row ? freeze(JobRow.parse(row)) : undefined;
   }
 

@@ -40,8 +40,8 @@ export class QuestionsRepo {
   }
 
   /** The newest question a client put with exactly these questions (as stored), or undefined: a chat view finding the call it shows. */
-  newestOf(session: string, questions: unknown): QuestionRow | undefined {
-    const r = prepared(this.db, 'SELECT * FROM questions WHERE session = ? AND questions = ? ORDER BY id DESC LIMIT 1').get(session, JSON.stringify(questions));
+  newestOf(callerId: string, questions: unknown): QuestionRow | undefined {
+    const r = prepared(this.db, 'SELECT * FROM questions WHERE session = ? AND questions = ? ORDER BY id DESC LIMIT 1').get(callerId, JSON.stringify(questions));
     return r ? QuestionRow.parse(r) : undefined;
   }
 

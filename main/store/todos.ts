@@ -84,8 +84,8 @@ export class TodosRepo {
     return { ...t, steps: this.steps(id), active: this.activeId() === id };
   }
 
-  steps(taskId: number): StepRow[] {
-    return (prepared(this.db, 'SELECT * FROM task_steps WHERE task_id = ? ORDER BY id').all(taskId) as unknown[]).map((r) => StepRow.parse(r));
+  steps(todoId: number): StepRow[] {
+    return (prepared(this.db, 'SELECT * FROM task_steps WHERE task_id = ? ORDER BY id').all(todoId) as unknown[]).map((r) => StepRow.parse(r));
   }
 
   step(id: number): StepRow | undefined {
@@ -93,11 +93,11 @@ export class TodosRepo {
     return r ? StepRow.parse(r) : undefined;
   }
 
-  addStep(taskId: number, text: string, at = Date.now()): StepRow {
+  addStep(todoId: number, text: string, at = Date.now()): StepRow {
     return this.db.transaction(() => {
-      const id = Number(prepared(this.db, 'INSERT INTO task_steps (task_id, text, created_at) VALUES (?, ?, ?)').run(taskId, text, at).lastInsertRowid);
+      const id = Number(prepared(this.db, 'INSERT INTO task_steps (task_id, text, created_at) VALUES (?, ?, ?)').run(todoId, text, at).lastInsertRowid);
       // A finished task that gets a new step is open again (and so no longer put away).
-      prepared(this.db, 'UPDATE tasks SET completed_at = NULL, archived_at = NULL WHERE id = ?').run(taskId);
+      prepared(this.db, 'UPDATE tasks SET completed_at = NULL, archived_at = NULL WHERE id = ?').run(todoId);
       return this.step(id)!;
     }).immediate();
   }
@@ -112,7 +112,7 @@ export class TodosRepo {
   }
 
   /** Completes a task and every open step of it. */
-  completeTask(id: number, at = Date.now()): void {
+  completeTodo(id: number, at = Date.now()): void {
     this.db.transaction(() => {
       prepared(this.db, 'UPDATE task_steps SET done_at = ? WHERE task_id = ? AND done_at IS NULL').run(at, id);
       prepared(this.db, 'UPDATE tasks SET completed_at = COALESCE(completed_at, ?) WHERE id = ?').run(at, id);
@@ -211,13 +211,13 @@ export class TodosRepo {
   private attachSteps(rows: TodoRow[]): TodoWithSteps[] {
     if (rows.length === 0) return [];
     const active = this.activeId();
-    const byTask = new Map<number, StepRow[]>(rows.map((t) => [t.id, []]));
+    const byTodo = new Map<number, StepRow[]>(rows.map((t) => [t.id, []]));
     // One statement per page size (ids bound as parameters).
     const steps = prepared(this.db, `SELECT * FROM task_steps WHERE task_id IN (${rows.map(() => '?').join(',')}) ORDER BY id`).all(...rows.map((t) => t.id)) as unknown[];
     for (const r of steps) {
       const s = StepRow.parse(r);
-      byTask.get(s.task_id)!.push(s);
+      byTodo.get(s.task_id)!.push(s);
     }
-    return rows.map((t) => ({ ...t, steps: byTask.get(t.id)!, active: t.id === active }));
+    return rows.map((t) => ({ ...t, steps: byTodo.get(t.id)!, active: t.id === active }));
   }
 }

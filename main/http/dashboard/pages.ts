@@ -2,7 +2,7 @@ import { shellStatus } from '../../tools/shell/process.js';
 import type { Runtime } from '../../calls/runtime.js';
 import type { SessionTable } from '../../access/mcp-sessions.js';
 import { PATTERN_SETTINGS, toolKey, skillKey } from '../../core/settings/schema.js';
-import { todoData, LIST_STEPS, ONE_TASK_STEPS } from '../../tools/workflow/todo-views.js';
+import { todoData, LIST_STEPS, ONE_TODO_STEPS } from '../../tools/workflow/todo-views.js';
 import type { TodoQuery } from '../../store/todos.js';
 import type { CallRecord } from '../../calls/activity-recorder.js';
 import type { JobQuery, JobRow } from '../../store/jobs.js';
@@ -65,7 +65,7 @@ export function todosView(runtime: Runtime, query: TodoQuery) {
 /** One task (a live update of its card, or all its steps), with the counts that changed with it. */
 export function todoView(runtime: Runtime, id: number, allSteps: boolean) {
   const t = runtime.services.todos.withSteps(id);
-  return t && { task: todoData(t, allSteps ? ONE_TASK_STEPS : PAGE_STEPS), counts: runtime.services.todos.counts() };
+  return t && { task: todoData(t, allSteps ? ONE_TODO_STEPS : PAGE_STEPS), counts: runtime.services.todos.counts() };
 }
 
 export function planView(runtime: Runtime) {

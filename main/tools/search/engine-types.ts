@@ -49,7 +49,7 @@ export class EngineFailure extends Error {
 }
 
 /** What an engine may keep between searches: cookies it was given and tokens it fetched. */
-export interface EngineSession {
+export interface EngineState {
   cookies: Map<string, string>;
   tokens: Map<string, { value: string; expires: number }>;
 }
@@ -59,7 +59,7 @@ export interface EngineContext {
   /** SEARCH_URL_<ENGINE> when set (tests point engines at local fakes), else the engine's own. */
   base: string;
   settings: SettingsView;
-  session: EngineSession;
+  state: EngineState;
   /** A request on the engine's behalf (for tokens), with the session's cookies, redirects not followed. */
   fetch(req: EngineRequest): Promise<EngineResponse>;
 }

@@ -1,5 +1,5 @@
 import type { SettingsView } from '../../core/settings/view.js';
-import { EngineFailure, type Engine, type EngineContext, type EngineRequest, type EngineResponse, type EngineSession, type FailureKind, type SearchResult } from './engine-types.js';
+import { EngineFailure, type Engine, type EngineContext, type EngineRequest, type EngineResponse, type EngineState, type FailureKind, type SearchResult } from './engine-types.js';
 import { mergeResults, type MergedResult } from './merge.js';
 import { HealthBook, type EngineHealth } from './engine-health.js';
 import { FetchError } from '../web/http-fetch.js';
@@ -48,7 +48,7 @@ async function parseSetCookies(lines: string[]): Promise<{ name: string; value: 
 /** Asks many engines at once and answers by the deadline with what came back, merged. */
 export class SearchService {
   private health: HealthBook;
-  private sessions = new Map<string, EngineSession>();
+  private states = new Map<string, EngineState>();
   transport: EngineTransport = nodeTransport;
 
   constructor(private settings: SettingsView) {
@@ -87,15 +87,15 @@ export class SearchService {
     });
   }
 
-  private session(name: string): EngineSession {
-    let s = this.sessions.get(name);
-    if (!s) this.sessions.set(name, (s = { cookies: new Map(), tokens: new Map() }));
+  private state(name: string): EngineState {
+    let s = this.states.get(name);
+    if (!s) this.states.set(name, (s = { cookies: new Map(), tokens: new Map() }));
     return s;
   }
 
   /** One request for an engine: its session's cookies go out, the cookies it is given are kept. */
-  private async send(session: EngineSession, req: EngineRequest, signal: AbortSignal): Promise<EngineResponse> {
-    const cookie = [...session.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  private async send(state: EngineState, req: EngineRequest, signal: AbortSignal): Promise<EngineResponse> {
+    const cookie = [...state.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     const res = await this.transport({
       url: req.url,
       method: req.method,
@@ -108,15 +108,15 @@ export class SearchService {
     const cookies: Record<string, string> = {};
     for (const c of await parseSetCookies(res.setCookies)) {
       cookies[c.name] = c.value;
-      session.cookies.set(c.name, c.value);
+      state.cookies.set(c.name, c.value);
     }
     return { status: res.status, url: res.url, headers: res.headers, cookies, body: res.body };
   }
 
   private async ask(engine: Engine, q: string, signal: AbortSignal): Promise<SearchResult[]> {
-    const session = this.session(engine.name);
+    const state = this.state(engine.name);
     const base = this.settings.raw(`SEARCH_URL_${engine.name.toUpperCase()}`)?.replace(/\/+$/, '') || engine.defaultBase;
-    const ctx: EngineContext = { query: q, base, settings: this.settings, session, fetch: (req) => this.send(session, req, signal) };
+    const ctx: EngineContext = { query: q, base, settings: this.settings, state: state, fetch: (req) => this.send(state, req, signal) };
     const req = await engine.request(ctx);
     return engine.parse(await ctx.fetch(req), ctx);
   }

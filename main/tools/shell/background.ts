@@ -9,7 +9,7 @@ import { shellsReady } from './shells.js';
 import { shellSentence, commandEnvReady } from './process.js';
 import { VIEWS } from '../views/links.js';
 
-const taskId = (what: string) => z.number().int().positive('task_id must be a positive task id from BackgroundBash').describe(what);
+const jobIdInput = (what: string) => z.number().int().positive('task_id must be a positive task id from BackgroundBash').describe(what);
 
 export const jobShape = z.object({
   task_id: z.number().int(),
@@ -76,7 +76,7 @@ export const readBgOutputTool = defineTool({
     'Read the output a background task produced since the previous ReadBgOutput of that task, with its status and exit code. ' +
     'Pass wait_ms to wait for new output or for the task to end instead of polling (capped at 25 s).',
   inputSchema: z.object({
-    task_id: taskId('The task ID returned by BackgroundBash'),
+    task_id: jobIdInput('The task ID returned by BackgroundBash'),
     wait_ms: z.number().int().min(0).optional().describe('Wait up to this many ms for new output or exit (capped at 25000)'),
     max_bytes: z.number().int().min(1).optional().describe('Most bytes to return (default 65536, at most 1048576); call again for the rest'),
   }),
@@ -174,7 +174,7 @@ export const killBgTaskTool = defineTool({
   title: 'Kill a background task',
   group: 'shell',
   description: 'Kill a running background task by id: it and every process it started are asked to stop (SIGTERM, on Windows taskkill /T), and killed after 3 s if they have not. The result says which.',
-  inputSchema: z.object({ task_id: taskId('The task ID to kill') }),
+  inputSchema: z.object({ task_id: jobIdInput('The task ID to kill') }),
   outputSchema: jobShape.extend({ forced: z.boolean() }),
   annotations: { title: 'Kill a background task', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async handler(args, ctx) {

@@ -73,7 +73,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
    * to the job's `cwd` file); `timeoutMs` stops it after that long, whichever hub is running; `graceMs` is how
    * long a stop waits before the kill.
    */
-  start(command: string, session?: string, dir?: string, opts: JobOptions = {}): { job: JobRow; shell: string; spec: ShellSpec } {
+  start(command: string, callerId?: string, dir?: string, opts: JobOptions = {}): { job: JobRow; shell: string; spec: ShellSpec } {
     if (this.readOnly) throw new UserError('BackgroundBash: the database is read-only (written by a newer Pincer); update Pincer to start jobs.', 'UNAVAILABLE');
     if (command.trim() === '') throw new UserError('BackgroundBash: command is empty; pass the shell command to run.', 'INVALID_INPUT');
     this.reconcileAll();
@@ -87,7 +87,7 @@ export class JobManager extends EventEmitter<{ event: [JobEvent] }> {
     const job = this.repo.insert({
       command,
       cwd,
-      session,
+      session: callerId,
       logPath: (id) => path.join(this.jobsDir, `${id}.log`),
       exitPath: (id) => path.join(this.jobsDir, `${id}.exit`),
     });

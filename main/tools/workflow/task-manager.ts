@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool, textResult, type Services } from '../types.js';
 import { UserError } from '../../core/errors.js';
 import { TODO_FILTERS, type TodoFilter, type TodoWithSteps, type TodosRepo } from '../../store/todos.js';
-import { checklist, todoData, todoShape, LIST_STEPS, type TaskData } from './todo-views.js';
+import { checklist, todoData, todoShape, LIST_STEPS, type TodoData } from './todo-views.js';
 import { withinBudget } from '../budget.js';
 import { VIEWS } from '../views/links.js';
 
@@ -89,11 +89,11 @@ function pageOf(repo: TodosRepo, status: TodoFilter, q: string | undefined, offs
  * Marks a step done (TaskManager's complete, and the task view's checkbox): its task as it is now. `inTask`:
  * the task the caller named, which the step must belong to.
  */
-export function completeStep(services: Services, stepId: number, inTask: number | undefined, who: string): TodoWithSteps {
+export function completeStep(services: Services, stepId: number, inTodo: number | undefined, who: string): TodoWithSteps {
   const repo = services.todos;
   const step = repo.step(stepId);
-  if (!step || (inTask !== undefined && step.task_id !== inTask)) {
-    throw new UserError(`${who}: there is no step ${stepId}${inTask !== undefined ? ` in task ${inTask}` : ''}. {"action":"list"} shows step ids.`, 'NOT_FOUND');
+  if (!step || (inTodo !== undefined && step.task_id !== inTodo)) {
+    throw new UserError(`${who}: there is no step ${stepId}${inTodo !== undefined ? ` in task ${inTodo}` : ''}. {"action":"list"} shows step ids.`, 'NOT_FOUND');
   }
   repo.completeStep(step.id);
   services.events.publish({ type: 'tasks_changed', ids: [step.task_id], at: Date.now() });
@@ -127,11 +127,11 @@ export const taskManagerTool = defineTool({
     const repo = ctx.services.todos;
     const action = args.action.trim().toLowerCase();
     const changed = (...ids: number[]) => ctx.services.events.publish({ type: 'tasks_changed', ids, at: Date.now() });
-    const needTask = (id: number | undefined): TodoWithSteps => {
-      const taskId = id ?? repo.activeId();
-      if (taskId === undefined) throw new UserError(`TaskManager ${action}: there is no active task. Create one with {"action":"create","text":"…"} or pass task_id.`, 'CONFLICT');
-      const t = repo.withSteps(taskId);
-      if (!t) throw new UserError(`TaskManager ${action}: there is no task ${taskId}. {"action":"list"} shows the ids.`, 'NOT_FOUND');
+    const needTodo = (id: number | undefined): TodoWithSteps => {
+      const todoId = id ?? repo.activeId();
+      if (todoId === undefined) throw new UserError(`TaskManager ${action}: there is no active task. Create one with {"action":"create","text":"…"} or pass task_id.`, 'CONFLICT');
+      const t = repo.withSteps(todoId);
+      if (!t) throw new UserError(`TaskManager ${action}: there is no task ${todoId}. {"action":"list"} shows the ids.`, 'NOT_FOUND');
       return t;
     };
     const one = (id: number, lead: string) => {
@@ -149,7 +149,7 @@ export const taskManagerTool = defineTool({
       case 'add': {
         const text = args.text?.trim();
         if (!text) throw new UserError('TaskManager add: text (the step) is empty; pass {"action":"add","text":"…"}.', 'INVALID_INPUT');
-        const t = needTask(args.task_id);
+        const t = needTodo(args.task_id);
         const step = repo.addStep(t.id, text);
         changed(t.id);
         return one(t.id, `Added step ${step.id} to task ${t.id}.`);
@@ -160,25 +160,25 @@ export const taskManagerTool = defineTool({
           return one(t.id, `Completed step ${args.step_id}.`);
         }
         if (args.task_id === undefined) throw new UserError('TaskManager complete: pass step_id to complete a step, or task_id alone to complete a whole task.', 'INVALID_INPUT');
-        const t = needTask(args.task_id);
-        repo.completeTask(t.id);
+        const t = needTodo(args.task_id);
+        repo.completeTodo(t.id);
         changed(t.id);
         return one(t.id, `Completed task ${t.id} and all its steps.`);
       }
       case 'list':
         return listTasks(repo, args);
       case 'pending':
-        return pendingSteps(needTask(args.task_id), action);
+        return pendingSteps(needTodo(args.task_id), action);
       case 'switch': {
         if (args.task_id === undefined) throw new UserError('TaskManager switch: pass task_id of the task to make active.', 'INVALID_INPUT');
-        const t = needTask(args.task_id);
+        const t = needTodo(args.task_id);
         repo.setActive(t.id);
         changed(t.id);
         return one(t.id, `Task ${t.id} is now active.`);
       }
       case 'archive': {
         if (args.task_id === undefined) throw new UserError('TaskManager archive: pass task_id of the finished task to put away.', 'INVALID_INPUT');
-        const t = needTask(args.task_id);
+        const t = needTodo(args.task_id);
         if (t.completed_at === null) {
           const d = todoData(t);
           throw new UserError(`TaskManager archive: task ${t.id} is still open (${d.done}/${d.total} steps done). Complete it first ({"action":"complete","task_id":${t.id}}), or delete it.`, 'CONFLICT');
@@ -189,7 +189,7 @@ export const taskManagerTool = defineTool({
       }
       case 'delete': {
         if (args.task_id === undefined) throw new UserError('TaskManager delete: pass task_id of the task to delete.', 'INVALID_INPUT');
-        const t = needTask(args.task_id);
+        const t = needTodo(args.task_id);
         const data = todoData(t);
         repo.delete(t.id);
         changed(t.id);
@@ -214,7 +214,7 @@ function listTasks(repo: TodosRepo, args: { query?: string; status?: TodoFilter;
 
 /** `pending`: the open steps of one task, as many as the checklist shows, and how many more. */
 function pendingSteps(t: TodoWithSteps, action: string) {
-  const data: TaskData = todoData(t);
+  const data: TodoData = todoData(t);
   const open = t.steps.filter((s) => s.done_at === null);
   const shown = data.steps.filter((s) => !s.done);
   const more = open.length > shown.length ? `\n  … and ${open.length - shown.length} more open step(s)` : '';

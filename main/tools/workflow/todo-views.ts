@@ -11,7 +11,7 @@ import { withinBudget } from '../budget.js';
 const CLIP = 500;
 /** Steps a task shows in a list; one task on its own (create, add, complete, pending) shows more. */
 export const LIST_STEPS = 25;
-export const ONE_TASK_STEPS = 200;
+export const ONE_TODO_STEPS = 200;
 
 export const stepShape = z.object({ id: z.number().int(), text: z.string(), done: z.boolean() });
 export const todoShape = z.object({
@@ -26,7 +26,7 @@ export const todoShape = z.object({
   /** Steps not listed here (a long task in a list): ask for the task alone, or its open steps with pending. */
   steps_left_out: z.number().int().optional(),
 });
-export type TaskData = z.infer<typeof todoShape>;
+export type TodoData = z.infer<typeof todoShape>;
 
 export function clip(text: string, max = CLIP): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
@@ -36,7 +36,7 @@ export function clip(text: string, max = CLIP): string {
  * A task as data. With more steps than `maxSteps`, the open ones are kept first (in order), then the
  * newest done ones, so that a long checklist still shows what is left to do.
  */
-export function todoData(t: TodoWithSteps, maxSteps = ONE_TASK_STEPS): TaskData {
+export function todoData(t: TodoWithSteps, maxSteps = ONE_TODO_STEPS): TodoData {
   const done = t.steps.filter((s) => s.done_at !== null).length;
   let steps = t.steps;
   if (steps.length > maxSteps) {
@@ -60,7 +60,7 @@ export function todoData(t: TodoWithSteps, maxSteps = ONE_TASK_STEPS): TaskData 
 }
 
 /** A task as a checklist: `[x] 3. text`. */
-export function checklist(t: TaskData): string {
+export function checklist(t: TodoData): string {
   const head = `${t.active ? '▶ ' : ''}Task ${t.id}: ${t.name} — ${t.done}/${t.total} done${t.completed ? ' ✓' : ''}${t.archived ? ' (archived)' : ''}`;
   const more = t.steps_left_out ? [`  … ${t.steps_left_out} more step(s) not shown: {"action":"pending","task_id":${t.id}} lists its open steps`] : [];
   return [head, ...t.steps.map((s) => `  [${s.done ? 'x' : ' '}] ${s.id}. ${s.text}`), ...more].join('\n');

@@ -4,10 +4,10 @@ import { renderMarkdown } from '../markdown.js';
 import { callTool, numberArg, stringArg, structuredOf, usePoll, useCall } from './bridge.js';
 import { DashboardLink, Problem, StatusLine } from './parts.js';
 
-type Task = Board['tasks'][number];
+type Todo = Board['tasks'][number];
 const PLAN_ACTIONS = new Set(['enter', 'exit', 'status', 'json', 'reset']);
 
-function TodoCard(props: { task: Task; onComplete(stepId: number): void; completing: ReadonlySet<number>; headingLevel: 'h1' | 'h2' }) {
+function TodoCard(props: { task: Todo; onComplete(stepId: number): void; completing: ReadonlySet<number>; headingLevel: 'h1' | 'h2' }) {
   const t = props.task;
   const H = props.headingLevel;
   return (
@@ -66,8 +66,8 @@ export function TodoView() {
   const action = stringArg(call.input, 'action')?.trim().toLowerCase();
   const toolName = call.context?.toolInfo?.tool.name;
   const planCall = toolName ? toolName === 'PlanMode' : action !== undefined && PLAN_ACTIONS.has(action);
-  const resultTask = structuredOf(call.result)?.task;
-  const resultTaskId = resultTask && typeof resultTask === 'object' && 'id' in resultTask && typeof resultTask.id === 'number' ? resultTask.id : undefined;
+  const resultTodo = structuredOf(call.result)?.task;
+  const resultTodoId = resultTodo && typeof resultTodo === 'object' && 'id' in resultTodo && typeof resultTodo.id === 'number' ? resultTodo.id : undefined;
 
   usePoll(
     async (signal) => {
@@ -106,7 +106,7 @@ export function TodoView() {
       </article>
     );
   }
-  const wanted = resultTaskId ?? numberArg(call.input, 'task_id') ?? board.active_task_id ?? undefined;
+  const wanted = resultTodoId ?? numberArg(call.input, 'task_id') ?? board.active_task_id ?? undefined;
   const one = action === 'list' ? undefined : board.tasks.find((t) => t.id === wanted);
   return (
     <article class="view" aria-labelledby={one && !planCall ? `task-${one.id}` : 'title'}>

@@ -3,7 +3,7 @@ import type { PageProps } from '../types.js';
 import { OverviewPage } from './overview.js';
 import { ToolsPage } from './tools.js';
 import { SettingsPage } from './settings.js';
-import { TasksPage } from './tasks.js';
+import { TodosPage } from './tasks.js';
 import { JobsPage } from './jobs.js';
 import { CallbacksPage } from './callbacks.js';
 import { QuestionsPage } from './questions.js';
@@ -17,7 +17,7 @@ export const PAGES = [
   { id: 'connect', title: 'Connect', component: ConnectPage },
   { id: 'tools', title: 'Tools', component: ToolsPage },
   { id: 'settings', title: 'Settings', component: SettingsPage },
-  { id: 'tasks', title: 'Tasks', component: TasksPage },
+  { id: 'tasks', title: 'Tasks', component: TodosPage },
   { id: 'jobs', title: 'Jobs', component: JobsPage },
   { id: 'callbacks', title: 'Callbacks', component: CallbacksPage },
   { id: 'questions', title: 'Questions', component: QuestionsPage },

@@ -100,7 +100,7 @@ function PlanPanel(props: { onSignedOut(): void }) {
  * TaskManager's tasks by state (open first), searchable, a page at a time with the total. A live event
  * names the tasks it changed: each is fetched alone and put in place (or taken off), never the whole list.
  */
-export function TasksPage(props: PageProps) {
+export function TodosPage(props: PageProps) {
   const [status, setStatus] = useState<Status>('open');
   const [q, setQ] = useState('');
   const [draft, setDraft] = useState('');
@@ -170,13 +170,13 @@ function place(d: TodosView, one: OneTodoView, v: { status: Status; q: string; o
   const id = one.task.id;
   const was = d.tasks.some((t) => t.id === id);
   const now = matches(one.task, v.status, v.q);
-  let tasks = d.tasks.filter((t) => t.id !== id);
-  const last = tasks.at(-1);
-  if (now && (was || (v.offset === 0 && (!last || id > last.id || tasks.length < PAGE)))) {
-    tasks = [...tasks, one.task].sort((a, b) => b.id - a.id).slice(0, PAGE);
+  let todos = d.tasks.filter((t) => t.id !== id);
+  const last = todos.at(-1);
+  if (now && (was || (v.offset === 0 && (!last || id > last.id || todos.length < PAGE)))) {
+    todos = [...todos, one.task].sort((a, b) => b.id - a.id).slice(0, PAGE);
   }
   const c = one.counts;
   // Without a text filter the list's total is one of the counts, exact; with one, what the page saw change.
   const total = !v.q ? (v.status === 'all' ? c.open + c.done + c.archived : c[v.status]) : d.total + (now && !was ? 1 : 0) - (was && !now ? 1 : 0);
-  return { ...d, tasks, total, counts: c };
+  return { ...d, tasks: todos, total, counts: c };
 }

@@ -30,7 +30,7 @@ export const google: Engine = {
   weight: 1.2,
   defaultBase: 'https://www.google.com',
   request(ctx) {
-    ctx.session.cookies.set('CONSENT', 'YES+');
+    ctx.state.cookies.set('CONSENT', 'YES+');
     return { url: `${ctx.base}/wml/search?${query({ q: ctx.query, sca_esv: '1', hl: 'en', lr: '', ie: 'utf8', oe: 'utf8' })}`, headers: { Accept: '*/*' }, userAgent: NOKIA_UA };
   },
   parse(res) {

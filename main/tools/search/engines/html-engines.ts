@@ -19,7 +19,7 @@ export const brave: Engine = {
   weight: 1.2,
   defaultBase: 'https://search.brave.com',
   request(ctx) {
-    for (const [k, v] of Object.entries({ safesearch: 'moderate', useLocation: '0', summarizer: '0', country: 'all', ui_lang: 'en-us' })) ctx.session.cookies.set(k, v);
+    for (const [k, v] of Object.entries({ safesearch: 'moderate', useLocation: '0', summarizer: '0', country: 'all', ui_lang: 'en-us' })) ctx.state.cookies.set(k, v);
     return { url: `${ctx.base}/search?${query({ q: ctx.query, source: 'web' })}` };
   },
   parse(res) {
@@ -78,7 +78,7 @@ export const yahoo: Engine = {
   weight: 0.9,
   defaultBase: 'https://search.yahoo.com',
   request(ctx) {
-    ctx.session.cookies.set('sB', 'v=1&vm=p&fl=1&vl=lang_en&pn=10&rw=new&userset=1');
+    ctx.state.cookies.set('sB', 'v=1&vm=p&fl=1&vl=lang_en&pn=10&rw=new&userset=1');
     return { url: `${ctx.base}/search?${query({ p: ctx.query, iscqry: '' })}` };
   },
   parse(res) {
@@ -139,7 +139,7 @@ export const yandex: Engine = {
   weight: 0.8,
   defaultBase: 'https://yandex.com',
   request(ctx) {
-    ctx.session.cookies.set('yp', '1716337604.sp.family%3A0#1685406411.szm.1:1920x1080:1920x999');
+    ctx.state.cookies.set('yp', '1716337604.sp.family%3A0#1685406411.szm.1:1920x1080:1920x999');
     return { url: `${ctx.base}/search/site/?${query({ tmpl_version: 'releases', text: ctx.query, web: 1, frame: 1, searchid: 3131712, lang: 'en' })}` };
   },
   parse(res) {

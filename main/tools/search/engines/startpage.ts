@@ -19,14 +19,14 @@ function isCaptchaRedirect(res: EngineResponse): boolean {
 }
 
 async function scToken(ctx: EngineContext): Promise<string> {
-  const cached = ctx.session.tokens.get('sc');
+  const cached = ctx.state.tokens.get('sc');
   if (cached && cached.expires > Date.now()) return cached.value;
   const home = await ctx.fetch({ url: `${ctx.base}/` });
   if (isCaptchaRedirect(home)) throw new EngineFailure('captcha', 'redirected the home page to its CAPTCHA (/sp/captcha)');
   checkHttp(home);
   const sc = dom(home.body).querySelector('form#search input[name="sc"]')?.getAttribute('value');
   if (!sc) throw new EngineFailure('unreadable', 'home page has no search form token (form#search input[name=sc])');
-  ctx.session.tokens.set('sc', { value: sc, expires: Date.now() + SC_TTL_MS });
+  ctx.state.tokens.set('sc', { value: sc, expires: Date.now() + SC_TTL_MS });
   return sc;
 }
 
@@ -112,7 +112,7 @@ export const startpage: Engine = {
   defaultBase: 'https://www.startpage.com',
   async request(ctx) {
     const sc = await scToken(ctx);
-    ctx.session.cookies.set('preferences', preferences());
+    ctx.state.cookies.set('preferences', preferences());
     return {
       url: `${ctx.base}/sp/search`,
       method: 'POST',
@@ -123,7 +123,7 @@ export const startpage: Engine = {
   parse(res, ctx) {
     if (isCaptchaRedirect(res)) {
       // A token Startpage no longer accepts also ends here: the next try (after the rest) fetches a new one.
-      ctx.session.tokens.delete('sc');
+      ctx.state.tokens.delete('sc');
       throw new EngineFailure('captcha', 'redirected to its CAPTCHA (/sp/captcha)');
     }
     checkHttp(res);
@@ -135,7 +135,7 @@ export const startpage: Engine = {
       const rendered = renderedResults(d, ctx.base);
       if (rendered.length > 0) return rendered;
       // The token may have gone stale: the next search fetches a new one.
-      ctx.session.tokens.delete('sc');
+      ctx.state.tokens.delete('sc');
       throw new EngineFailure('unreadable', 'returned a page without its results data (UIStartpage.AppSerpWeb)');
     }
     const out: SearchResult[] = [];
