@@ -208,13 +208,13 @@ describe('a year of use: bounded answers, pages and running jobs past the first 
       await page.goto(`${hub.url}/#/tasks`);
       await page.locator('[data-tab="done"]').filter({ hasText: /Finished \(9,\d{3}\)/ }).waitFor();
       await page.locator('[data-tab="done"]').click();
-      await page.locator('[data-pager="tasks"]').filter({ hasText: /Tasks 1–20 of 9,\d{3}/ }).waitFor();
+      await page.locator('[data-pager="todos"]').filter({ hasText: /Todos 1–20 of 9,\d{3}/ }).waitFor();
       // A text search's total is "at least" past 200 more than the page.
       await page.locator('#tasks-search').fill('refactor');
       await page.getByRole('button', { name: 'Apply' }).click();
-      await page.locator('[data-pager="tasks"]').filter({ hasText: 'Tasks 1–20 of 220+' }).waitFor();
-      await page.getByRole('navigation', { name: 'Pages of tasks' }).getByRole('button', { name: 'Older' }).click();
-      await page.locator('[data-pager="tasks"]').filter({ hasText: 'Tasks 21–40 of 240+' }).waitFor();
+      await page.locator('[data-pager="todos"]').filter({ hasText: 'Todos 1–20 of 220+' }).waitFor();
+      await page.getByRole('navigation', { name: 'Pages of todos' }).getByRole('button', { name: 'Older' }).click();
+      await page.locator('[data-pager="todos"]').filter({ hasText: 'Todos 21–40 of 240+' }).waitFor();
       assert.deepEqual(problems, []);
     } finally {
       await chromium.close();

@@ -9,7 +9,7 @@ import { TODOS_URI, PLAN_URI } from './notifier.js';
  * the plan as markdown resources, every enabled skill as a prompt.
  */
 export const RESOURCES = [
-  { uri: TODOS_URI, name: 'tasks', title: 'Tasks', description: 'Open TaskManager tasks and the newest finished ones with their steps, as a markdown checklist (TaskManager list pages through the rest).', mimeType: 'text/markdown' },
+  { uri: TODOS_URI, name: 'tasks', title: 'Tasks', description: 'Open TaskManager todos and the newest finished ones with their steps, as a markdown checklist (TaskManager list pages through the rest).', mimeType: 'text/markdown' },
   { uri: PLAN_URI, name: 'plan', title: 'Current plan', description: 'The plan from PlanMode: goal, status and the plan text.', mimeType: 'text/markdown' },
 ];
 

@@ -16,7 +16,7 @@ export function Kept(props: { kinds: Kind[]; onSignedOut(): void }) {
         `${k.jobs.ended.toLocaleString()} ended jobs with ${bytes(k.jobs.logBytes)} of output (kept ${k.jobs.days} days, at most ${k.jobs.max.toLocaleString()} jobs and ${bytes(k.jobs.maxBytes)}: JOB_RETENTION_DAYS, JOB_MAX_KEPT, JOB_MAX_KEPT_BYTES); running jobs are never deleted.`,
       );
     if (kind === 'tasks')
-      lines.push(`${k.tasks.open.toLocaleString()} open, ${k.tasks.done.toLocaleString()} finished and ${k.tasks.archived.toLocaleString()} archived tasks (finished ones kept ${k.tasks.days} days: TASK_RETENTION_DAYS); ${k.plans.count} plans (${k.plans.days} days).`);
+      lines.push(`${k.tasks.open.toLocaleString()} open, ${k.tasks.done.toLocaleString()} finished and ${k.tasks.archived.toLocaleString()} archived todos (finished ones kept ${k.tasks.days} days: TASK_RETENTION_DAYS); ${k.plans.count} plans (${k.plans.days} days).`);
     if (kind === 'activity') lines.push(`${k.activity.calls.toLocaleString()} tool calls (kept ${k.activity.days} days, at most ${k.activity.max.toLocaleString()}: ACTIVITY_RETENTION_DAYS, ACTIVITY_MAX_CALLS).`);
   }
   const s = k.store;

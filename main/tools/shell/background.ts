@@ -9,7 +9,7 @@ import { shellsReady } from './shells.js';
 import { shellSentence, commandEnvReady } from './process.js';
 import { VIEWS } from '../views/links.js';
 
-const jobIdInput = (what: string) => z.number().int().positive('task_id must be a positive task id from BackgroundBash').describe(what);
+const jobIdInput = (what: string) => z.number().int().positive('task_id must be a positive job id (the task_id BackgroundBash returned)').describe(what);
 
 export const jobShape = z.object({
   task_id: z.number().int(),
@@ -46,7 +46,7 @@ export const backgroundBashTool = defineTool({
   title: 'Start a background command',
   group: 'shell',
   description: (services) =>
-    `Execute a shell command in the background — ${shellSentence(services.settings)} — and return its task id immediately. ` +
+    `Execute a shell command in the background — ${shellSentence(services.settings)} — as a job (background task) and return its id (task_id) immediately. ` +
     'Use for servers, watchers, long builds and anything ' +
     'that outlives a single call. The job keeps running even if the client or Pincer restarts. Read its output with ReadBgOutput, ' +
     'see all jobs with ListBgTasks, stop it with KillBgTask.',
@@ -70,20 +70,20 @@ export const JOB_META = 'dev.pincer/job';
 
 export const readBgOutputTool = defineTool({
   name: 'ReadBgOutput',
-  title: 'Read new output of a background task',
+  title: 'Read new output of a job',
   group: 'shell',
   description:
-    'Read the output a background task produced since the previous ReadBgOutput of that task, with its status and exit code. ' +
-    'Pass wait_ms to wait for new output or for the task to end instead of polling (capped at 25 s).',
+    'Read the output a job (background task) produced since the previous ReadBgOutput of that job, with its status and exit code. ' +
+    'Pass wait_ms to wait for new output or for the job to end instead of polling (capped at 25 s).',
   inputSchema: z.object({
-    task_id: jobIdInput('The task ID returned by BackgroundBash'),
+    task_id: jobIdInput('The job id (task_id) BackgroundBash returned'),
     wait_ms: z.number().int().min(0).optional().describe('Wait up to this many ms for new output or exit (capped at 25000)'),
     max_bytes: z.number().int().min(1).optional().describe('Most bytes to return (default 65536, at most 1048576); call again for the rest'),
   }),
   // No outputSchema, so no structuredContent: the output travels once, as text, which every client hands
   // the model (clients that prefer structuredContent would otherwise get it twice on the wire, or only
   // without the text). The status and counts are on the text's first line and in `_meta`.
-  annotations: { title: 'Read new output of a background task', readOnlyHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: { title: 'Read new output of a job', readOnlyHint: true, idempotentHint: false, openWorldHint: false },
   async handler(args, ctx) {
     const s = ctx.services.settings;
     const waitMs = Math.min(args.wait_ms ?? 0, s.get('JOB_WAIT_MAX_MS'));
@@ -123,20 +123,20 @@ function jobLine(j: z.infer<typeof jobShape>): string {
 
 export const listBgTasksTool = defineTool({
   name: 'ListBgTasks',
-  title: 'List background tasks',
+  title: 'List jobs',
   group: 'shell',
   description:
-    'List background tasks, newest first, with id, command, status (running / exited N / killed / lost), pid, start time and runtime. ' +
-    'Every running task is always listed; the answer says how many there are in all. status filters (running, ended, succeeded, failed, killed, lost), ' +
+    'List jobs (background tasks), newest first, with id, command, status (running / exited N / killed / lost), pid, start time and runtime. ' +
+    'Every running job is always listed; the answer says how many there are in all. status filters (running, ended, succeeded, failed, killed, lost), ' +
     'query matches the command or folder, offset and limit page.',
   inputSchema: z.object({
     status: z.enum(JOB_FILTERS).optional().describe('running, ended, succeeded (exit 0), failed (non-zero exit, killed or lost), killed, lost or all (default)'),
-    query: z.string().optional().describe('Only tasks whose command or folder contains this text'),
-    offset: z.number().int().min(0).optional().describe('Skip this many of the newest tasks (the answer says which offset comes next)'),
-    limit: z.number().int().min(1).max(LIST_MAX).optional().describe(`Tasks per page (default ${LIST_DEFAULT}, at most ${LIST_MAX})`),
+    query: z.string().optional().describe('Only jobs whose command or folder contains this text'),
+    offset: z.number().int().min(0).optional().describe('Skip this many of the newest jobs (the answer says which offset comes next)'),
+    limit: z.number().int().min(1).max(LIST_MAX).optional().describe(`Jobs per page (default ${LIST_DEFAULT}, at most ${LIST_MAX})`),
   }),
   outputSchema: listShape,
-  annotations: { title: 'List background tasks', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { title: 'List jobs', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async handler(args, ctx) {
     const jobs = ctx.services.jobs;
     const status = args.status ?? 'all';
@@ -171,12 +171,12 @@ export const listBgTasksTool = defineTool({
 
 export const killBgTaskTool = defineTool({
   name: 'KillBgTask',
-  title: 'Kill a background task',
+  title: 'Kill a job',
   group: 'shell',
-  description: 'Kill a running background task by id: it and every process it started are asked to stop (SIGTERM, on Windows taskkill /T), and killed after 3 s if they have not. The result says which.',
-  inputSchema: z.object({ task_id: jobIdInput('The task ID to kill') }),
+  description: 'Kill a running job (background task) by id: it and every process it started are asked to stop (SIGTERM, on Windows taskkill /T), and killed after 3 s if they have not. The result says which.',
+  inputSchema: z.object({ task_id: jobIdInput('The job id (task_id) to kill') }),
   outputSchema: jobShape.extend({ forced: z.boolean() }),
-  annotations: { title: 'Kill a background task', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { title: 'Kill a job', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async handler(args, ctx) {
     const r = await ctx.services.jobs.kill(args.task_id);
     return textResult(killedText(r), { ...jobData(r.job), forced: r.forced });

@@ -25,7 +25,7 @@ const boardShape = z.object({
   tasks: z.array(todoShape),
   active_task_id: z.number().int().nullable(),
   plan: planShape,
-  version: z.string().describe('Changes whenever the tasks or the plan change: pass it back as since to wait for the next change'),
+  version: z.string().describe('Changes whenever the todos or the plan change: pass it back as since to wait for the next change'),
   dashboard_url: z.string().nullable(),
 });
 /** What the task view gets from TaskViewRead and TaskViewComplete (renderer/src/apps). */
@@ -60,15 +60,15 @@ function answer(ctx: ToolContext, board = boardOf(ctx)) {
  */
 export const taskViewReadTool = defineTool({
   name: 'TaskViewRead',
-  title: 'Read tasks and the plan for the chat view',
+  title: 'Read todos and the plan for the chat view',
   group: 'workflow',
-  description: "For Pincer's task view in the chat (MCP Apps), not for the model: the tasks with their steps, the active task and the current plan.",
+  description: "For Pincer's todo view in the chat (MCP Apps), not for the model: TaskManager's todos with their steps, the active one and the current plan.",
   inputSchema: z.object({
     since: z.string().optional().describe('The version the view shows: with wait_ms, wait until it changes'),
     wait_ms: z.number().int().min(0).optional().describe('With since: wait up to this long for a change (capped at JOB_WAIT_MAX_MS)'),
   }),
   outputSchema: boardShape,
-  annotations: { title: 'Read tasks and the plan for the chat view', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { title: 'Read todos and the plan for the chat view', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   view: { uri: VIEWS.task, appOnly: true },
   async handler(args, ctx) {
     let board = boardOf(ctx);
@@ -93,8 +93,8 @@ export const taskViewCompleteTool = defineTool({
   name: 'TaskViewComplete',
   title: 'Complete a step from the chat view',
   group: 'workflow',
-  description: "For Pincer's task view in the chat (MCP Apps), not for the model: marks one step of a task done, as TaskManager complete does.",
-  inputSchema: z.object({ step_id: z.number().int().positive('step_id is a step id the task view shows').describe('The step to mark done') }),
+  description: "For Pincer's todo view in the chat (MCP Apps), not for the model: marks one step of a todo done, as TaskManager complete does.",
+  inputSchema: z.object({ step_id: z.number().int().positive('step_id is a step id the todo view shows').describe('The step to mark done') }),
   outputSchema: boardShape,
   annotations: { title: 'Complete a step from the chat view', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   view: { uri: VIEWS.task, appOnly: true },

@@ -102,10 +102,10 @@ export function completeStep(services: Services, stepId: number, inTodo: number 
 
 export const taskManagerTool = defineTool({
   name: 'TaskManager',
-  title: 'Keep tasks and steps',
+  title: 'Keep todos and steps',
   group: 'workflow',
   description:
-    'Keep a persistent checklist of tasks and their steps that survives restarts and is shared with other sessions. Actions: create (new ' +
+    'Keep a persistent checklist of todos (tasks, as task_id calls them) and their steps that survives restarts and is shared with other clients. Actions: create (new ' +
     'task named text; it becomes active), add (step text to task_id or the active task), complete (step_id, or a whole task_id), list ' +
     '(open tasks and the newest finished ones, with the count of the rest; status open|done|archived|all lists one kind, query filters by ' +
     'name or step text, offset and limit page), pending (open steps of the active task or task_id), switch (make task_id active), archive ' +
@@ -121,7 +121,7 @@ export const taskManagerTool = defineTool({
     limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`For list: tasks per page (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`),
   }),
   outputSchema: listShape,
-  annotations: { title: 'Keep tasks and steps', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: { title: 'Keep todos and steps', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   view: { uri: VIEWS.task },
   async handler(args, ctx) {
     const repo = ctx.services.todos;

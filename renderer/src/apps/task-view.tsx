@@ -99,7 +99,7 @@ export function TodoView() {
     return (
       <article class="view" aria-busy="true" aria-labelledby="title">
         <h1 id="title" class="title">
-          {planCall ? 'Plan' : 'Tasks'}
+          {planCall ? 'Plan' : 'Todos'}
         </h1>
         <p class="muted">Loading…</p>
         <Problem text={problem} />
@@ -124,7 +124,7 @@ export function TodoView() {
           <h1 id="title" class="title">
             Tasks
           </h1>
-          {board.tasks.length ? board.tasks.map((t) => <TodoCard key={t.id} task={t} onComplete={(id) => void complete(id)} completing={completing} headingLevel="h2" />) : <p class="muted">No tasks yet.</p>}
+          {board.tasks.length ? board.tasks.map((t) => <TodoCard key={t.id} task={t} onComplete={(id) => void complete(id)} completing={completing} headingLevel="h2" />) : <p class="muted">No todos yet.</p>}
         </>
       )}
       {!planCall ? <Plan plan={board.plan} open={false} /> : null}

@@ -19,7 +19,7 @@ const PAGE = 20;
 /** Events within this long of each other are taken together. */
 const COALESCE_MS = 150;
 
-/** The hub's test for a task a live event brought (store/todos.ts): its state, and the text in its name or steps. */
+/** The hub's test for a todo a live event brought (store/todos.ts): its state, and the text in its name or steps. */
 function matches(t: TodoView, status: Status, q: string): boolean {
   const text = !q || [t.name, ...t.steps.map((s) => s.text)].some((x) => x.toLowerCase().includes(q.toLowerCase()));
   const ok = status === 'all' || (status === 'open' && !t.completed) || (status === 'done' && t.completed && !t.archived) || (status === 'archived' && Boolean(t.archived));
@@ -59,7 +59,7 @@ function TodoCard(props: { task: TodoView; onProblem(text: string): void }) {
             Archive
           </button>
         ) : null}
-        <ConfirmButton label="Delete" class="danger" question={`Delete task ${t.id}?`} detail={`${t.name} and its ${t.total} steps`} confirm="Delete" onConfirm={() => act('deleted', `/api/tasks/${t.id}`, 'DELETE')} />
+        <ConfirmButton label="Delete" class="danger" question={`Delete todo ${t.id}?`} detail={`${t.name} and its ${t.total} steps`} confirm="Delete" onConfirm={() => act('deleted', `/api/tasks/${t.id}`, 'DELETE')} />
       </div>
       <progress max={Math.max(1, t.total)} value={t.total ? t.done : t.completed ? 1 : 0} aria-label={`${t.name}: ${t.done} of ${t.total} steps done`} />
       <ul class="steps">
@@ -97,8 +97,8 @@ function PlanPanel(props: { onSignedOut(): void }) {
 }
 
 /**
- * TaskManager's tasks by state (open first), searchable, a page at a time with the total. A live event
- * names the tasks it changed: each is fetched alone and put in place (or taken off), never the whole list.
+ * TaskManager's todos by state (open first), searchable, a page at a time with the total. A live event
+ * names the todos it changed: each is fetched alone and put in place (or taken off), never the whole list.
  */
 export function TodosPage(props: PageProps) {
   const [status, setStatus] = useState<Status>('open');
@@ -108,7 +108,7 @@ export function TodosPage(props: PageProps) {
   const view = useRef({ status, q, offset });
   view.current = { status, q, offset };
   const p = new URLSearchParams({ status, limit: String(PAGE), offset: String(offset), ...(q ? { q } : {}) });
-  /** Tasks named by events and not fetched yet: a burst of steps on one task asks for it once. */
+  /** Todos named by events and not fetched yet: a burst of steps on one todo asks for it once. */
   const pending = useRef({ ids: new Set<number>(), timer: 0 });
   const { data, error, setError } = usePage<TodosView>(`/api/tasks?${p}`, props.onSignedOut, (e, patch, reload) => {
     if (e.type === 'records_pruned' && e.tasks > 0) reload();
@@ -139,7 +139,7 @@ export function TodosPage(props: PageProps) {
       <Problem text={error} />
       <PlanPanel onSignedOut={props.onSignedOut} />
       <SearchForm id="tasks-search" placeholder="name or step" value={draft} onInput={setDraft} onSubmit={() => (setOffset(0), setQ(draft.trim()))}>
-        <div class="tabs" role="group" aria-label="Which tasks">
+        <div class="tabs" role="group" aria-label="Which todos">
           {TABS.map((tab) => {
             const n = tab.value === 'all' ? all : data.counts[tab.value];
             return (
@@ -152,20 +152,20 @@ export function TodosPage(props: PageProps) {
       </SearchForm>
       {all === 0 ? (
         <Panel>
-          <Empty title="No tasks yet">When a model uses TaskManager, its tasks and steps show up here with their progress.</Empty>
+          <Empty title="No todos yet">When a model uses TaskManager, its todos (TaskManager calls them tasks) and their steps show up here with their progress.</Empty>
         </Panel>
       ) : data.tasks.length === 0 ? (
-        <p class="muted">No task matches.</p>
+        <p class="muted">No todo matches.</p>
       ) : (
         data.tasks.map((t) => <TodoCard key={t.id} task={t} onProblem={setError} />)
       )}
-      <Pager what="tasks" offset={offset} shown={data.tasks.length} total={data.total} capped={data.capped} page={PAGE} onOffset={setOffset} />
+      <Pager what="todos" offset={offset} shown={data.tasks.length} total={data.total} capped={data.capped} page={PAGE} onOffset={setOffset} />
       <Kept kinds={['tasks']} onSignedOut={props.onSignedOut} />
     </>
   );
 }
 
-/** A task a live event named, put where it belongs on this page (newest first), updated, or taken off. */
+/** A todo a live event named, put where it belongs on this page (newest first), updated, or taken off. */
 function place(d: TodosView, one: OneTodoView, v: { status: Status; q: string; offset: number }): TodosView {
   const id = one.task.id;
   const was = d.tasks.some((t) => t.id === id);
