@@ -15,7 +15,7 @@ const FULL_EVERY = 10;
 /** The first full pass, shortly after the hub starts serving (never on its start path). */
 const FIRST_PASS_AFTER_MS = 5_000;
 /**
- * Rows of one kind deleted per pass (a task takes its steps and their index entries along, ~0.2 ms each
+ * Rows of one kind deleted per pass (a todo takes its steps and their index entries along, ~0.2 ms each
  * on a quiet machine); a pass that hits it is followed by another a second later, so that a year's
  * backlog goes in short steps between the hub's other work.
  */
@@ -52,10 +52,10 @@ export interface KeptView {
 }
 
 /**
- * Retention of everything that accumulates (ARCHITECTURE §4): ended jobs and their files, finished tasks,
+ * Retention of everything that accumulates (ARCHITECTURE §4): ended jobs and their files, finished todos,
  * settled questions, callback fires, finished plans, MCP tasks past their time to live — pruned while the
  * hub runs, by the limits of the settings beside ACTIVITY_RETENTION_DAYS (activity prunes itself, calls/
- * activity-recorder.ts). Running jobs, open tasks, waiting questions and active callbacks are never deleted. Each
+ * activity-recorder.ts). Running jobs, open todos, waiting questions and active callbacks are never deleted. Each
  * pass deletes a bounded number of rows, so it never holds the hub's thread long, and gives the space back.
  */
 export class Retention {

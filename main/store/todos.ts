@@ -8,7 +8,7 @@ export const TodoRow = z.object({
   name: z.string(),
   created_at: z.number(),
   completed_at: z.number().nullable(),
-  /** Set when a finished task was put away (migration 8): out of the default lists, still kept until retention. */
+  /** Set when a finished todo was put away (migration 8): out of the default lists, still kept until retention. */
   archived_at: z.number().nullable(),
 });
 export const StepRow = z.object({ id: z.number().int(), task_id: z.number().int(), text: z.string(), created_at: z.number(), done_at: z.number().nullable() });
@@ -32,7 +32,7 @@ const FILTER_SQL: Record<TodoFilter, string | undefined> = {
 
 export interface TodoQuery {
   status?: TodoFilter;
-  /** Matches the task's name or any of its steps, case-insensitively. */
+  /** Matches the todo's name or any of its steps, case-insensitively. */
   q?: string;
   offset?: number;
   limit: number;
@@ -48,10 +48,10 @@ const ACTIVE_KEY = 'active_task_id';
 
 /** How many matches past its page a text search counts before its total says "at least". */
 export const SEARCH_COUNT_AHEAD = 200;
-/** Candidate steps past which a text is common enough that walking the tasks finds a page sooner than the index (measured on a year's 55 000 steps). */
+/** Candidate steps past which a text is common enough that walking the todos finds a page sooner than the index (measured on a year's 55 000 steps). */
 const COMMON_STEP_CANDIDATES = 2000;
 
-/** Tasks and their steps; the active task id lives in the kv table so every process sees the same one. */
+/** Todos and their steps; the active todo id lives in the kv table so every process sees the same one. */
 export class TodosRepo {
   constructor(private db: Db) {}
 
@@ -96,7 +96,7 @@ export class TodosRepo {
   addStep(todoId: number, text: string, at = Date.now()): StepRow {
     return this.db.transaction(() => {
       const id = Number(prepared(this.db, 'INSERT INTO task_steps (task_id, text, created_at) VALUES (?, ?, ?)').run(todoId, text, at).lastInsertRowid);
-      // A finished task that gets a new step is open again (and so no longer put away).
+      // A finished todo that gets a new step is open again (and so no longer put away).
       prepared(this.db, 'UPDATE tasks SET completed_at = NULL, archived_at = NULL WHERE id = ?').run(todoId);
       return this.step(id)!;
     }).immediate();
@@ -111,7 +111,7 @@ export class TodosRepo {
     }).immediate();
   }
 
-  /** Completes a task and every open step of it. */
+  /** Completes a todo and every open step of it. */
   completeTodo(id: number, at = Date.now()): void {
     this.db.transaction(() => {
       prepared(this.db, 'UPDATE task_steps SET done_at = ? WHERE task_id = ? AND done_at IS NULL').run(at, id);
@@ -119,12 +119,12 @@ export class TodosRepo {
     }).immediate();
   }
 
-  /** Puts a finished task away; false when it is still open (or gone). */
+  /** Puts a finished todo away; false when it is still open (or gone). */
   archive(id: number, at = Date.now()): boolean {
     return prepared(this.db, 'UPDATE tasks SET archived_at = COALESCE(archived_at, ?) WHERE id = ? AND completed_at IS NOT NULL').run(at, id).changes > 0;
   }
 
-  /** Deletes a task and its steps; the active task is then none. False when there was no such task. */
+  /** Deletes a todo and its steps; the active todo is then none. False when there was no such todo. */
   delete(id: number): boolean {
     return this.db.transaction(() => {
       const gone = prepared(this.db, 'DELETE FROM tasks WHERE id = ?').run(id).changes > 0;
@@ -134,7 +134,7 @@ export class TodosRepo {
   }
 
   /**
-   * One page of tasks, newest first, with their steps (one query for the page's steps), and how many match.
+   * One page of todos, newest first, with their steps (one query for the page's steps), and how many match.
    * A text search counts no further than `countAhead` past the page: past it the total says "at least"
    * (`capped`), so a common word costs a page's worth of rows, not every match.
    */
@@ -148,7 +148,7 @@ export class TodosRepo {
   }
 
   /**
-   * A text search's page: the ids of matching tasks newest first, as far as the page and `countAhead` more
+   * A text search's page: the ids of matching todos newest first, as far as the page and `countAhead` more
    * (one walk gives the page and its bounded count), then the page's rows.
    */
   private searchPage(query: TodoQuery, text: string, countAhead: number): { rows: TodoWithSteps[]; total: number; capped: boolean } {
@@ -164,13 +164,13 @@ export class TodosRepo {
   }
 
   /**
-   * Ids of the tasks whose name or a step contains `q` (lower case), newest first, at most `limit`; the exact
+   * Ids of the todos whose name or a step contains `q` (lower case), newest first, at most `limit`; the exact
    * match is checked on each row. Two ways, by how common the text is among steps (their trigram index
    * names candidates cheaply, up to a bound):
-   * - rare (few candidate steps): the names' index read newest first (its rowid is the task's id), stopping
-   *   with the limit, merged with the candidate steps' tasks, gathered and sorted (their rowids are steps');
-   * - common (or shorter than a trigram): the tasks themselves newest first, each checked with its steps,
-   *   which finds the limit's worth of matches within a few hundred tasks.
+   * - rare (few candidate steps): the names' index read newest first (its rowid is the todo's id), stopping
+   *   with the limit, merged with the candidate steps' todos, gathered and sorted (their rowids are steps');
+   * - common (or shorter than a trigram): the todos themselves newest first, each checked with its steps,
+   *   which finds the limit's worth of matches within a few hundred todos.
    */
   private matchingIds(q: string, filter: string | undefined, limit: number): number[] {
     const match = trigramQuery(q);
@@ -187,8 +187,8 @@ export class TodosRepo {
   }
 
   /**
-   * Open, finished and archived tasks, counted from indexes: the open and archived ones (few) by theirs,
-   * all by SQLite's count of the table, finished as the rest — never a pass over every task.
+   * Open, finished and archived todos, counted from indexes: the open and archived ones (few) by theirs,
+   * all by SQLite's count of the table, finished as the rest — never a pass over every todo.
    */
   counts(): TodoCounts {
     const r = prepared(
@@ -198,11 +198,11 @@ export class TodosRepo {
     return { open: r.open, done: r.total - r.open - r.archived, archived: r.archived };
   }
 
-  /** Deletes finished tasks (archived or not) that finished before `before`; open tasks never. */
+  /** Deletes finished todos (archived or not) that finished before `before`; open todos never. */
   deleteFinishedBefore(before: number, limit: number): number {
     return this.db.transaction(() => {
       const n = prepared(this.db, 'DELETE FROM tasks WHERE id IN (SELECT id FROM tasks WHERE completed_at IS NOT NULL AND completed_at < ? LIMIT ?)').run(before, limit).changes;
-      // The active task may have been among them.
+      // The active todo may have been among them.
       if (n > 0) prepared(this.db, 'DELETE FROM kv WHERE key = ? AND CAST(value AS INTEGER) NOT IN (SELECT id FROM tasks)').run(ACTIVE_KEY);
       return n;
     }).immediate();

@@ -54,7 +54,7 @@ export function settingsView(runtime: Runtime) {
   };
 }
 
-/** Steps a task shows on the Tasks page; the card's "all steps" asks for the task alone (ONE_TASK_STEPS). */
+/** Steps a todo shows on the Todos page; the card's "all steps" asks for the todo alone (ONE_TODO_STEPS). */
 const PAGE_STEPS = LIST_STEPS;
 
 export function todosView(runtime: Runtime, query: TodoQuery) {
@@ -62,7 +62,7 @@ export function todosView(runtime: Runtime, query: TodoQuery) {
   return { tasks: page.rows.map((t) => todoData(t, PAGE_STEPS)), total: page.total, capped: page.capped, counts: runtime.services.todos.counts(), offset: query.offset ?? 0, limit: query.limit };
 }
 
-/** One task (a live update of its card, or all its steps), with the counts that changed with it. */
+/** One todo (a live update of its card, or all its steps), with the counts that changed with it. */
 export function todoView(runtime: Runtime, id: number, allSteps: boolean) {
   const t = runtime.services.todos.withSteps(id);
   return t && { task: todoData(t, allSteps ? ONE_TODO_STEPS : PAGE_STEPS), counts: runtime.services.todos.counts() };

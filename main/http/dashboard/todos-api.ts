@@ -13,7 +13,7 @@ const TodosQuery = z.object({
 });
 const TODOS_USAGE = `Tasks take status (${TODO_FILTERS.join(', ')}), q (text in a name or step), offset and limit (1-100).`;
 
-/** TaskManager's tasks (a page, one, archive, delete) and the plan: the Tasks page. The same store calls as the tool's. */
+/** TaskManager's todos (a page, one, archive, delete) and the plan: the Todos page. The same store calls as the tool's. */
 export function todoRoutes(r: express.Router, runtime: Runtime): void {
   const todos = runtime.services.todos;
   const changed = (id: number) => runtime.events.publish({ type: 'tasks_changed', ids: [id], at: Date.now() });

@@ -4,7 +4,7 @@ import { defineTool, textResult, type ToolContext } from '../types.js';
 import { completeStep, todoData, todoShape } from '../workflow/task-manager.js';
 import { LIST_STEPS } from '../workflow/todo-views.js';
 
-/** Tasks the view shows: every open one up to VIEW_OPEN, and the newest finished ones. */
+/** Todos the view shows: every open one up to VIEW_OPEN, and the newest finished ones. */
 const VIEW_OPEN = 50;
 const VIEW_FINISHED = 10;
 import { planJson } from '../workflow/plan-mode.js';
@@ -28,14 +28,14 @@ const boardShape = z.object({
   version: z.string().describe('Changes whenever the todos or the plan change: pass it back as since to wait for the next change'),
   dashboard_url: z.string().nullable(),
 });
-/** What the task view gets from TaskViewRead and TaskViewComplete (renderer/src/apps). */
+/** What the todo view gets from TaskViewRead and TaskViewComplete (renderer/src/apps). */
 export type Board = z.infer<typeof boardShape>;
 
 function boardOf(ctx: ToolContext): Omit<Board, 'version' | 'dashboard_url'> {
   const { todos, plans } = ctx.services;
   const plan = plans.current();
   const shown = plan?.status === 'reset' ? undefined : plan;
-  // Bounded whatever the history: the open tasks and the newest finished ones (the dashboard pages through the rest).
+  // Bounded whatever the history: the open todos and the newest finished ones (the dashboard pages through the rest).
   const shownTodos = [...todos.page({ status: 'open', limit: VIEW_OPEN }).rows, ...todos.page({ status: 'done', limit: VIEW_FINISHED }).rows].map((t) => todoData(t, LIST_STEPS));
   return { tasks: shownTodos, active_task_id: todos.activeId() ?? null, plan: { ...planJson(shown), text: shown?.plan_text ?? null } };
 }
@@ -54,7 +54,7 @@ function answer(ctx: ToolContext, board = boardOf(ctx)) {
 }
 
 /**
- * What the task view reads: every task with its steps, the active one, and the current plan. With
+ * What the todo view reads: every todo with its steps, the active one, and the current plan. With
  * `since` and `wait_ms` it waits until any of them changes (the model ticking a step, the dashboard,
  * another client), so the view follows the work as it goes.
  */
@@ -88,7 +88,7 @@ export const taskViewReadTool = defineTool({
   },
 });
 
-/** The task view's step checkbox: TaskManager's complete of one step. */
+/** The todo view's step checkbox: TaskManager's complete of one step. */
 export const taskViewCompleteTool = defineTool({
   name: 'TaskViewComplete',
   title: 'Complete a step from the chat view',

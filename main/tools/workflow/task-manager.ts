@@ -9,7 +9,7 @@ import { VIEWS } from '../views/links.js';
 export { todoData, checklist, todoShape } from './todo-views.js';
 
 const ACTIONS = ['create', 'add', 'complete', 'list', 'pending', 'switch', 'archive', 'delete'] as const;
-/** Finished tasks a plain `list` shows below the open ones; the rest are counted and paged with status. */
+/** Finished todos a plain `list` shows below the open ones; the rest are counted and paged with status. */
 const NEWEST_FINISHED = 5;
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
@@ -18,11 +18,11 @@ const listShape = z.object({
   action: z.string(),
   tasks: z.array(todoShape),
   task: todoShape.optional(),
-  /** How many tasks match the list's status and query (at least this many when `total_is_lower_bound`). */
+  /** How many todos match the list's status and query (at least this many when `total_is_lower_bound`). */
   total: z.number().int().optional(),
   total_is_lower_bound: z.boolean().optional(),
   offset: z.number().int().optional(),
-  /** Tasks by state, for a list: open, finished (done) and archived. */
+  /** Todos by state, for a list: open, finished (done) and archived. */
   counts: z.object({ open: z.number().int(), done: z.number().int(), archived: z.number().int() }).optional(),
   /** The arguments that show the next page, when there is one. */
   next: z.object({ action: z.literal('list'), status: z.enum(TODO_FILTERS).optional(), query: z.string().optional(), offset: z.number().int() }).optional(),
@@ -31,7 +31,7 @@ type ListData = z.infer<typeof listShape>;
 
 const plural = (n: number, one: string) => `${n.toLocaleString('en-US')} ${one}${n === 1 ? '' : 's'}`;
 
-/** `list` without a status: every open task (newest first, paged), then the newest finished ones, with the count of the rest. */
+/** `list` without a status: every open todo (newest first, paged), then the newest finished ones, with the count of the rest. */
 function overview(repo: TodosRepo, q: string | undefined, offset: number, limit: number): { text: string; data: ListData } {
   const counts = repo.counts();
   const open = repo.page({ status: 'open', q, offset, limit });
@@ -65,7 +65,7 @@ function overview(repo: TodosRepo, q: string | undefined, offset: number, limit:
   };
 }
 
-/** `list` with a status: one page of those tasks, newest first. */
+/** `list` with a status: one page of those todos, newest first. */
 function pageOf(repo: TodosRepo, status: TodoFilter, q: string | undefined, offset: number, limit: number): { text: string; data: ListData } {
   const counts = repo.counts();
   const page = repo.page({ status, q, offset, limit });
@@ -86,8 +86,8 @@ function pageOf(repo: TodosRepo, status: TodoFilter, q: string | undefined, offs
 }
 
 /**
- * Marks a step done (TaskManager's complete, and the task view's checkbox): its task as it is now. `inTask`:
- * the task the caller named, which the step must belong to.
+ * Marks a step done (TaskManager's complete, and the todo view's checkbox): its todo as it is now. `inTodo`:
+ * the todo the caller named, which the step must belong to.
  */
 export function completeStep(services: Services, stepId: number, inTodo: number | undefined, who: string): TodoWithSteps {
   const repo = services.todos;

@@ -3,13 +3,13 @@ import type { TodoWithSteps, TodosRepo } from '../../store/todos.js';
 import { withinBudget } from '../budget.js';
 
 /**
- * How TaskManager, the pincer://tasks resource and the dashboard show tasks: bounded whatever the data.
- * A task shows at most `maxSteps` steps (its open ones first choice), a name or step at most CLIP
+ * How TaskManager, the pincer://tasks resource and the dashboard show todos: bounded whatever the data.
+ * A todo shows at most `maxSteps` steps (its open ones first choice), a name or step at most CLIP
  * characters; a list stops at a budget of characters and says what it left out.
  */
 
 const CLIP = 500;
-/** Steps a task shows in a list; one task on its own (create, add, complete, pending) shows more. */
+/** Steps a todo shows in a list; one todo on its own (create, add, complete, pending) shows more. */
 export const LIST_STEPS = 25;
 export const ONE_TODO_STEPS = 200;
 
@@ -23,7 +23,7 @@ export const todoShape = z.object({
   completed: z.boolean(),
   archived: z.boolean().optional(),
   steps: z.array(stepShape),
-  /** Steps not listed here (a long task in a list): ask for the task alone, or its open steps with pending. */
+  /** Steps not listed here (a long todo in a list): ask for the todo alone, or its open steps with pending. */
   steps_left_out: z.number().int().optional(),
 });
 export type TodoData = z.infer<typeof todoShape>;
@@ -33,7 +33,7 @@ export function clip(text: string, max = CLIP): string {
 }
 
 /**
- * A task as data. With more steps than `maxSteps`, the open ones are kept first (in order), then the
+ * A todo as data. With more steps than `maxSteps`, the open ones are kept first (in order), then the
  * newest done ones, so that a long checklist still shows what is left to do.
  */
 export function todoData(t: TodoWithSteps, maxSteps = ONE_TODO_STEPS): TodoData {
@@ -59,7 +59,7 @@ export function todoData(t: TodoWithSteps, maxSteps = ONE_TODO_STEPS): TodoData 
   };
 }
 
-/** A task as a checklist: `[x] 3. text`. */
+/** A todo as a checklist: `[x] 3. text`. */
 export function checklist(t: TodoData): string {
   const head = `${t.active ? '▶ ' : ''}Task ${t.id}: ${t.name} — ${t.done}/${t.total} done${t.completed ? ' ✓' : ''}${t.archived ? ' (archived)' : ''}`;
   const more = t.steps_left_out ? [`  … ${t.steps_left_out} more step(s) not shown: {"action":"pending","task_id":${t.id}} lists its open steps`] : [];
@@ -68,7 +68,7 @@ export function checklist(t: TodoData): string {
 
 const FINISHED_IN_RESOURCE = 20;
 
-/** The pincer://tasks resource: open tasks and the newest finished ones, as markdown, within the budget. */
+/** The pincer://tasks resource: open todos and the newest finished ones, as markdown, within the budget. */
 export function todosMarkdown(repo: TodosRepo): string {
   const counts = repo.counts();
   if (counts.open + counts.done + counts.archived === 0) return '# Tasks\n\nNo tasks yet.\n';
