@@ -147,7 +147,7 @@ function Shell(props: { onSignedOut(why?: string): void }) {
 
 type State = 'checking' | 'signed-in' | 'signed-out';
 
-/** A kept session that ended (its hub restarted): the desktop window signs in again by itself, a browser says why. */
+/** A kept sign-in that ended (its hub restarted): the desktop window signs in again by itself, a browser says why. */
 function desktopSignsInAgain(err: unknown): false {
   if (window.pincerDesktop && err instanceof SignedOut) return false;
   throw err;
@@ -196,7 +196,7 @@ export function App() {
       onSignedOut={(reason?: string) => {
         forget();
         setWhy(reason ?? 'You are signed out.');
-        // The desktop window signs itself in again (a session that ended, a rotated token); a browser shows how to.
+        // The desktop window signs itself in again (a sign-in that ended, a rotated token); a browser shows how to.
         if (window.pincerDesktop) void start();
         else setState('signed-out');
       }}

@@ -3,7 +3,7 @@ export class HubUnreachable extends Error {
   override name = 'HubUnreachable';
 }
 
-/** This tab has no session (any more): it ended, its hub stopped, or what answers proved nothing. The message says which. */
+/** This tab has no sign-in (any more): it ended, its hub stopped, or what answers proved nothing. The message says which. */
 export class SignedOut extends Error {
   override name = 'SignedOut';
 }

@@ -87,7 +87,7 @@ function JobCard(props: { job: Job }) {
         </div>
         <div>
           <dt>Client</dt>
-          <dd>{j.client ?? (j.session ? `session ${j.session.slice(0, 8)}` : 'unknown')}</dd>
+          <dd>{j.client ?? (j.session ? `caller ${j.session.slice(0, 8)}` : 'unknown')}</dd>
         </div>
         {j.pid ? (
           <div>

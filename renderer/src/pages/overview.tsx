@@ -121,7 +121,7 @@ export function OverviewPage(props: PageProps) {
           </dl>
         </Panel>
       </div>
-      <Panel title={`Connected sessions (${o.sessions.length})`}>
+      <Panel title={`Connected MCP sessions (${o.sessions.length})`}>
         {o.sessions.length === 0 ? (
           <Empty title="No client is connected yet">
             Connect Claude Desktop, Claude Code, Cursor or VS Code on the <a href="#/connect">Connect</a> page (or the tray menu, or "pincer connect &lt;client&gt;" in a terminal). Then ask it to run a command.

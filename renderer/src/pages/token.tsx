@@ -4,7 +4,7 @@ import { redeem, signInKind } from '../session.js';
 import { ConfirmButton, Problem, announce } from '../ui.js';
 
 /**
- * The token, masked until asked for; copy and rotate beside it. A browser's session may rotate the
+ * The token, masked until asked for; copy and rotate beside it. A browser's sign-in may rotate the
  * token but never read it (the hub refuses): there the field says where to find it instead.
  */
 export function TokenField(props: { onSignedOut(why?: string): void; id?: string }) {
@@ -61,7 +61,7 @@ export function TokenField(props: { onSignedOut(why?: string): void; id?: string
           onConfirm={async () => {
             try {
               const r = await api<{ token?: string; code?: string }>('/api/token/rotate', { body: {} });
-              // Rotation ends every session, this one too: the answer carries a code for a new one.
+              // Rotation ends every sign-in, this one too: the answer carries a code for a new one.
               if (r.code) await redeem(r.code);
               setToken(r.token);
               announce('Token rotated');
