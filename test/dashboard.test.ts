@@ -273,7 +273,7 @@ describe('the dashboard in Chromium against a real hub', () => {
     await client.callTool({ name: 'PlanMode', arguments: { action: 'enter', goal: 'Ship the dashboard' } });
     const exited = await client.callTool({ name: 'PlanMode', arguments: { action: 'exit', plan_file: planFile } });
     assert.ok(!exited.isError, textOf(exited));
-    await go('tasks');
+    await go('todos');
     const task = page.locator('section[data-task]', { hasText: 'Five steps' });
     await task.waitFor();
     const progress = task.locator('progress');

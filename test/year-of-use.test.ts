@@ -205,7 +205,7 @@ describe('a year of use: bounded answers, pages and running jobs past the first 
       await page.locator('[data-pager="calls"]').filter({ hasText: /Calls 1–50 of 100,0\d\d/ }).waitFor();
       await page.getByRole('button', { name: 'Older' }).click();
       await page.locator('[data-pager="calls"]').filter({ hasText: /Calls 51–100 of 100,0\d\d/ }).waitFor();
-      await page.goto(`${hub.url}/#/tasks`);
+      await page.goto(`${hub.url}/#/todos`);
       await page.locator('[data-tab="done"]').filter({ hasText: /Finished \(9,\d{3}\)/ }).waitFor();
       await page.locator('[data-tab="done"]').click();
       await page.locator('[data-pager="todos"]').filter({ hasText: /Todos 1–20 of 9,\d{3}/ }).waitFor();

@@ -28,7 +28,7 @@ export function appsNegotiated(capabilities: Record<string, unknown> | undefined
  * database, so its jobs are that hub's too), or undefined when none runs. The view opens it through the
  * host (`ui/open-link`): it never talks to the hub itself.
  */
-export function dashboardLink(paths: PincerPaths, page: 'jobs' | 'tasks' | 'questions', query?: Record<string, string>): string | undefined {
+export function dashboardLink(paths: PincerPaths, page: 'jobs' | 'todos' | 'questions', query?: Record<string, string>): string | undefined {
   const hub = readLiveHubFile(paths);
   if (!hub) return undefined;
   const search = query ? `?${new URLSearchParams(query).toString()}` : '';

@@ -49,7 +49,7 @@ function answer(ctx: ToolContext, board = boardOf(ctx)) {
   return textResult(`${board.tasks.length} task(s)${active ? `; active: ${active.name} (${active.done}/${active.total})` : ''}; plan ${board.plan.status ?? 'none'}.`, {
     ...board,
     version: versionOf(board),
-    dashboard_url: dashboardLink(ctx.services.paths, 'tasks') ?? null,
+    dashboard_url: dashboardLink(ctx.services.paths, 'todos') ?? null,
   });
 }
 

@@ -17,7 +17,7 @@ export const PAGES = [
   { id: 'connect', title: 'Connect', component: ConnectPage },
   { id: 'tools', title: 'Tools', component: ToolsPage },
   { id: 'settings', title: 'Settings', component: SettingsPage },
-  { id: 'tasks', title: 'Todos', component: TodosPage },
+  { id: 'todos', title: 'Todos', component: TodosPage },
   { id: 'jobs', title: 'Jobs', component: JobsPage },
   { id: 'callbacks', title: 'Callbacks', component: CallbacksPage },
   { id: 'questions', title: 'Questions', component: QuestionsPage },
