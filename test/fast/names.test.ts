@@ -3,11 +3,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { ROOT } from './helpers/env.js';
+import { ROOT } from '../helpers/env.js';
+import { nodes, sources, where, type SourceFile } from '../helpers/source-scan.js';
 
 // Names mean one thing (ARCHITECTURE, "Words" and the naming rule): a file's base name says which file
 // it is, and the retired meanings of "task" and "session" do not come back in declared names. Read
-// from the sources, in-process: it runs in well under a second.
+// from the sources' syntax trees, in-process.
 
 /** Base names several files in main/ may share, and why a reader can tell them apart. */
 const SHARED_BY_DESIGN: Record<string, string> = {
@@ -22,22 +23,19 @@ function files(dir: string): string[] {
 }
 
 /**
- * Names declared in a file (variables, functions, classes, types, parameters, class members), with their lines.
- * Fields of object types are left out: they mirror wire shapes and SQL columns, which keep the first words.
+ * The names a file declares (variables, functions, classes, types, parameters, class members), each
+ * with where it is. Fields of object types are left out: they mirror wire shapes and SQL columns, which
+ * keep the first words.
  */
-function declaredNames(rel: string): { name: string; line: number }[] {
-  const text = fs.readFileSync(path.join(ROOT, rel), 'utf8');
-  const sf = ts.createSourceFile(rel, text, ts.ScriptTarget.Latest, true, rel.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
-  const out: { name: string; line: number }[] = [];
-  const visit = (n: ts.Node): void => {
+function declaredNames(file: SourceFile): { name: string; at: string }[] {
+  const out: { name: string; at: string }[] = [];
+  for (const n of nodes(file)) {
     const declares =
       ts.isVariableDeclaration(n) || ts.isFunctionDeclaration(n) || ts.isClassDeclaration(n) || ts.isInterfaceDeclaration(n) ||
       ts.isTypeAliasDeclaration(n) || ts.isParameter(n) || ts.isMethodDeclaration(n) || ts.isBindingElement(n) || ts.isEnumDeclaration(n) ||
       ts.isPropertyDeclaration(n);
-    if (declares && n.name && ts.isIdentifier(n.name)) out.push({ name: n.name.text, line: sf.getLineAndCharacterOfPosition(n.name.getStart(sf)).line + 1 });
-    n.forEachChild(visit);
-  };
-  visit(sf);
+    if (declares && n.name && ts.isIdentifier(n.name)) out.push({ name: n.name.text, at: where(file, n.name) });
+  }
   return out;
 }
 
@@ -56,7 +54,7 @@ const RETIRED: Retired[] = [
     where: /^main\/tools\/shell\//,
     retired: /task/i,
     // The seed tools' own names, and the MCP task a Bash call may become (the tasks extension's API).
-    allowed: new Set(['listBgTasksTool', 'killBgTaskTool', 'startTask', 'deferTask', 'taskSupport', 'canStartTask']),
+    allowed: new Set(['listBgTasksTool', 'killBgTaskTool', 'startTask', 'deferTask', 'taskSupport', 'canStartTask', 'asTask']),
     why: 'a background process is a job; "task" in code is an MCP task',
   },
   {
@@ -98,13 +96,13 @@ test('no two files in main/ share a base name, but for the ones the naming rule 
 });
 
 test('declared names keep to the words: no task for a job or a todo, no session for a sign-in or a caller', () => {
-  const sources = [...files('main'), ...files('renderer/src')].filter((rel) => /\.tsx?$/.test(rel) && !rel.endsWith('.d.ts'));
+  const scanned = sources(['main', 'renderer/src']);
   const found: string[] = [];
   for (const rule of RETIRED) {
-    const read = sources.filter((rel) => rule.where.test(rel));
+    const read = scanned.filter((f) => rule.where.test(f.rel));
     assert.ok(read.length > 0, `the rule "${rule.why}" reads no file: ${rule.where} is stale`);
-    for (const rel of read) {
-      for (const d of declaredNames(rel)) if (rule.retired.test(d.name) && !rule.allowed.has(d.name)) found.push(`${rel}:${d.line}: ${d.name} (${rule.why})`);
+    for (const file of read) {
+      for (const d of declaredNames(file)) if (rule.retired.test(d.name) && !rule.allowed.has(d.name)) found.push(`${d.at} (${rule.why})`);
     }
   }
   assert.deepEqual(found, []);
