@@ -150,9 +150,9 @@ export class LiveRuns {
   }
 
   /** The newest run this client started with exactly this command (the Bash call a view shows, before its result). */
-  newestOf(session: string, command: string): LiveRun | undefined {
+  newestOf(callerId: string, command: string): LiveRun | undefined {
     let found: LiveRun | undefined;
-    for (const r of this.runs.values()) if (r.spec.session === session && r.spec.command === command && (!found || r.id > found.id)) found = r;
+    for (const r of this.runs.values()) if (r.spec.session === callerId && r.spec.command === command && (!found || r.id > found.id)) found = r;
     return found;
   }
 
