@@ -8,7 +8,7 @@ import { connectV2, textOf } from './helpers/clients.js';
 import { tempHome, waitFor, pidAlive, quietFor } from './helpers/env.js';
 import { killTree } from '../main/tools/shell/process.js';
 import { processStartTime } from '../main/core/process-identity.js';
-import { withoutRunRecord } from '../main/tools/shell/jobs.js';
+import { withoutRunRecord } from '../main/tools/shell/job-manager.js';
 
 // Security review of the job code: three ways the hub could signal a process that is not the job.
 const posixOnly = process.platform === 'win32' ? 'POSIX process groups and /proc' : false;

@@ -1,5 +1,5 @@
-import type { JobManager } from '../tools/shell/jobs.js';
-import { isActive } from '../tools/shell/jobs.js';
+import type { JobManager } from '../tools/shell/job-manager.js';
+import { isActive } from '../tools/shell/job-manager.js';
 import { readExitRecord, type ExitRecord } from '../tools/shell/job-files.js';
 import { bashJobEnded, bashResultOfJob } from '../tools/shell/bash-job.js';
 import type { McpTaskWork } from '../store/mcp-tasks.js';

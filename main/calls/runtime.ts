@@ -5,7 +5,7 @@ import { outsideProfileWarning } from '../core/ownership.js';
 import { Settings, formatDiagnostic, type SettingsChange, type SettingsView } from '../core/settings/settings.js';
 import { openStore } from '../store/db.js';
 import { StoreFileGuard } from '../store/file-guard.js';
-import { JobManager, type JobEvent } from '../tools/shell/jobs.js';
+import { JobManager, type JobEvent } from '../tools/shell/job-manager.js';
 import { LiveRuns } from '../tools/shell/live-runs.js';
 import { allTools } from '../tools/catalogue.js';
 import { ToolRegistry } from './registry.js';

@@ -242,7 +242,7 @@ function drainOrder(ep: Endpoints, held: { claim: Claim; gate: HandoverGate; htt
     // hub.json goes before the port: no one may find this address in it once another process can bind it.
     { name: 'forget hub.json', run: () => held.claim.lock.forgetHubFile() },
     // So do the dashboards' trust: their streams end and no proof is given any more, so that no
-    // tab sends its next request to whoever takes the port (renderer/src/session.ts).
+    // tab sends its next request to whoever takes the port (renderer/src/sign-in.ts).
     { name: 'refuse new proofs', run: () => held.gate.refuseNew() },
     { name: "close dashboards' event streams", run: () => ep.app.closeEventStreams() },
     { name: 'release runtime listeners', run: () => held.listeners.dispose() },

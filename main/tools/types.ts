@@ -3,7 +3,7 @@ import type { CallToolResult, ToolAnnotations, LoggingLevel } from '@modelcontex
 import type { SettingsView } from '../core/settings/view.js';
 import type { PincerPaths } from '../core/paths.js';
 import type { Db } from '../store/db.js';
-import type { JobManager } from './shell/jobs.js';
+import type { JobManager } from './shell/job-manager.js';
 import type { LiveRuns } from './shell/live-runs.js';
 import type { EventChannel } from './events.js';
 import type { TodosRepo } from '../store/todos.js';

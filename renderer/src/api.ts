@@ -4,7 +4,7 @@
  * request it answers. No cookie, nothing in storage.
  */
 import { ApiError, HubUnreachable, SignedOut } from './errors.js';
-import { credentials, forget, prove, unprove } from './session.js';
+import { credentials, forget, prove, unprove } from './sign-in.js';
 
 export { ApiError, HubUnreachable, SignedOut };
 /** The name the pages know a signed-out answer by. */

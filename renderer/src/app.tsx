@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { PincerDesktopApi } from '../../main/desktop/channels.js';
 import { signOut, describeError, SignedOut } from './api.js';
-import { forget, foreignWorker, redeem, resume } from './session.js';
+import { forget, foreignWorker, redeem, resume } from './sign-in.js';
 import { connectLive } from './live.js';
 import { useReachable, useResource } from './hooks.js';
 import { Announcer, ConfirmButton } from './ui.js';

@@ -2,7 +2,7 @@ import { createParser } from 'eventsource-parser';
 import type { HubEvent } from '../../main/tools/events.js';
 import { reportReachable } from './api.js';
 import { SignedOut } from './errors.js';
-import { credentials, prove, unprove } from './session.js';
+import { credentials, prove, unprove } from './sign-in.js';
 
 /** Events the stream sends besides the hub's own. */
 export type StreamEvent = HubEvent | { type: 'connected' | 'ping'; timestamp: number };

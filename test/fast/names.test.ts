@@ -58,7 +58,7 @@ const RETIRED: Retired[] = [
     why: 'a background process is a job; "task" in code is an MCP task',
   },
   {
-    where: /^main\/(store\/todos|tools\/workflow\/(task-manager|todo-views)|http\/dashboard\/todos-api|tools\/views\/t(ask|odo)-view)\.ts$|^renderer\/src\/(pages\/t(ask|odo)s|apps\/t(ask|odo)-view)\.tsx$/,
+    where: /^main\/(store\/todos|tools\/workflow\/(task-manager|todo-views)|http\/dashboard\/todos-api|tools\/views\/todo-view)\.ts$|^renderer\/src\/(pages\/todos|apps\/todo-view)\.tsx$/,
     retired: /task/i,
     allowed: new Set(['taskManagerTool', 'taskViewReadTool', 'taskViewCompleteTool']),
     why: 'an item of TaskManager is a todo; "task" in code is an MCP task',
@@ -70,7 +70,7 @@ const RETIRED: Retired[] = [
     why: 'a signed-in dashboard is a sign-in; "session" in code is an MCP session',
   },
   {
-    where: /^(main\/http\/(dashboard\/(sign-ins|sign-in-routes|auth)|static)|renderer\/src\/(api|live|session))\.ts$/,
+    where: /^(main\/http\/(dashboard\/(sign-ins|sign-in-routes|auth)|static)|renderer\/src\/(api|live|sign-in))\.ts$/,
     retired: /session/i,
     allowed: new Set(),
     why: 'a signed-in dashboard is a sign-in; "session" in code is an MCP session',

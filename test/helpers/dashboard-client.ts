@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 /**
  * The dashboard's side of a dashboard session, in Node, for tests that use the dashboard API
  * without a browser and for attackers that replay what they caught: redeem a sign-in code, prove
- * the hub (hello), then send the session's per-hub credential. Mirrors renderer/src/session.ts.
+ * the hub (hello), then send the session's per-hub credential. Mirrors renderer/src/sign-in.ts.
  */
 export interface DashboardClient {
   sid: string;

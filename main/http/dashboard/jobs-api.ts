@@ -5,7 +5,7 @@ import type { Runtime } from '../../calls/runtime.js';
 import type { SessionTable } from '../../access/mcp-sessions.js';
 import { JOB_FILTERS } from '../../store/jobs.js';
 import { readLogBefore, readLogWindow } from '../../tools/shell/job-log.js';
-import { isActive } from '../../tools/shell/jobs.js';
+import { isActive } from '../../tools/shell/job-manager.js';
 import { fail, failWith, query, queryCount } from './replies.js';
 import { jobsView, oneJobView, mcpTasksView } from './pages.js';
 import { logger } from '../../core/log.js';

@@ -8,7 +8,7 @@ import type { CallRecord } from '../../calls/activity-recorder.js';
 import type { JobQuery, JobRow } from '../../store/jobs.js';
 import { planJson } from '../../tools/workflow/plan-mode.js';
 import { VERSION } from '../../core/version.js';
-import { isActive } from '../../tools/shell/jobs.js';
+import { isActive } from '../../tools/shell/job-manager.js';
 import { settingViews, diagnosticViews, maskSecrets } from './setting-views.js';
 import { workOf, type McpTaskListRow } from '../../store/mcp-tasks.js';
 

@@ -3,7 +3,7 @@ import { defineTool, textResult } from '../types.js';
 import { withinBudget, LIST_TEXT_BUDGET } from '../budget.js';
 import { formatBytes, formatDuration } from '../../core/format.js';
 import { JOB_FILTERS, type JobRow } from '../../store/jobs.js';
-import { isActive } from './jobs.js';
+import { isActive } from './job-manager.js';
 import { startingFolder } from './workdir.js';
 import { shellsReady } from './shells.js';
 import { shellSentence, commandEnvReady } from './process.js';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { JobManager } from './jobs.js';
+import type { JobManager } from './job-manager.js';
 
 /** What retention keeps of ended jobs (ARCHITECTURE §4): by age, by count and by the bytes of their logs together. */
 export interface JobLimits {

@@ -1,6 +1,6 @@
 import { jobViewReadTool, jobViewKillTool } from './job-view.js';
 import { questionViewReadTool, questionViewAnswerTool } from './question-view.js';
-import { taskViewReadTool, taskViewCompleteTool } from './task-view.js';
+import { taskViewReadTool, taskViewCompleteTool } from './todo-view.js';
 import type { AnyTool } from '../types.js';
 
 /** The tools only the chat views call (MCP Apps, visibility ["app"]). */

@@ -3,7 +3,7 @@ import { defineTool, textResult, type ToolContext, type ToolResult } from '../ty
 import { formatBytes, formatDuration } from '../../core/format.js';
 import { UserError } from '../../core/errors.js';
 import type { JobRow } from '../../store/jobs.js';
-import { isActive } from '../shell/jobs.js';
+import { isActive } from '../shell/job-manager.js';
 import { logSize, readLogBefore, readLogWindow } from '../shell/job-log.js';
 import { jobData, jobShape, killedText, oneLine } from '../shell/background.js';
 import type { LiveRun } from '../shell/live-runs.js';

@@ -2,7 +2,7 @@ import { render } from 'preact';
 import { connect } from './bridge.js';
 import { JobView } from './job-view.js';
 import { QuestionView } from './question-view.js';
-import { TodoView } from './task-view.js';
+import { TodoView } from './todo-view.js';
 import './view.css';
 
 /**

@@ -3,7 +3,7 @@ import type { PageProps } from '../types.js';
 import { OverviewPage } from './overview.js';
 import { ToolsPage } from './tools.js';
 import { SettingsPage } from './settings.js';
-import { TodosPage } from './tasks.js';
+import { TodosPage } from './todos.js';
 import { JobsPage } from './jobs.js';
 import { CallbacksPage } from './callbacks.js';
 import { QuestionsPage } from './questions.js';

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, describeError } from '../api.js';
-import { redeem, signInKind } from '../session.js';
+import { redeem, signInKind } from '../sign-in.js';
 import { ConfirmButton, Problem, announce } from '../ui.js';
 
 /**

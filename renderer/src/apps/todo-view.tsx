@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { Board } from '../../../main/tools/views/task-view.js';
+import type { Board } from '../../../main/tools/views/todo-view.js';
 import { renderMarkdown } from '../markdown.js';
 import { callTool, numberArg, stringArg, structuredOf, usePoll, useCall } from './bridge.js';
 import { DashboardLink, Problem, StatusLine } from './parts.js';
