@@ -86,7 +86,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
 /**
  * `/api/mcp/connect` is the hub's event feed and, for MCP clients configured with that URL (an older
  * Cursor config), an MCP endpoint; what the request carries decides (mcpOnConnectRoute). A dashboard
- * session gets the feed only, and the feed ends with the session.
+ * sign-in gets the feed only, and the feed ends with the sign-in.
  */
 function connectRoute(deps: AppDeps, feed: express.RequestHandler, openLegacySse: (req: Request, res: Response) => void): express.RequestHandler {
   return (req, res, next) => {

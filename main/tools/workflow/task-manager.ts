@@ -166,7 +166,7 @@ export const taskManagerTool = defineTool({
         return one(t.id, `Completed task ${t.id} and all its steps.`);
       }
       case 'list':
-        return listTasks(repo, args);
+        return listTodos(repo, args);
       case 'pending':
         return pendingSteps(needTodo(args.task_id), action);
       case 'switch': {
@@ -202,7 +202,7 @@ export const taskManagerTool = defineTool({
 });
 
 /** `list`: one kind of task paged (status), or the overview (open ones and the newest finished). */
-function listTasks(repo: TodosRepo, args: { query?: string; status?: TodoFilter; offset?: number; limit?: number }) {
+function listTodos(repo: TodosRepo, args: { query?: string; status?: TodoFilter; offset?: number; limit?: number }) {
   const q = args.query?.trim() || undefined;
   const limit = args.limit ?? DEFAULT_LIMIT;
   const r = args.status ? pageOf(repo, args.status, q, args.offset ?? 0, limit) : overview(repo, q, args.offset ?? 0, limit);
