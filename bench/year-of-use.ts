@@ -142,7 +142,7 @@ async function dashboardCost(hub: Hub, rounds: number): Promise<string[]> {
       await events;
       return { calls, cpuPerCall: cpu / calls };
     };
-    const pages = ['todos', 'jobs', 'activity'];
+    const pages = (process.env.BENCH_YEAR_DASHBOARD_PAGES ?? 'todos,jobs,activity').split(',');
     const ratios = new Map<string, { base: Awaited<ReturnType<typeof measure>>; open: Awaited<ReturnType<typeof measure>> }[]>(pages.map((p) => [p, []]));
     for (let round = 0; round < rounds; round++) {
       for (const route of [...pages.slice(round % pages.length), ...pages.slice(0, round % pages.length)]) {

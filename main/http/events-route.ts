@@ -15,8 +15,19 @@ export function eventsRoute(bus: EventBus, sessions: SessionTable, heartbeatMs =
     }
     const done = sessions.openStream();
     res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
-    const write = (e: HubEvent | Record<string, unknown>) => res.write(`data: ${JSON.stringify(e)}\n\n`);
-    write({ type: 'connected', message: 'Pincer hub event stream', timestamp: Date.now() });
+    // Events of one turn of the event loop go out in one write: a busy client's calls are two events each,
+    // and a write (a syscall, a packet, a read in the page) per event cost the other clients of the hub's thread.
+    let queued: string[] = [];
+    const flush = () => {
+      if (queued.length === 0) return;
+      const chunk = queued.join('');
+      queued = [];
+      if (!res.writableEnded) res.write(chunk);
+    };
+    const write = (e: HubEvent | Record<string, unknown>) => {
+      if (queued.push(`data: ${JSON.stringify(e)}\n\n`) === 1) setImmediate(flush);
+    };
+    res.write(`data: ${JSON.stringify({ type: 'connected', message: 'Pincer hub event stream', timestamp: Date.now() })}\n\n`);
     const unsubscribe = bus.subscribe(write);
     const beat = setInterval(() => write({ type: 'ping', timestamp: Date.now() }), heartbeatMs);
     beat.unref();
@@ -31,6 +42,7 @@ export function eventsRoute(bus: EventBus, sessions: SessionTable, heartbeatMs =
     };
     open.set(res, () => {
       end();
+      flush();
       res.end();
     });
     req.on('close', end);
