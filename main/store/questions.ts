@@ -59,6 +59,9 @@ export class QuestionsRepo {
   }
 
   count(): { pending: number; settled: number } {
-    return prepared(this.db, `SELECT COALESCE(SUM(status = 'pending'), 0) AS pending, COALESCE(SUM(status != 'pending'), 0) AS settled FROM questions`).get() as { pending: number; settled: number };
+    // Grouped by status, the count reads only the status index, not each question's text.
+    const rows = prepared(this.db, `SELECT status, COUNT(*) AS n FROM questions GROUP BY status`).all() as { status: string; n: number }[];
+    const pending = rows.find((r) => r.status === 'pending')?.n ?? 0;
+    return { pending, settled: rows.reduce((sum, r) => sum + r.n, 0) - pending };
   }
 }
