@@ -6,7 +6,7 @@ import { startHubProcess, type HubProcess } from './helpers/hub.js';
 import { tempHome } from './helpers/env.js';
 import { launchChromium, watchProblems, signIn, shot, axeViolations, sidewaysOverflow, laidOut } from './helpers/browser.js';
 
-const PAGES = ['overview', 'connect', 'tools', 'settings', 'tasks', 'jobs', 'callbacks', 'questions', 'activity', 'skills'];
+const PAGES = ['overview', 'connect', 'tools', 'settings', 'todos', 'jobs', 'callbacks', 'questions', 'activity', 'skills'];
 const WIDTHS = [390, 768, 1280];
 
 /**

@@ -8,8 +8,8 @@ import { connectV2, textOf, closeStdioClient } from './helpers/clients.js';
 import { PINCER_BIN, pincerEnv, tempHome, waitFor, pidAlive } from './helpers/env.js';
 import { readHubJson, startHubProcess, stopHubOf, tokenOf } from './helpers/hub.js';
 import { osFreePort } from './helpers/ports.js';
-import { otherUser, spawnAs, type OtherUser } from './helpers/other-user.js';
-import { skipUnless } from './helpers/prerequisites.js';
+import { otherUser, otherUserSkip, spawnAs, type OtherUser } from './helpers/other-user.js';
+import { notHere } from './helpers/prerequisites.js';
 import { SHARES_PORT } from '../main/hub/listen.js';
 import { claimHub, HubAlreadyRunning } from '../main/hub/claim.js';
 import { pincerPaths } from '../main/core/paths.js';
@@ -22,7 +22,7 @@ import { pincerPaths } from '../main/core/paths.js';
 const SPINNER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'helpers', 'port-spinner.js');
 const TAKEOVERS = 10;
 const user = otherUser();
-const skip = skipUnless(typeof user === 'string' ? user : undefined, SHARES_PORT ? undefined : 'an OS whose Node shares a listening port within one user (Linux SO_REUSEPORT); elsewhere the port is free for a moment in a handover (README)');
+const skip = notHere(SHARES_PORT ? undefined : 'an OS whose Node shares a listening port within one user (Linux SO_REUSEPORT); elsewhere the port is free for a moment in a handover (README)') || otherUserSkip(user);
 
 test(`another user spinning on the hub's port through ${TAKEOVERS} takeovers gets it 0 times, and clients over a bridge and over HTTP see no failed call`, { skip, timeout: 300_000 }, async () => {
   const as = user as OtherUser;

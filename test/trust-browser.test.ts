@@ -9,7 +9,7 @@ import { tempHome, waitFor, quietFor, PINCER_BIN, pincerEnv, WAIT_MS } from './h
 import { readHubJson, startHubProcess, stopHubOf, tokenOf, type HubProcess } from './helpers/hub.js';
 import { launchChromium, signIn, chromiumProblem } from './helpers/browser.js';
 import { osFreePort } from './helpers/ports.js';
-import { otherUser, spawnAs, sharedFolder, type OtherUser } from './helpers/other-user.js';
+import { otherUser, otherUserSkip, spawnAs, sharedFolder, type OtherUser } from './helpers/other-user.js';
 import { skipUnless } from './helpers/prerequisites.js';
 import { replayCaught, type Replayed } from './helpers/replay.js';
 
@@ -21,7 +21,7 @@ import { replayCaught, type Replayed } from './helpers/replay.js';
 
 const SQUATTER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'helpers', 'browser-squatter.js');
 const user = otherUser();
-const skip = skipUnless(typeof user === 'string' ? user : undefined, chromiumProblem());
+const skip = otherUserSkip(user) || skipUnless(chromiumProblem());
 
 interface Squatter {
   child: ChildProcess;

@@ -96,7 +96,8 @@ test(`soak (after an 8 s warm-up): ${SECONDS} s of mixed calls from several sess
     assert.ok(after.rss <= before.rss + 256 * 1024 * 1024, `RSS went from ${(before.rss / 1048576).toFixed(0)} MB to ${(after.rss / 1048576).toFixed(0)} MB`);
     console.log(`soak: ${total} calls; heap ${(before.heap / 1048576).toFixed(1)} → ${(after.heap / 1048576).toFixed(1)} MB; RSS ${(before.rss / 1048576).toFixed(0)} → ${(after.rss / 1048576).toFixed(0)} MB; fds ${before.fds} → ${after.fds}`);
     assert.deepEqual(zombies(pid), [], 'no zombie children');
-    const health = await (await fetch(`${hub.url}/api/mcp/health`)).json();
+    // Counts are told to the token only.
+    const health = await (await fetch(`${hub.url}/api/mcp/health`, { headers: { Authorization: `Bearer ${hub.token}` } })).json();
     assert.equal(health.sessions, 0);
   } finally {
     await hub.stop();
