@@ -31,15 +31,17 @@ function useScheme(): 'dark' | 'light' {
 
 /**
  * The y axis as wide as its widest label, measured in the axis's own font (a fixed width clipped "10000 ms"
- * to "0000 ms"). uPlot calls this on each layout pass; after the first two passes the size stays put.
+ * to "0000 ms"). uPlot calls this on each layout pass, and the labels can change between passes (the plot's
+ * height, and so the ticks, settle with the other axis): after the first two passes the size only grows,
+ * so that the layout converges and the labels of the last pass still fit.
  */
 function fitLabels(self: uPlot, values: string[] | null, axisIdx: number, cycleNum: number): number {
   // uPlot keeps the axis's resolved font as [css font, px size] at run time, and its last size as _size.
   const axis = self.axes[axisIdx] as Axis & { font: [string, number]; _size: number; ticks: { size: number }; gap: number };
-  if (cycleNum > 1) return axis._size;
   const longest = (values ?? []).reduce((a, v) => (v.length > a.length ? v : a), '');
   self.ctx.font = axis.font[0];
-  return Math.ceil(axis.ticks.size + axis.gap + self.ctx.measureText(longest).width / devicePixelRatio + 4);
+  const size = Math.ceil(axis.ticks.size + axis.gap + self.ctx.measureText(longest).width / devicePixelRatio + 4);
+  return cycleNum > 1 ? Math.max(axis._size, size) : size;
 }
 
 /**
@@ -47,7 +49,10 @@ function fitLabels(self: uPlot, values: string[] | null, axisIdx: number, cycleN
  * (setData) rather than being rebuilt, so a live update is cheap and smooth.
  * `format` writes a y value as its label (with its unit).
  */
-export function Chart(props: { data: AlignedData; series: Series[]; height: number; label: string; spark?: boolean; format?: (v: number) => string }) {
+/** Ticks of a count's axis: whole numbers only (a call per minute has no half). */
+const WHOLE_INCRS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000];
+
+export function Chart(props: { data: AlignedData; series: Series[]; height: number; label: string; spark?: boolean; whole?: boolean; format?: (v: number) => string }) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | undefined>(undefined);
   const scheme = useScheme();
@@ -71,7 +76,7 @@ export function Chart(props: { data: AlignedData; series: Series[]; height: numb
         ? [{ show: false }, { show: false }]
         : [
             { stroke: axisColor, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } },
-            { stroke: axisColor, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size: fitLabels, values: (_u, vals) => vals.map(format) },
+            { stroke: axisColor, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size: fitLabels, values: (_u, vals) => vals.map(format), ...(props.whole ? { incrs: WHOLE_INCRS } : {}) },
           ],
       series: [{}, ...props.series.map((s) => ({ label: s.label, stroke: cssVar(el, s.colorVar), width: props.spark ? 1.5 : 2, dash: s.dash, points: { show: Boolean(s.points), size: 5, fill: panel } }))],
     };
@@ -84,7 +89,7 @@ export function Chart(props: { data: AlignedData; series: Series[]; height: numb
       u.destroy();
       plot.current = undefined;
     };
-  }, [key, props.height, props.spark, scheme]);
+  }, [key, props.height, props.spark, props.whole, scheme]);
   useEffect(() => {
     plot.current?.setData(props.data);
   }, [props.data]);

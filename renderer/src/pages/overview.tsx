@@ -36,7 +36,7 @@ export function Charts(props: PageProps) {
         <p class="muted" data-testid="calls-total">
           {total} call{total === 1 ? '' : 's'} in the last hour
         </p>
-        <Chart data={calls} series={[{ label: 'calls', colorVar: '--accent' }]} height={160} label={`Calls per minute over the last hour: ${total} in all`} />
+        <Chart data={calls} whole series={[{ label: 'calls', colorVar: '--accent' }]} height={160} label={`Calls per minute over the last hour: ${total} in all`} />
       </Panel>
       <Panel title="Latency, last hour">
         <label class="row">
