@@ -22,7 +22,8 @@ export function eventsRoute(bus: EventBus, sessions: SessionTable, heartbeatMs =
       if (queued.length === 0) return;
       const chunk = queued.join('');
       queued = [];
-      if (!res.writableEnded) res.write(chunk);
+      // A stream its client closed meanwhile takes nothing more.
+      if (!res.writableEnded && !res.destroyed) res.write(chunk);
     };
     const write = (e: HubEvent | Record<string, unknown>) => {
       if (queued.push(`data: ${JSON.stringify(e)}\n\n`) === 1) setImmediate(flush);
